@@ -1,0 +1,3 @@
+module github.com/kml-lang/kml
+
+go 1.26
