@@ -1,0 +1,83 @@
+package ast
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Snippet returns the source line of pos and a caret under its column, each
+// ending in a newline, or "" when the line is not in src. Tabs before the
+// column are kept in the caret line so the caret lines up in a terminal.
+func Snippet(src string, pos Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	line := pos.Line
+	rest := src
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(rest, '\n')
+		if j < 0 {
+			return ""
+		}
+		rest = rest[j+1:]
+	}
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	rest = strings.TrimRight(rest, "\r")
+	var caret strings.Builder
+	col := 1
+	for _, r := range rest {
+		if col >= pos.Col {
+			break
+		}
+		if r == '\t' {
+			caret.WriteByte('\t')
+		} else {
+			caret.WriteByte(' ')
+		}
+		col++
+	}
+	for ; col < pos.Col; col++ { // a position just past the end of the line
+		caret.WriteByte(' ')
+	}
+	if utf8.RuneCountInString(rest) == 0 && pos.Col > 1 {
+		return ""
+	}
+	return rest + "\n" + caret.String() + "^\n"
+}
+
+// Sources maps file names to their text, so errors can be shown with the line
+// they point at.
+type Sources map[string]string
+
+// Print writes err for a user: each KML error as "FILE:LINE:COL: error: msg",
+// the source line and a caret, then its notes; any other error as
+// "error: msg".
+func (s Sources) Print(w io.Writer, err error) {
+	var list ErrorList
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			s.printOne(w, e)
+		}
+	case errors.As(err, &one):
+		s.printOne(w, one)
+	default:
+		fmt.Fprintf(w, "error: %v\n", err)
+	}
+}
+
+func (s Sources) printOne(w io.Writer, e *Error) {
+	fmt.Fprintln(w, e.Error())
+	if src, ok := s[e.Pos.File]; ok {
+		io.WriteString(w, Snippet(src, e.Pos))
+	}
+	for _, n := range e.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

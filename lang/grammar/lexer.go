@@ -1,0 +1,313 @@
+package grammar
+
+import (
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+// Token types of KML's scanner.
+const (
+	tokEOF     = lexer.EOF
+	tokIdent   = lexer.TokenType(-2 - iota)
+	tokKeyword // reserved words: let fn model import if then else true false
+	tokNumber
+	tokString
+	tokPunct // operators and brackets
+	tokEOL   // a newline or ';' that ends a statement
+)
+
+var keywords = map[string]bool{
+	"let": true, "fn": true, "model": true, "import": true,
+	"if": true, "then": true, "else": true, "true": true, "false": true,
+}
+
+// IsKeyword reports whether name is reserved and so cannot name a value.
+func IsKeyword(name string) bool { return keywords[name] }
+
+// continuers are tokens after which a newline does not end a statement: binary
+// operators, separators and the keywords that must be followed by more.
+var continuers = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "@": true,
+	"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
+	"&&": true, "||": true, "!": true, "~": true, "=": true, ",": true, ":": true, ".": true,
+	"if": true, "then": true, "else": true,
+}
+
+// definition adapts the scanner to participle. Tokens arrive pre-scanned by
+// scan, which also decides which newlines end statements.
+type definition struct{}
+
+func (definition) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF": tokEOF, "Ident": tokIdent, "Keyword": tokKeyword, "Number": tokNumber,
+		"String": tokString, "Punct": tokPunct, "EOL": tokEOL,
+	}
+}
+
+func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	toks, _ := scan(filename, string(b))
+	return &tokenList{toks: toks}, nil
+}
+
+type tokenList struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (l *tokenList) Next() (lexer.Token, error) {
+	if l.i >= len(l.toks) {
+		return l.toks[len(l.toks)-1], nil
+	}
+	t := l.toks[l.i]
+	l.i++
+	return t, nil
+}
+
+// scan splits src into tokens, ending with an EOF token. Newlines become EOL
+// tokens only where they end a statement: not inside ( ) or [ ] or a record's
+// { }, not after an operator or a comma, not before `then` or `else`; runs of
+// EOLs collapse to one. Errors (an unterminated string, a stray character) are
+// collected and scanning goes on.
+func scan(file, src string) ([]lexer.Token, ast.ErrorList) {
+	s := &scanner{file: file, src: src, line: 1, col: 1}
+	s.run()
+	return s.filter(), s.errs
+}
+
+type scanner struct {
+	file      string
+	src       string
+	off       int
+	line, col int
+	toks      []lexer.Token
+	errs      ast.ErrorList
+}
+
+func (s *scanner) pos() lexer.Position {
+	return lexer.Position{Filename: s.file, Offset: s.off, Line: s.line, Column: s.col}
+}
+
+func (s *scanner) astPos(p lexer.Position) ast.Pos {
+	return ast.Pos{File: s.file, Line: p.Line, Col: p.Column}
+}
+
+// advance moves over n bytes that hold no newline.
+func (s *scanner) advance(n int) {
+	s.col += utf8.RuneCountInString(s.src[s.off : s.off+n])
+	s.off += n
+}
+
+func (s *scanner) emit(typ lexer.TokenType, start lexer.Position, value string) {
+	s.toks = append(s.toks, lexer.Token{Type: typ, Value: value, Pos: start})
+}
+
+var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
+
+func (s *scanner) run() {
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		start := s.pos()
+		switch {
+		case c == '\n':
+			s.emit(tokEOL, start, "\n")
+			s.off++
+			s.line++
+			s.col = 1
+		case c == ' ' || c == '\t' || c == '\r':
+			s.advance(1)
+		case c == '#':
+			n := strings.IndexByte(s.src[s.off:], '\n')
+			if n < 0 {
+				n = len(s.src) - s.off
+			}
+			s.advance(n)
+		case c == ';':
+			s.emit(tokEOL, start, ";")
+			s.advance(1)
+		case c == '"':
+			s.scanString(start)
+		case isDigit(c) || (c == '.' && s.off+1 < len(s.src) && isDigit(s.src[s.off+1])):
+			s.scanNumber(start)
+		default:
+			r, size := utf8.DecodeRuneInString(s.src[s.off:])
+			if r == '_' || unicode.IsLetter(r) {
+				n := s.identLen()
+				word := s.src[s.off : s.off+n]
+				typ := tokIdent
+				if keywords[word] {
+					typ = tokKeyword
+				}
+				s.emit(typ, start, word)
+				s.advance(n)
+				continue
+			}
+			if s.off+1 < len(s.src) {
+				two := s.src[s.off : s.off+2]
+				matched := false
+				for _, op := range twoCharOps {
+					if two == op {
+						s.emit(tokPunct, start, op)
+						s.advance(2)
+						matched = true
+						break
+					}
+				}
+				if matched {
+					continue
+				}
+			}
+			if strings.ContainsRune("+-*/%^@<>!=~:,.()[]{}", r) {
+				s.emit(tokPunct, start, string(r))
+				s.advance(size)
+				continue
+			}
+			if r == utf8.RuneError && size == 1 {
+				s.errs.Add(s.astPos(start), "invalid UTF-8 in source")
+			} else if r == '&' || r == '|' {
+				s.errs.Add(s.astPos(start), "unexpected %q (did you mean %q?)", string(r), string(r)+string(r))
+			} else {
+				s.errs.Add(s.astPos(start), "unexpected character %q", r)
+			}
+			s.advance(size)
+		}
+	}
+	s.emit(tokEOF, s.pos(), "")
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func (s *scanner) identLen() int {
+	n := 0
+	for s.off+n < len(s.src) {
+		r, size := utf8.DecodeRuneInString(s.src[s.off+n:])
+		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.No, r) {
+			break
+		}
+		n += size
+	}
+	return n
+}
+
+// scanNumber reads 1, 0.5, .5, 1e-3, 2.5E+10.
+func (s *scanner) scanNumber(start lexer.Position) {
+	i := s.off
+	for i < len(s.src) && isDigit(s.src[i]) {
+		i++
+	}
+	if i < len(s.src) && s.src[i] == '.' && i+1 < len(s.src) && isDigit(s.src[i+1]) {
+		i++
+		for i < len(s.src) && isDigit(s.src[i]) {
+			i++
+		}
+	} else if i < len(s.src) && s.src[i] == '.' && !(i+1 < len(s.src) && (isIdentStart(s.src[i+1:]))) {
+		i++ // "1." is a number; "x.1" never reaches here and "1.e" is left alone
+	}
+	if i < len(s.src) && (s.src[i] == 'e' || s.src[i] == 'E') {
+		j := i + 1
+		if j < len(s.src) && (s.src[j] == '+' || s.src[j] == '-') {
+			j++
+		}
+		if j < len(s.src) && isDigit(s.src[j]) {
+			for j < len(s.src) && isDigit(s.src[j]) {
+				j++
+			}
+			i = j
+		}
+	}
+	s.emit(tokNumber, start, s.src[s.off:i])
+	s.advance(i - s.off)
+}
+
+func isIdentStart(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	return r == '_' || unicode.IsLetter(r)
+}
+
+// scanString reads a double-quoted string with Go escapes; the token keeps the
+// quotes and the lowering unquotes it.
+func (s *scanner) scanString(start lexer.Position) {
+	for i := s.off + 1; i < len(s.src) && s.src[i] != '\n'; i++ {
+		if s.src[i] == '\\' {
+			i++
+			continue
+		}
+		if s.src[i] == '"' {
+			s.emit(tokString, start, s.src[s.off:i+1])
+			s.advance(i + 1 - s.off)
+			return
+		}
+	}
+	s.errs.Add(s.astPos(start), "unterminated string")
+	// Skip to the end of the line so scanning can go on.
+	n := strings.IndexByte(s.src[s.off:], '\n')
+	if n < 0 {
+		n = len(s.src) - s.off
+	}
+	s.emit(tokString, start, `""`)
+	s.advance(n)
+}
+
+// filter drops the newlines that do not end a statement.
+func (s *scanner) filter() []lexer.Token {
+	type frame struct {
+		open  string
+		block bool // a model's { }, where newlines separate statements
+	}
+	var stack []frame
+	out := make([]lexer.Token, 0, len(s.toks))
+	inBlock := func() bool { return len(stack) == 0 || stack[len(stack)-1].block }
+	for i, t := range s.toks {
+		switch {
+		case t.Type == tokEOL:
+			if !inBlock() {
+				continue
+			}
+			if len(out) == 0 || out[len(out)-1].Type == tokEOL {
+				continue
+			}
+			if prev := out[len(out)-1]; (prev.Type == tokPunct || prev.Type == tokKeyword) && continuers[prev.Value] && t.Value == "\n" {
+				continue
+			}
+			if prev := out[len(out)-1]; prev.Type == tokPunct && (prev.Value == "{" || prev.Value == "(" || prev.Value == "[") {
+				continue
+			}
+			if next := nextSignificant(s.toks, i); next.Type == tokKeyword && (next.Value == "then" || next.Value == "else") && t.Value == "\n" {
+				continue
+			}
+			out = append(out, t)
+			continue
+		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):
+			stack = append(stack, frame{open: t.Value})
+		case t.Type == tokPunct && t.Value == "{":
+			// `model NAME {` opens a block; any other brace is a record.
+			n := len(out)
+			block := n >= 2 && out[n-1].Type == tokIdent && out[n-2].Type == tokKeyword && out[n-2].Value == "model"
+			stack = append(stack, frame{open: "{", block: block})
+		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func nextSignificant(toks []lexer.Token, i int) lexer.Token {
+	for j := i + 1; j < len(toks); j++ {
+		if toks[j].Type != tokEOL {
+			return toks[j]
+		}
+	}
+	return toks[len(toks)-1]
+}

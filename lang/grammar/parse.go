@@ -1,0 +1,202 @@
+// Package grammar parses KML source text into the syntax tree of lang/ast.
+//
+// A hand-written scanner (lexer.go) produces participle tokens and decides
+// which newlines end statements; the participle grammar (grammar.go) parses
+// one top-level statement at a time, so one syntax error does not hide the
+// next; lower.go turns participle's structs into ast nodes. Nothing outside
+// this package sees the grammar structs.
+package grammar
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+var quotedTokens = regexp.MustCompile(`^"[^"]+"( \| "[^"]+")*$`)
+
+var (
+	stmtParser = participle.MustBuild[gStmt](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(3),
+	)
+	exprParser = participle.MustBuild[gExpr](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(3),
+	)
+)
+
+// Parse parses a whole file. It returns the statements it could parse and,
+// as an ast.ErrorList sorted by position, every syntax error it found: each
+// top-level statement is parsed on its own, so an error in one does not stop
+// the next from being read.
+func Parse(filename, src string) (*ast.File, error) {
+	toks, errs := scan(filename, src)
+	file := &ast.File{Name: filename}
+	chunks, unclosed := splitStatements(toks)
+	for i, chunk := range chunks {
+		if unclosed != nil && i == len(chunks)-1 {
+			errs.Add(ast.Pos{File: filename, Line: unclosed.Pos.Line, Col: unclosed.Pos.Column},
+				"%q is never closed", unclosed.Value)
+			break
+		}
+		g, err := parseTokens(stmtParser, chunk)
+		if err != nil {
+			// A scan error in this statement already explains what follows.
+			if !scanErrorWithin(errs, chunk) {
+				errs = append(errs, convertError(filename, err))
+			}
+			continue
+		}
+		lw := &lowerer{file: filename}
+		if s := lw.stmt(g, true); s != nil {
+			file.Stmts = append(file.Stmts, s)
+		}
+		errs = append(errs, lw.errs...)
+	}
+	errs.Sort()
+	return file, errs.Err()
+}
+
+// ParseExpr parses src as a single expression (the REPL's `:type EXPR`).
+func ParseExpr(filename, src string) (ast.Expr, error) {
+	toks, errs := scan(filename, src)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	// An expression ignores statement ends, which may only trail it.
+	var kept []lexer.Token
+	for _, t := range toks {
+		if t.Type != tokEOL {
+			kept = append(kept, t)
+		}
+	}
+	g, err := parseTokens(exprParser, kept)
+	if err != nil {
+		return nil, ast.ErrorList{convertError(filename, err)}
+	}
+	lw := &lowerer{file: filename}
+	e := lw.expr(g)
+	if len(lw.errs) > 0 {
+		return nil, lw.errs
+	}
+	return e, nil
+}
+
+func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token) (*G, error) {
+	peek, err := lexer.Upgrade(&tokenList{toks: toks})
+	if err != nil {
+		return nil, err
+	}
+	return p.ParseFromLexer(peek)
+}
+
+// splitStatements cuts the token stream at the statement ends that lie
+// outside every bracket; each piece ends with an EOF token. A model's body
+// keeps its own statement ends. It also returns the outermost bracket left
+// open at the end of input, if any.
+func splitStatements(toks []lexer.Token) ([][]lexer.Token, *lexer.Token) {
+	var out [][]lexer.Token
+	var open []lexer.Token
+	start := 0
+	eof := toks[len(toks)-1]
+	flush := func(end int, at lexer.Position) {
+		if end > start {
+			piece := make([]lexer.Token, 0, end-start+1)
+			piece = append(piece, toks[start:end]...)
+			out = append(out, append(piece, lexer.Token{Type: tokEOF, Pos: at}))
+		}
+	}
+	for i, t := range toks[:len(toks)-1] {
+		switch {
+		case t.Type == tokPunct && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
+			open = append(open, t)
+		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case t.Type == tokEOL && len(open) == 0:
+			flush(i, t.Pos)
+			start = i + 1
+		}
+	}
+	flush(len(toks)-1, eof.Pos)
+	if len(open) > 0 {
+		return out, &open[0]
+	}
+	return out, nil
+}
+
+func scanErrorWithin(errs ast.ErrorList, chunk []lexer.Token) bool {
+	first, last := chunk[0].Pos, chunk[len(chunk)-1].Pos
+	for _, e := range errs {
+		after := e.Pos.Line > first.Line || e.Pos.Line == first.Line && e.Pos.Col >= first.Column
+		before := e.Pos.Line < last.Line || e.Pos.Line == last.Line && e.Pos.Col <= last.Column
+		if after && before {
+			return true
+		}
+	}
+	return false
+}
+
+// convertError turns participle's error into an ast.Error with a message in
+// KML's words.
+func convertError(file string, err error) *ast.Error {
+	var ut *participle.UnexpectedTokenError
+	if errors.As(err, &ut) {
+		pos := ast.Pos{File: file, Line: ut.Unexpected.Pos.Line, Col: ut.Unexpected.Pos.Column}
+		msg := "unexpected " + describe(ut.Unexpected)
+		if t := ut.Unexpected; t.Type == tokKeyword && (t.Value == "let" || t.Value == "fn" || t.Value == "model" || t.Value == "import") {
+			msg += "; start each statement on a new line or after `;`"
+		} else if hint := expectHint(ut); hint != "" {
+			msg += ", expected " + hint
+		}
+		return &ast.Error{Pos: pos, Msg: msg}
+	}
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		p := pe.Position()
+		return &ast.Error{Pos: ast.Pos{File: file, Line: p.Line, Col: p.Column}, Msg: pe.Message()}
+	}
+	return &ast.Error{Pos: ast.Pos{File: file}, Msg: err.Error()}
+}
+
+func describe(t lexer.Token) string {
+	switch t.Type {
+	case tokEOF:
+		return "end of input"
+	case tokEOL:
+		if t.Value == ";" {
+			return `";"`
+		}
+		return "end of line"
+	case tokIdent:
+		return fmt.Sprintf("name %q", t.Value)
+	case tokNumber:
+		return "number " + t.Value
+	case tokString:
+		return "string " + t.Value
+	}
+	return fmt.Sprintf("%q", t.Value)
+}
+
+// expectHint keeps participle's expectation when it is short enough to help.
+func expectHint(ut *participle.UnexpectedTokenError) string {
+	msg := ut.Message()
+	i := strings.Index(msg, "(expected ")
+	if i < 0 {
+		return ""
+	}
+	hint := strings.TrimSuffix(msg[i+len("(expected "):], ")")
+	// Only hints made of literal tokens help; the rest name grammar structs.
+	if !quotedTokens.MatchString(hint) || len(hint) > 40 {
+		return ""
+	}
+	return hint
+}

@@ -1,0 +1,162 @@
+package grammar
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+func TestExprPrecedence(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"1 + 2 * 3", "(1 + (2 * 3))"},
+		{"1 - 2 - 3", "((1 - 2) - 3)"},
+		{"-x^2", "(-(x ^ 2))"},
+		{"2^3^2", "(2 ^ (3 ^ 2))"},
+		{"2^-1", "(2 ^ -1)"},
+		{"a @ b + c", "((a @ b) + c)"},
+		{"a % b * c", "((a % b) * c)"},
+		{"!a && b || c", "(((!a) && b) || c)"},
+		{"(a < b) == false", "((a < b) == false)"},
+		{"if a then b else c + 1", "if a then b else (c + 1)"},
+		{"f(x, 1)(2)", "f(x, 1)(2)"},
+		{"x[1, :]", "x[1, :]"},
+		{"x[2:4]", "x[2:4]"},
+		{"x[:3, 2:]", "x[:3, 2:]"},
+		{"p.a.b[1]", "p.a.b[1]"},
+		{"f(x, seed: 7)", "f(x, seed: 7)"},
+		{"[[1, 2], [3, 4]]", "[[1, 2], [3, 4]]"},
+		{"{a: 1, b: \"s\"}", "{a: 1, b: \"s\"}"},
+		{".5 + 1e-3 + 1.", "((.5 + 1e-3) + 1.)"},
+		{"τ2 * 2", "(τ2 * 2)"},
+		{"-(1)", "-1"},
+		{"- a", "(-a)"},
+		{"3 * rbf(ell) + white()", "((3 * rbf(ell)) + white())"},
+	}
+	for _, c := range cases {
+		e, err := ParseExpr("t.kml", c.src)
+		if err != nil {
+			t.Errorf("%q: %v", c.src, err)
+			continue
+		}
+		if got := ast.Format(e); got != c.want {
+			t.Errorf("%q parsed as %s, want %s", c.src, got, c.want)
+		}
+	}
+}
+
+func TestStatements(t *testing.T) {
+	src := strings.Join([]string{
+		"let x = [1, 2,",
+		"  3]  # comment",
+		"let y = x +",
+		"  1; let z = 2",
+		"fn f(a, b) = a * b",
+		"model m {",
+		"  ell ~ gamma(1, 1)",
+		"  w[3] ~ normal(0, 1); k = rbf(ell)",
+		"",
+		"  x ~ normal(0, ell)",
+		"}",
+		"let r = {",
+		"  a: 1,",
+		"  b: 2,",
+		"}",
+		"let c = if y > 1",
+		"  then 1",
+		"  else 2",
+		"import \"lib.kml\"",
+		"print(x)",
+	}, "\n")
+	f, err := Parse("t.kml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range f.Stmts {
+		switch s := s.(type) {
+		case *ast.Let:
+			kinds = append(kinds, "let "+s.Name.Name)
+		case *ast.Fn:
+			kinds = append(kinds, "fn "+s.Name.Name)
+		case *ast.Model:
+			kinds = append(kinds, "model "+s.Name.Name)
+			for _, b := range s.Body {
+				switch b := b.(type) {
+				case *ast.Tilde:
+					kinds = append(kinds, "  "+ast.Format(b.LHS)+" ~ "+ast.Format(b.Dist))
+				case *ast.Assign:
+					kinds = append(kinds, "  "+b.Name.Name+" = "+ast.Format(b.Value))
+				}
+			}
+		case *ast.Import:
+			kinds = append(kinds, "import "+s.Path.Value)
+		case *ast.ExprStmt:
+			kinds = append(kinds, ast.Format(s.X))
+		}
+	}
+	want := []string{
+		"let x", "let y", "let z", "fn f", "model m",
+		"  ell ~ gamma(1, 1)", "  w[3] ~ normal(0, 1)", "  k = rbf(ell)", "  x ~ normal(0, ell)",
+		"let r", "let c", "import lib.kml", "print(x)",
+	}
+	if strings.Join(kinds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(kinds, "\n"), strings.Join(want, "\n"))
+	}
+	if p := f.Stmts[1].(*ast.Let).Value.(*ast.Binary).OpPos; p.Line != 3 || p.Col != 11 {
+		t.Errorf("position of + is %v, want 3:11", p)
+	}
+}
+
+func TestUnicodeColumns(t *testing.T) {
+	_, err := Parse("u.kml", "let τ2 = 1 $")
+	list, ok := err.(ast.ErrorList)
+	if !ok || len(list) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	if list[0].Pos.Col != 12 {
+		t.Errorf("column %d, want 12 (runes, not bytes)", list[0].Pos.Col)
+	}
+	want := "let τ2 = 1 $\n           ^\n"
+	if got := ast.Snippet("let τ2 = 1 $", list[0].Pos); got != want {
+		t.Errorf("snippet %q, want %q", got, want)
+	}
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"let a = 1 let b = 2", "1:11: error: unexpected \"let\"; start each statement on a new line or after `;`"},
+		{"let s = x[1 2]", "1:13: error: expected `,`, `:` or `]` in an index"},
+		{"x ~ normal(0, 1)", "1:3: error: `~` statements belong inside a model"},
+		{"let q = \"abc", "1:9: error: unterminated string"},
+		{"let z = 1 & 2", "1:11: error: unexpected \"&\" (did you mean \"&&\"?)"},
+		{"a = 3", "1:1: error: to bind a name write `let a = ...`"},
+		{"let a = (1 + 2", "1:9: error: \"(\" is never closed"},
+		{"let a = (1 + 2]", "1:15: error: unexpected \"]\", expected \")\""},
+		{"model m {\n  let a = 1\n}", "2:3: error: `let` is not allowed inside a model"},
+		{"model m {\n  print(1)\n}", "2:3: error: a model holds only"},
+		{"model m {\n  a ~ normal(0, 1) b ~ normal(0, 1)\n}", "2:20: error: expected a new line or `;` before this statement"},
+		{"let a = 1 < 2 < 3", "1:15: error: comparisons do not chain"},
+		{"f(a: 1, 2)", "1:9: error: positional argument after a named one"},
+		{"let r = {a: 1, a: 2}", "1:16: error: duplicate field \"a\" in record"},
+		{"let let = 1", "1:5: error: unexpected \"let\""},
+	}
+	for _, c := range cases {
+		_, err := Parse("t.kml", c.src)
+		if err == nil {
+			t.Errorf("%q: no error", c.src)
+			continue
+		}
+		if got := err.Error(); !strings.Contains(got, "t.kml:"+c.want) {
+			t.Errorf("%q:\n got  %s\n want t.kml:%s", c.src, got, c.want)
+		}
+	}
+}
+
+func TestErrorsAreAllReported(t *testing.T) {
+	_, err := Parse("t.kml", "let a = )\nlet b = 2\nlet c = (\n")
+	list := err.(ast.ErrorList)
+	if len(list) != 2 || list[0].Pos.Line != 1 || list[1].Pos.Line != 3 {
+		t.Errorf("want errors on lines 1 and 3, got %v", err)
+	}
+}
