@@ -49,7 +49,7 @@ type gImport struct {
 	Path *gString `parser:"\"import\" @@"`
 }
 
-// gSimple is an expression, `parser:"LHS ~ DIST"` or `parser:"NAME = VALUE"`; lowering says
+// gSimple is an expression, `LHS ~ DIST` or `NAME = VALUE`; lowering says
 // which are allowed where.
 type gSimple struct {
 	Pos  lexer.Position
@@ -86,9 +86,9 @@ type gIf struct {
 	Else *gExpr `parser:"\"else\" @@"`
 }
 
-// gBin is one precedence level of left-associative binary operators; the
-// levels nest through the Next* fields. Each level is its own type because
-// participle's grammar is the struct shape.
+// gBin is the lowest precedence level of left-associative binary operators;
+// the levels below nest through their Left/Right fields. Each level is its own
+// type because participle's grammar is the struct shape.
 type gBin struct {
 	Left *gAnd    `parser:"@@"`
 	Rest []*gOrOp `parser:"@@*"`
