@@ -1,0 +1,56 @@
+package ad
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats"
+)
+
+// f records a function of three inputs that uses every operation, and returns
+// its value node.
+func record(t *Tape, x []float64) ([]Var, Var) {
+	a, b, c := t.Input(x[0]), t.Input(x[1]), t.Input(x[2])
+	s := t.Add(t.Mul(a, b), t.Sub(c, a))            // ab + c − a
+	q := t.Div(t.Exp(t.MulConst(a, 0.3)), t.Sqrt(b)) // e^{0.3a}/√b
+	r := t.Pow(b, t.AddConst(c, 0.5))                // b^(c+0.5)
+	u := t.Log(t.PowConst(b, 3))                     // 3 log b
+	w := t.Neg(t.ConstDiv(2, t.ConstPow(1.7, c)))    // −2/1.7^c
+	v := t.PowConst(a, 2)
+	out := t.Sum([]Var{s, q, r, u, w, v})
+	return []Var{a, b, c}, t.Node(t.Value(out)*t.Value(out), []Var{out}, []float64{2 * t.Value(out)})
+}
+
+func TestGradientMatchesFiniteDifferences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tape := NewTape()
+	for trial := 0; trial < 20; trial++ {
+		x := []float64{rng.NormFloat64(), 0.5 + rng.Float64()*2, rng.NormFloat64()}
+		tape.Reset()
+		in, out := record(tape, x)
+		got := make([]float64, 3)
+		tape.Gradient(got, out, in)
+		want := fd.Gradient(nil, func(x []float64) float64 {
+			tp := NewTape()
+			_, o := record(tp, x)
+			return tp.Value(o)
+		}, x, &fd.Settings{Formula: fd.Central})
+		if !floats.EqualApprox(got, want, 1e-5*math.Max(1, floats.Norm(want, math.Inf(1)))) {
+			t.Errorf("x=%v: gradient %v, finite differences %v", x, got, want)
+		}
+	}
+}
+
+func TestUnusedInputHasZeroGradient(t *testing.T) {
+	tape := NewTape()
+	a := tape.Input(2)
+	b := tape.Input(3)
+	out := tape.Exp(a)
+	g := make([]float64, 2)
+	tape.Gradient(g, out, []Var{a, b})
+	if g[0] != math.Exp(2) || g[1] != 0 {
+		t.Errorf("gradient %v, want [e² 0]", g)
+	}
+}
