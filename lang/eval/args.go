@@ -1,0 +1,295 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+// Args holds a builtin call's arguments matched to its signature, with
+// helpers that convert them and report a bad one at its own position.
+type Args struct {
+	Th *Thread
+	// Pos is the position of the call.
+	Pos ast.Pos
+	b   *Builtin
+
+	vals  []Value // one per Sig.Params; defaults filled in; nil when absent
+	given []bool
+	poss  []ast.Pos
+	// Rest is the variadic tail.
+	Rest    []Value
+	RestPos []ast.Pos
+	// Extra holds the named arguments a `**` signature accepts.
+	Extra []NamedValue
+}
+
+// NamedValue is a named argument.
+type NamedValue struct {
+	Name  string
+	Value Value
+	Pos   ast.Pos
+}
+
+func (a *Args) index(name string) int {
+	for i, p := range a.b.Sig.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("eval: builtin %s has no parameter %q", a.b.Name, name))
+}
+
+// Given reports whether the caller passed the argument.
+func (a *Args) Given(name string) bool { return a.given[a.index(name)] }
+
+// Value returns the argument (or its default), nil when absent.
+func (a *Args) Value(name string) Value { return a.vals[a.index(name)] }
+
+// PosOf is the position of the argument, or of the call when it was not
+// given.
+func (a *Args) PosOf(name string) ast.Pos {
+	i := a.index(name)
+	if a.given[i] {
+		return a.poss[i]
+	}
+	return a.Pos
+}
+
+// Errorf makes an error positioned at argument name, prefixed with the
+// builtin's name.
+func (a *Args) Errorf(name, format string, args ...any) error {
+	return &ast.Error{Pos: a.PosOf(name), Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+}
+
+// Fail makes an error positioned at the call, prefixed with the builtin's
+// name.
+func (a *Args) Fail(format string, args ...any) error {
+	return &ast.Error{Pos: a.Pos, Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+}
+
+func (a *Args) need(name string) (Value, error) {
+	v := a.Value(name)
+	if v == nil {
+		return nil, a.Errorf(name, "missing argument %q", name)
+	}
+	return v, nil
+}
+
+// Num returns a numeric argument.
+func (a *Args) Num(name string) (float64, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return 0, err
+	}
+	x, ok := ToFloat(v)
+	if !ok {
+		return 0, a.Errorf(name, "%s must be a number, got %s", name, Describe(v))
+	}
+	return x, nil
+}
+
+// Int returns an argument that must be a whole number.
+func (a *Args) Int(name string) (int, error) {
+	x, err := a.Num(name)
+	if err != nil {
+		return 0, err
+	}
+	if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return 0, a.Errorf(name, "%s must be a whole number, got %s", name, FormatNumber(x))
+	}
+	return int(x), nil
+}
+
+// PositiveInt returns an argument that must be a whole number ≥ 1.
+func (a *Args) PositiveInt(name string) (int, error) {
+	n, err := a.Int(name)
+	if err == nil && n < 1 {
+		err = a.Errorf(name, "%s must be at least 1, got %d", name, n)
+	}
+	return n, err
+}
+
+// Str returns a string argument.
+func (a *Args) Str(name string) (string, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(Str)
+	if !ok {
+		return "", a.Errorf(name, "%s must be a string, got %s", name, Describe(v))
+	}
+	return string(s), nil
+}
+
+// Bool returns a true/false argument.
+func (a *Args) Bool(name string) (bool, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(Bool)
+	if !ok {
+		return false, a.Errorf(name, "%s must be true or false, got %s", name, Describe(v))
+	}
+	return bool(b), nil
+}
+
+// Floats returns a number, a vector, or a matrix with one row or one column,
+// as a slice.
+func (a *Args) Floats(name string) ([]float64, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return nil, err
+	}
+	xs, ok := ToFloats(v)
+	if !ok {
+		return nil, a.Errorf(name, "%s must be a vector, got %s", name, Describe(v))
+	}
+	return xs, nil
+}
+
+// Matrix returns a data argument as a matrix with a row per observation: a
+// vector is a column (n×1), as LANGUAGE.md says.
+func (a *Args) Matrix(name string) (*mat.Dense, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := ToMatrix(v)
+	if !ok {
+		return nil, a.Errorf(name, "%s must be a matrix or a vector, got %s", name, Describe(v))
+	}
+	return m, nil
+}
+
+// Record returns a record argument.
+func (a *Args) Record(name string) (*Record, error) {
+	v, err := a.need(name)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := v.(*Record)
+	if !ok {
+		return nil, a.Errorf(name, "%s must be a record, got %s", name, Describe(v))
+	}
+	return r, nil
+}
+
+// Seed returns the `seed` argument when given, and otherwise the next seed of
+// the run's stream, so unseeded calls are reproducible under `--seed`.
+func (a *Args) Seed() (uint64, error) {
+	if a.b.hasParam("seed") && a.Value("seed") != nil {
+		n, err := a.Int("seed")
+		if err != nil {
+			return 0, err
+		}
+		if n < 0 {
+			return 0, a.Errorf("seed", "seed must not be negative, got %d", n)
+		}
+		return uint64(n), nil
+	}
+	return a.Th.in.nextSeed(), nil
+}
+
+// Rand returns a random stream seeded by Seed.
+func (a *Args) Rand() (*rand.Rand, error) {
+	s, err := a.Seed()
+	if err != nil {
+		return nil, err
+	}
+	return rand.New(rand.NewPCG(s, 0x6b6d6c)), nil
+}
+
+func (b *Builtin) hasParam(name string) bool {
+	for _, p := range b.Sig.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe names a value's kind and shape for messages: "number",
+// "vector of length 3", "matrix 3×2", "record".
+func Describe(v Value) string {
+	switch v := v.(type) {
+	case *Vec:
+		return fmt.Sprintf("vector of length %d", len(v.Data))
+	case *ADVec:
+		return fmt.Sprintf("vector of length %d", len(v.Vs))
+	case *Mat:
+		r, c := v.Dims()
+		return fmt.Sprintf("matrix %d×%d", r, c)
+	case Str:
+		return fmt.Sprintf("string %q", string(v))
+	case nil:
+		return "nothing"
+	}
+	return v.Type()
+}
+
+// ToFloat converts a number (or a 1-element vector or 1×1 matrix) to float64.
+// A value that depends on model parameters gives its current value.
+func ToFloat(v Value) (float64, bool) {
+	switch v := v.(type) {
+	case Num:
+		return float64(v), true
+	case *ADNum:
+		return v.Value(), true
+	case *Vec:
+		if len(v.Data) == 1 {
+			return v.Data[0], true
+		}
+	case *Mat:
+		if r, c := v.Dims(); r == 1 && c == 1 {
+			return v.M.At(0, 0), true
+		}
+	}
+	return 0, false
+}
+
+// ToFloats converts a number, vector or single-row/column matrix to a slice.
+func ToFloats(v Value) ([]float64, bool) {
+	switch v := v.(type) {
+	case Num:
+		return []float64{float64(v)}, true
+	case *Vec:
+		return v.Data, true
+	case *ADNum:
+		return []float64{v.Value()}, true
+	case *ADVec:
+		return v.Values(), true
+	case *Mat:
+		r, c := v.Dims()
+		if c == 1 {
+			return mat.Col(nil, 0, v.M), true
+		}
+		if r == 1 {
+			return mat.Row(nil, 0, v.M), true
+		}
+	}
+	return nil, false
+}
+
+// ToMatrix converts data to a matrix with one row per observation; a vector
+// becomes a column.
+func ToMatrix(v Value) (*mat.Dense, bool) {
+	switch v := v.(type) {
+	case *Mat:
+		return v.M, true
+	case *Vec:
+		if len(v.Data) == 0 {
+			return &mat.Dense{}, true
+		}
+		return mat.NewDense(len(v.Data), 1, v.Data), true
+	case Num:
+		return mat.NewDense(1, 1, []float64{float64(v)}), true
+	}
+	return nil, false
+}

@@ -1,0 +1,74 @@
+package eval
+
+import (
+	"context"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/ad"
+)
+
+// Env maps names to values; scopes nest through parent. Builtins are not
+// stored here: a name not found in any Env is looked up in the registry.
+type Env struct {
+	parent *Env
+	vars   map[string]Value
+}
+
+// NewEnv makes an empty scope inside parent.
+func NewEnv(parent *Env) *Env {
+	return &Env{parent: parent, vars: map[string]Value{}}
+}
+
+// Lookup finds name in e or its parents.
+func (e *Env) Lookup(name string) (Value, bool) {
+	for ; e != nil; e = e.parent {
+		if v, ok := e.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// Define binds name in e.
+func (e *Env) Define(name string, v Value) { e.vars[name] = v }
+
+// maxDepth bounds recursion so a runaway fn is an error, not a crash.
+const maxDepth = 2000
+
+// Thread is one evaluation in progress: the interpreter it belongs to, the
+// call depth, and, while a model's log density is evaluated, the tape that
+// records it. The sampler's chains each have their own Thread.
+type Thread struct {
+	in    *Interpreter
+	ctx   context.Context
+	depth int
+	// Tape is set while a model's log density is being evaluated.
+	Tape *ad.Tape
+	// model is the model whose log density is being evaluated, if any.
+	model *Model
+}
+
+func (in *Interpreter) newThread(ctx context.Context) *Thread {
+	if ctx == nil {
+		ctx = in.opts.Context
+	}
+	return &Thread{in: in, ctx: ctx}
+}
+
+// Fork makes a thread for work that runs beside th (a sampler's chain): same
+// interpreter and context, its own call depth and tape.
+func (th *Thread) Fork() *Thread { return &Thread{in: th.in, ctx: th.ctx} }
+
+// Interp is the interpreter running this thread.
+func (th *Thread) Interp() *Interpreter { return th.in }
+
+// Context is the cancellation context of the run.
+func (th *Thread) Context() context.Context { return th.ctx }
+
+// cancelled returns the context's error at pos, if it is done.
+func (th *Thread) cancelled(pos ast.Pos) error {
+	if err := th.ctx.Err(); err != nil {
+		return &ast.Error{Pos: pos, Msg: "interrupted"}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Sandbox is the set of directories a script may read and write. Paths are
+// resolved against a base directory, cleaned, and followed through symbolic
+// links before the check, so neither `..` nor a link can lead outside.
+type Sandbox struct {
+	dirs []string // cleaned, absolute, links resolved
+}
+
+// NewSandbox grants dirs (and everything below them). Directories that do
+// not exist are ignored.
+func NewSandbox(dirs ...string) *Sandbox {
+	s := &Sandbox{}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue
+		}
+		s.dirs = append(s.dirs, real)
+	}
+	return s
+}
+
+// Dirs lists the granted directories.
+func (s *Sandbox) Dirs() []string { return s.dirs }
+
+func (s *Sandbox) inside(real string) bool {
+	for _, d := range s.dirs {
+		if real == d || strings.HasPrefix(real, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sandbox) refuse(path string) error {
+	if len(s.dirs) == 0 {
+		return fmt.Errorf("%s: this interpreter may not read or write files", path)
+	}
+	return fmt.Errorf("%s is outside the directories this script may use (%s)", path, strings.Join(s.dirs, ", "))
+}
+
+// ReadPath resolves path (relative to base) for reading: the file must exist
+// and lie, after following links, inside a granted directory.
+func (s *Sandbox) ReadPath(base, path string) (string, error) {
+	abs := absUnder(base, path)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: no such file", path)
+		}
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	if !s.inside(real) {
+		return "", s.refuse(path)
+	}
+	return real, nil
+}
+
+// WritePath resolves path (relative to base) for writing: its directory
+// must exist inside a granted directory, and if the file exists and is a
+// link, the link's target must be inside too.
+func (s *Sandbox) WritePath(base, path string) (string, error) {
+	abs := absUnder(base, path)
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", fmt.Errorf("%s: directory %s does not exist", path, filepath.Dir(abs))
+	}
+	real := filepath.Join(dir, filepath.Base(abs))
+	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(real)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", path, err)
+		}
+		real = target
+	}
+	if !s.inside(real) {
+		return "", s.refuse(path)
+	}
+	return real, nil
+}
+
+func absUnder(base, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	return abs
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a failed write leaves nothing half-written.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return os.Rename(name, path)
+}

@@ -1,0 +1,290 @@
+// Package eval runs KML programs. It holds the values, the builtin registry
+// (which the standard library fills), the evaluator of statements and
+// expressions, the model compiler that turns a `model { }` into a
+// differentiable log density, and the Interpreter that chains the stages:
+//
+//	source → grammar.Parse → check.Checker → evaluation
+//
+// Interpreter.Eval is that one entry point; the command line, the REPL and Go
+// programs that embed KML all go through it.
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/check"
+	"github.com/kml-lang/kml/lang/grammar"
+)
+
+// DefaultSeed is the run's seed when none is given: runs are reproducible
+// unless the user asks otherwise.
+const DefaultSeed = 1
+
+// Options configure an Interpreter. The zero value works: output to
+// os.Stdout and os.Stderr, DefaultSeed, no file access, no cancellation.
+type Options struct {
+	Stdout, Stderr io.Writer
+	// Seed seeds every random function called without `seed:`.
+	Seed uint64
+	// SeedSet says Seed was given (so 0 is a valid seed).
+	SeedSet bool
+	// Dirs are the directories a script may read and write.
+	Dirs []string
+	// BaseDir is where relative paths in a script resolve (the script's
+	// directory for `kml run`); default the working directory.
+	BaseDir string
+	// Context cancels a running evaluation (a long fit) when done.
+	Context context.Context
+	// JSON makes `print` write each argument as a line of JSON.
+	JSON bool
+	// Progress lets samplers draw progress bars on Stderr.
+	Progress bool
+	// Registry supplies the builtins; default Builtins.
+	Registry *Registry
+}
+
+// Interpreter runs KML source in a session: names bound by one Eval are
+// visible to the next, as at the REPL. It is not safe for concurrent Evals.
+type Interpreter struct {
+	opts    Options
+	reg     *Registry
+	sandbox *Sandbox
+	checker *check.Checker
+	scope   *check.Scope // the session's names, for checking
+	env     *Env         // the session's values
+	sources ast.Sources
+	rng     *rand.Rand
+	rngMu   sync.Mutex
+
+	importing []string             // files being evaluated, innermost last
+	parsed    map[string]*ast.File // imported files by key
+	imported  map[string]*Env      // evaluated imports by key
+	baseDirs  []string             // directory of each file being run, innermost last
+}
+
+// New makes an interpreter.
+func New(opts Options) *Interpreter {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if !opts.SeedSet && opts.Seed == 0 {
+		opts.Seed = DefaultSeed
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.BaseDir == "" {
+		opts.BaseDir, _ = os.Getwd()
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = Builtins
+	}
+	in := &Interpreter{
+		opts:     opts,
+		reg:      reg,
+		sandbox:  NewSandbox(opts.Dirs...),
+		sources:  ast.Sources{},
+		rng:      rand.New(rand.NewPCG(opts.Seed, 0x72756e)),
+		parsed:   map[string]*ast.File{},
+		imported: map[string]*Env{},
+	}
+	in.checker = &check.Checker{Universe: reg, Importer: importer{in}}
+	in.scope = check.NewScope(in.checker.Root())
+	in.env = NewEnv(nil)
+	return in
+}
+
+// Options returns the interpreter's settings.
+func (in *Interpreter) Options() Options { return in.opts }
+
+// Stdout is where `print` writes.
+func (in *Interpreter) Stdout() io.Writer { return in.opts.Stdout }
+
+// Stderr is where warnings and progress go.
+func (in *Interpreter) Stderr() io.Writer { return in.opts.Stderr }
+
+// Sandbox is the set of directories scripts may use.
+func (in *Interpreter) Sandbox() *Sandbox { return in.sandbox }
+
+// BaseDir is the directory relative paths resolve against: the directory of
+// the file being run.
+func (in *Interpreter) BaseDir() string {
+	if n := len(in.baseDirs); n > 0 {
+		return in.baseDirs[n-1]
+	}
+	return in.opts.BaseDir
+}
+
+// Sources holds the text of every file the interpreter has read, so errors
+// can be printed with their source line.
+func (in *Interpreter) Sources() ast.Sources { return in.sources }
+
+// Registry is the interpreter's set of builtins.
+func (in *Interpreter) Registry() *Registry { return in.reg }
+
+// nextSeed draws a seed from the run's stream for a random function called
+// without `seed:`.
+func (in *Interpreter) nextSeed() uint64 {
+	in.rngMu.Lock()
+	defer in.rngMu.Unlock()
+	return in.rng.Uint64()
+}
+
+// Check parses and checks src without running it.
+func (in *Interpreter) Check(filename, src string) error {
+	in.sources[filename] = src
+	f, err := grammar.Parse(filename, src)
+	if err != nil {
+		return err
+	}
+	return in.checker.File(f, check.NewScope(in.scope))
+}
+
+// Eval parses, checks and runs src in the session and returns the value of
+// its last statement when that is an expression (NoneValue otherwise).
+// Syntax and check errors come back as an ast.ErrorList (nothing has run);
+// a runtime error as an *ast.Error. Names bound before a runtime error stay
+// bound, as at any REPL.
+func (in *Interpreter) Eval(filename, src string) (Value, error) {
+	return in.EvalContext(nil, filename, src)
+}
+
+// EvalContext is Eval with its own cancellation context (the REPL cancels one
+// input on Ctrl-C); nil means the interpreter's.
+func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (Value, error) {
+	in.sources[filename] = src
+	f, err := grammar.Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	scope := check.NewScope(in.scope)
+	if err := in.checker.File(f, scope); err != nil {
+		return nil, err
+	}
+	env := NewEnv(in.env)
+	th := in.newThread(ctx)
+	v, err := th.stmts(f.Stmts, env, true)
+	// Merge what this input bound into the session, so the next input sees it.
+	for _, b := range scope.Bindings() {
+		in.scope.Define(b)
+	}
+	for name, val := range env.vars {
+		in.env.vars[name] = val
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// EvalFile runs a file; relative paths inside it resolve against its
+// directory.
+func (in *Interpreter) EvalFile(path string) (Value, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	in.pushBase(path)
+	defer in.popBase()
+	return in.Eval(path, string(src))
+}
+
+// CheckFile parses and checks a file without running it.
+func (in *Interpreter) CheckFile(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	in.pushBase(path)
+	defer in.popBase()
+	return in.Check(path, string(src))
+}
+
+func (in *Interpreter) pushBase(file string) {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		dir = filepath.Dir(file)
+	}
+	in.baseDirs = append(in.baseDirs, dir)
+}
+
+func (in *Interpreter) popBase() { in.baseDirs = in.baseDirs[:len(in.baseDirs)-1] }
+
+// Lookup returns the session's value of name.
+func (in *Interpreter) Lookup(name string) (Value, bool) {
+	return in.env.Lookup(name)
+}
+
+// Define binds name to v in the session, replacing an earlier binding.
+func (in *Interpreter) Define(name string, v Value) error {
+	if !validName(name) {
+		return fmt.Errorf("%q is not a valid KML name", name)
+	}
+	in.env.vars[name] = v
+	in.scope.Define(&check.Binding{Name: name, Kind: check.Let})
+	return nil
+}
+
+// Names lists every name visible in the session, builtins included.
+func (in *Interpreter) Names() []string { return in.scope.Visible() }
+
+func validName(name string) bool {
+	if name == "" || grammar.IsKeyword(name) {
+		return false
+	}
+	e, err := grammar.ParseExpr("<name>", name)
+	if err != nil {
+		return false
+	}
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// importer loads imported files for the checker, resolving paths against the
+// importing file's directory and keeping to the sandbox.
+type importer struct{ in *Interpreter }
+
+func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
+	in := im.in
+	base := in.BaseDir()
+	if pos.File != "" && pos.File != "<input>" {
+		if abs, err := filepath.Abs(filepath.Dir(pos.File)); err == nil {
+			base = abs
+		}
+	}
+	real, err := in.sandbox.ReadPath(base, path)
+	if err != nil {
+		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+	}
+	if f, ok := in.parsed[real]; ok {
+		return real, f, nil
+	}
+	src, err := os.ReadFile(real)
+	if err != nil {
+		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+	}
+	// Errors in the imported file name it as the user wrote it, relative.
+	name := filepath.Join(filepath.Dir(pos.File), path)
+	if filepath.IsAbs(path) || pos.File == "" {
+		name = path
+	}
+	in.sources[name] = string(src)
+	f, err := grammar.Parse(name, string(src))
+	if err != nil {
+		return "", nil, err
+	}
+	in.parsed[real] = f
+	in.parsed[name] = f
+	return real, f, nil
+}

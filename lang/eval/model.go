@@ -1,0 +1,76 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+// Model is the value of `model NAME { ... }`: its statements, the scope they
+// were declared in, and the parameters they declare. Fitting compiles it into
+// a log density (compile.go).
+type Model struct {
+	Name   string
+	decl   *ast.Model
+	env    *Env
+	Params []ModelParam
+	// Observations counts the `DATA ~ DIST` statements.
+	Observations int
+}
+
+// ModelParam is one declared parameter: a scalar (Size 0) or a vector.
+type ModelParam struct {
+	Name string
+	Size int // 0 for a scalar, K for `NAME[K]`
+	Pos  ast.Pos
+	stmt *ast.Tilde
+}
+
+// Dim is the number of reals the parameter holds.
+func (p ModelParam) Dim() int { return max(p.Size, 1) }
+
+func (m *Model) Type() string { return "model" }
+
+func (m *Model) String() string {
+	var names []string
+	for _, p := range m.Params {
+		if p.Size > 0 {
+			names = append(names, fmt.Sprintf("%s[%d]", p.Name, p.Size))
+		} else {
+			names = append(names, p.Name)
+		}
+	}
+	return fmt.Sprintf("model %s (parameters: %s; observations: %d)", m.Name, strings.Join(names, ", "), m.Observations)
+}
+
+// makeModel builds a model value: it fixes the size of every vector
+// parameter now, from data bound outside the model.
+func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
+	m := &Model{Name: decl.Name.Name, decl: decl, env: env}
+	for _, s := range decl.Body {
+		t, ok := s.(*ast.Tilde)
+		if !ok {
+			continue
+		}
+		switch t.Kind {
+		case ast.Param:
+			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Pos: t.Name.At, stmt: t})
+		case ast.VecParam:
+			v, err := th.expr(t.Size, env)
+			if err != nil {
+				return nil, err
+			}
+			k, ok := v.(Num)
+			if !ok || float64(k) != float64(int(k)) || k < 1 {
+				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, Describe(v))
+			}
+			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, stmt: t})
+		case ast.Observe:
+			m.Observations++
+		case ast.Latent:
+			return nil, ast.Errorf(t.At, "latent GP functions (`%s ~ gp(...)`) are not available yet in this version of KML", t.Name.Name)
+		}
+	}
+	return m, nil
+}
