@@ -13,7 +13,7 @@ import (
 // its value node.
 func record(t *Tape, x []float64) ([]Var, Var) {
 	a, b, c := t.Input(x[0]), t.Input(x[1]), t.Input(x[2])
-	s := t.Add(t.Mul(a, b), t.Sub(c, a))            // ab + c − a
+	s := t.Add(t.Mul(a, b), t.Sub(c, a))             // ab + c − a
 	q := t.Div(t.Exp(t.MulConst(a, 0.3)), t.Sqrt(b)) // e^{0.3a}/√b
 	r := t.Pow(b, t.AddConst(c, 0.5))                // b^(c+0.5)
 	u := t.Log(t.PowConst(b, 3))                     // 3 log b
