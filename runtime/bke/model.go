@@ -192,8 +192,6 @@ type params struct {
 	tau2 float64
 }
 
-func (p *params) ard() bool { return len(p.ell) > 1 }
-
 // prepare validates h. needTau2 is false for queries that do not use τ².
 func (md *Model) prepare(h Hyper, needTau2 bool) (*params, error) {
 	if len(h.Ell) != 1 && len(h.Ell) != md.dim {
