@@ -160,43 +160,40 @@ func (ps *pass) cauchyBinet(sc *scratch, i int) (float64, error) {
 	top := math.Inf(-1) // running maximum of the log terms
 	var sum float64
 	clear(sc.dj)
-	for {
+	for more := true; more; more = nextSubset(idx, m) {
 		det := ps.subsetDet(sc, idx)
-		if det != 0 {
-			lt := 2 * math.Log(math.Abs(det))
-			for _, l := range idx {
-				lt -= sc.q[l]
-			}
-			w := 1.0
-			if lt > top {
-				scale := math.Exp(top - lt)
-				sum *= scale
-				if ps.grad {
-					for k := range sc.dj {
-						sc.dj[k] *= scale
-					}
-				}
-				top = lt
-			} else {
-				w = math.Exp(lt - top)
-			}
-			sum += w
-			if ps.grad {
-				for k := 0; k < np; k++ {
-					var g float64
-					for _, l := range idx {
-						if np == 1 {
-							g += sc.q[l]
-						} else {
-							g += sc.s[l*dim+k]
-						}
-					}
-					sc.dj[k] += w * g
-				}
-			}
+		lt := 2 * math.Log(math.Abs(det))
+		for _, l := range idx {
+			lt -= sc.q[l]
 		}
-		if !nextSubset(idx, m) {
-			break
+		if !(lt > math.Inf(-1)) {
+			continue // a zero determinant, or a term below even log range
+		}
+		w := 1.0
+		if lt > top {
+			scale := math.Exp(top - lt)
+			sum *= scale
+			for k := range sc.dj {
+				sc.dj[k] *= scale
+			}
+			top = lt
+		} else {
+			w = math.Exp(lt - top)
+		}
+		sum += w
+		if !ps.grad {
+			continue
+		}
+		for k := 0; k < np; k++ {
+			var g float64
+			for _, l := range idx {
+				if np == 1 {
+					g += sc.q[l]
+				} else {
+					g += sc.s[l*dim+k]
+				}
+			}
+			sc.dj[k] += w * g
 		}
 	}
 	if sum == 0 {

@@ -11,6 +11,11 @@ import (
 // not depend on the number of workers.
 const blockRows = 512
 
+// minEntriesPerWorker is the least number of kernel entries n·m per extra
+// goroutine: below it (n = 800, m = 20, say) starting one costs more than it
+// saves.
+const minEntriesPerWorker = 12288
+
 // shiftRows is the number of evenly spaced rows whose kernel values give the
 // shifts c_l of the centred sums.
 const shiftRows = 32
@@ -107,7 +112,7 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	size := ps.blockSize()
 	buf := make([]float64, nb*size)
 	errs := make([]error, nb)
-	workers := min(md.workers, nb)
+	workers := min(md.workers, nb, max(1, md.n*md.m/minEntriesPerWorker))
 	var next atomic.Int64
 	work := func() {
 		sc := ps.newScratch()
@@ -214,6 +219,19 @@ func (ps *pass) shifts() {
 
 // row adds data row i to the block sums.
 func (ps *pass) row(sc *scratch, bs blockSums, i int) error {
+	if ps.jac {
+		switch ps.md.dim {
+		case 1:
+			return ps.row1(sc, bs, i)
+		case 2:
+			return ps.row2(sc, bs, i)
+		}
+	}
+	return ps.rowGeneral(sc, bs, i)
+}
+
+// rowGeneral is row for any D.
+func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 	md := ps.md
 	m, dim, np := md.m, md.dim, ps.np
 	xi := md.xrow(i)
@@ -295,6 +313,13 @@ func (ps *pass) row(sc *scratch, bs blockSums, i int) error {
 	if !ps.jac {
 		return nil
 	}
+	return ps.finishRow(sc, bs, i, qmin)
+}
+
+// finishRow adds row i's Jacobian terms, from sc.g and sc.t or, when those
+// are inaccurate, by cauchyBinet.
+func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	dim, np := ps.md.dim, ps.np
 	half, ok := ps.closeJacobian(sc)
 	if ok {
 		half -= float64(dim) * qmin / 2
