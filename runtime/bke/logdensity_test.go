@@ -199,16 +199,28 @@ func checkGradient(t *testing.T, name string, md *Model, h Hyper, tol float64) {
 	if val != val0 {
 		t.Errorf("%s: value with gradient %.17g, without %.17g", name, val, val0)
 	}
-	f := func(v []float64) float64 {
+	// Differentiate in log θ (every parameter is positive), then divide by θ.
+	f := func(logv []float64) float64 {
+		v := make([]float64, len(logv))
+		for k := range v {
+			v[k] = math.Exp(logv[k])
+		}
 		l, err := md.LogDensity(hyperFrom(v, len(h.Ell)), nil)
 		if err != nil {
 			t.Fatal(name, err)
 		}
 		return l
 	}
-	want := fd.Gradient(nil, f, hyperVector(h), &fd.Settings{Formula: fd.Central, Step: 1e-5})
+	theta := hyperVector(h)
+	logTheta := make([]float64, len(theta))
+	for k := range theta {
+		logTheta[k] = math.Log(theta[k])
+	}
+	want := fd.Gradient(nil, f, logTheta, &fd.Settings{Formula: fd.Central, Step: 1e-4})
 	got := append(append([]float64(nil), g.Ell...), g.Amp, g.Tau2)
 	for k := range got {
+		// Compare ∂f/∂log θ = θ ∂f/∂θ.
+		got[k] *= theta[k]
 		if math.Abs(got[k]-want[k]) > tol*(1+math.Abs(want[k])) {
 			t.Errorf("%s: gradient %d is %.10g, finite difference %.10g", name, k, got[k], want[k])
 		}
