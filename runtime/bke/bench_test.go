@@ -88,3 +88,17 @@ func BenchmarkExp(b *testing.B) {
 		benchSink += s
 	})
 }
+
+// BenchmarkBKEFarRows is a log density with gradient where ℓ is so small
+// that every row's Jacobian goes to cauchyBinet (n = 10,000, m = 50).
+func BenchmarkBKEFarRows(b *testing.B) {
+	for _, dim := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("D=%d", dim), func(b *testing.B) {
+			n := 10_000
+			if dim == 3 {
+				n = 200
+			}
+			benchLogDensity(b, benchModel(b, n, 50, dim, 1), Hyper{Ell: []float64{0.01}, Tau2: 1})
+		})
+	}
+}

@@ -141,18 +141,126 @@ func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
 //
 //	det G = Σ_{S ⊂ {1..m}, |S| = D} Π_{l∈S} e_l² · det[v_l]_{l∈S}²,
 //
-// a sum of non-negative terms summed in log space, so it neither cancels nor
-// underflows. Each determinant is taken as det[v_{l1}, z_{l1} − z_{l2}, ...,
-// z_{l1} − z_{lD}] (subtracting the first column from the others), which
-// stays accurate when x is far from landmarks that are close together.
-// With grad it sets sc.dj[p] = Σ_S π_S Σ_{l∈S} s_lp, π_S the normalised
-// terms, which equals Σ_l λ_l s_lp. It costs O(C(m, D) D³).
+// a sum of non-negative terms, so it does not cancel. Each determinant is
+// taken as det[v_{l1}, z_{l1} − z_{l2}, ..., z_{l1} − z_{lD}] (subtracting
+// the first column from the others), which stays accurate when x is far
+// from landmarks that are close together. With grad it sets sc.dj[p] =
+// Σ_S π_S Σ_{l∈S} s_lp, π_S the normalised terms, which equals
+// Σ_l λ_l s_lp.
+//
+// The weights e_l² = exp(−q_l) are taken relative to the heaviest subset's,
+// so that every term is at most its squared determinant, and landmarks are
+// visited by decreasing weight, skipping the subsets whose terms are bounded
+// below 2⁻⁶⁰ of the sum so far (at a small lengthscale most are). When even
+// so the sum is too small to trust (the heaviest subsets nearly singular),
+// it is taken again in log space over every subset (cbLog). The cost is
+// O(C(m, D) D³) at most.
 func (ps *pass) cauchyBinet(sc *scratch, i int) (float64, error) {
 	md := ps.md
-	m, dim, np := md.m, md.dim, ps.np
+	m, dim := md.m, md.dim
 	if subsets := binomial(m, dim); subsets > maxSubsets {
 		return 0, fmt.Errorf("bke: data row %d is so far from the landmarks, relative to the lengthscale, that its Jacobian det(JᵀJ) cannot be computed accurately (it would take %.3g terms); use fewer landmarks or a larger lengthscale", i+1, subsets)
 	}
+	// Landmarks by increasing q, that is decreasing weight (insertion
+	// sort: no allocation).
+	order := sc.order
+	for l := range order {
+		order[l] = l
+		for k := l; k > 0 && sc.q[order[k]] < sc.q[order[k-1]]; k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	// Log weights relative to qref, the mean q of the heaviest subset, whose
+	// log weight is then 0 and every other subset's negative.
+	var qref float64
+	for _, l := range order[:dim] {
+		qref += sc.q[l]
+	}
+	qref /= float64(dim)
+	for l, q := range sc.q {
+		sc.lw[l] = qref - q
+	}
+	// Every term is at most its weight times a bound on det² by the
+	// product of its column norms (|v_l|² for the first, the landmarks'
+	// squared diameter for the others), and there are C(m, D) of them.
+	var maxV2 float64
+	for l := 0; l < m; l++ {
+		var v2 float64
+		for _, v := range sc.v[l*dim : (l+1)*dim] {
+			v2 += v * v
+		}
+		maxV2 = math.Max(maxV2, v2)
+	}
+	sc.cbBound = maxV2 * math.Pow(md.diam2, float64(dim-1)) * binomial(m, dim)
+	sc.cbSum = 0
+	clear(sc.dj)
+	ps.cbLinear(sc, 0, 0, 0)
+	// Terms skipped for underflow weigh below e^-708 > 2⁻¹⁰²²; accept the
+	// sum when they are sure to be below 2⁻⁶⁰ of it.
+	if sum := sc.cbSum; sum > 0x1p-960*sc.cbBound {
+		for k := range sc.dj {
+			sc.dj[k] /= sum
+		}
+		return 0.5 * (math.Log(sum) - float64(dim)*qref), nil
+	}
+	return ps.cbLog(sc, i)
+}
+
+// cbLinear adds to sc.cbSum (and sc.dj) the terms of the subsets that
+// extend the first depth chosen landmarks (sc.idx[:depth], with log weight
+// lw) by landmarks at positions ≥ from of sc.order. It stops at a depth when
+// the heaviest subset it could still complete, times sc.cbBound, is below
+// 2⁻⁶⁰ of the sum so far: later landmarks weigh no more.
+func (ps *pass) cbLinear(sc *scratch, depth, from int, lw float64) {
+	dim, np := ps.md.dim, ps.np
+	order := sc.order
+	for k := from; k <= len(order)-(dim-depth); k++ {
+		l := order[k]
+		pl := lw + sc.lw[l]
+		// The heaviest completion takes the next landmarks in order.
+		best := pl
+		for j := k + 1; j < k+dim-depth; j++ {
+			best += sc.lw[order[j]]
+		}
+		if expNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum || best < -708 {
+			return
+		}
+		sc.idx[depth] = l
+		if depth+1 < dim {
+			ps.cbLinear(sc, depth+1, k+1, pl)
+			continue
+		}
+		det := ps.subsetDet(sc, sc.idx)
+		term := expNeg(pl) * det * det
+		if term == 0 {
+			continue
+		}
+		sc.cbSum += term
+		if ps.grad {
+			for p := 0; p < np; p++ {
+				sc.dj[p] += term * ps.subsetGrad(sc, p)
+			}
+		}
+	}
+}
+
+// subsetGrad is Σ_{l∈S} s_lp for the subset S = sc.idx (q_l when isotropic).
+func (ps *pass) subsetGrad(sc *scratch, p int) float64 {
+	var g float64
+	for _, l := range sc.idx {
+		if ps.np == 1 {
+			g += sc.q[l]
+		} else {
+			g += sc.s[l*ps.md.dim+p]
+		}
+	}
+	return g
+}
+
+// cbLog is the Cauchy–Binet sum over every subset in log space, with a
+// running maximum, for rows whose terms underflow even after rescaling.
+func (ps *pass) cbLog(sc *scratch, i int) (float64, error) {
+	m, np := ps.md.m, ps.np
 	idx := sc.idx
 	for k := range idx {
 		idx[k] = k
@@ -181,19 +289,10 @@ func (ps *pass) cauchyBinet(sc *scratch, i int) (float64, error) {
 			w = math.Exp(lt - top)
 		}
 		sum += w
-		if !ps.grad {
-			continue
-		}
-		for k := 0; k < np; k++ {
-			var g float64
-			for _, l := range idx {
-				if np == 1 {
-					g += sc.q[l]
-				} else {
-					g += sc.s[l*dim+k]
-				}
+		if ps.grad {
+			for p := 0; p < np; p++ {
+				sc.dj[p] += w * ps.subsetGrad(sc, p)
 			}
-			sc.dj[k] += w * g
 		}
 	}
 	if sum == 0 {
@@ -219,6 +318,13 @@ func (ps *pass) subsetDet(sc *scratch, idx []int) float64 {
 	case 2:
 		z2 := md.zrow(idx[1])
 		return v[0]*(z1[1]-z2[1]) - v[1]*(z1[0]-z2[0])
+	}
+	if dim == 3 {
+		// v · ((z1 − z2) × (z1 − z3)).
+		z2, z3 := md.zrow(idx[1]), md.zrow(idx[2])
+		b0, b1, b2 := z1[0]-z2[0], z1[1]-z2[1], z1[2]-z2[2]
+		c0, c1, c2 := z1[0]-z3[0], z1[1]-z3[1], z1[2]-z3[2]
+		return v[0]*(b1*c2-b2*c1) + v[1]*(b2*c0-b0*c2) + v[2]*(b0*c1-b1*c0)
 	}
 	a := sc.inv
 	for r := 0; r < dim; r++ {

@@ -14,10 +14,10 @@ import (
 // Jacobian on well-conditioned rows, where both apply.
 func TestCauchyBinetMatchesFastPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	for dim := 1; dim <= 3; dim++ {
+	for dim := 1; dim <= 4; dim++ {
 		for _, ard := range []bool{false, true} {
 			x := randMatrix(rng, 10, dim, 1)
-			z := randMatrix(rng, 6, dim, 1)
+			z := randMatrix(rng, 7, dim, 1)
 			md, err := New(x, z, Options{Workers: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -62,6 +62,18 @@ func TestCauchyBinetMatchesFastPath(t *testing.T) {
 				for k := range fastDJ {
 					if math.Abs(fastDJ[k]-sc.dj[k]) > 1e-10*(1+math.Abs(sc.dj[k])) {
 						t.Errorf("D=%d ard=%v row %d: Σ λ s[%d] = %.15g (normal equations), %.15g (Cauchy–Binet)", dim, ard, i, k, fastDJ[k], sc.dj[k])
+					}
+				}
+				logSpace, err := ps.cbLog(sc, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(fast-logSpace) > 1e-11*(1+math.Abs(logSpace)) {
+					t.Errorf("D=%d ard=%v row %d: ½ log det G = %.15g (normal equations), %.15g (log-space Cauchy–Binet)", dim, ard, i, fast, logSpace)
+				}
+				for k := range fastDJ {
+					if math.Abs(fastDJ[k]-sc.dj[k]) > 1e-10*(1+math.Abs(sc.dj[k])) {
+						t.Errorf("D=%d ard=%v row %d: Σ λ s[%d] = %.15g (normal equations), %.15g (log-space Cauchy–Binet)", dim, ard, i, k, fastDJ[k], sc.dj[k])
 					}
 				}
 			}
@@ -256,5 +268,57 @@ func TestSubsets(t *testing.T) {
 	}
 	if count != 20 || binomial(6, 3) != 20 {
 		t.Errorf("%d subsets of 3 from 6, binomial %g; want 20", count, binomial(6, 3))
+	}
+}
+
+// TestCauchyBinetPruning compares the pruned, rescaled Cauchy–Binet sum
+// with the full log-space one on rows at a lengthscale so small that the
+// landmarks' weights span hundreds of orders of magnitude.
+func TestCauchyBinetPruning(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, dim := range []int{1, 2, 3} {
+		for _, ard := range []bool{false, true} {
+			md, err := New(randMatrix(rng, 30, dim, 1), randMatrix(rng, 12, dim, 1), Options{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := Hyper{Ell: []float64{0.02}, Tau2: 1}
+			if ard {
+				h.Ell = make([]float64, dim)
+				for d := range h.Ell {
+					h.Ell[d] = 0.015 + 0.01*float64(d)
+				}
+			}
+			p, err := md.prepare(h, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := &pass{md: md, p: p, grad: true, jac: true, np: len(p.ell)}
+			ps.shifts()
+			sc := ps.newScratch()
+			buf := make([]float64, ps.blockSize())
+			for i := 0; i < md.n; i++ {
+				if err := ps.rowGeneral(sc, ps.view(buf), i); err != nil {
+					t.Fatal(err)
+				}
+				pruned, err := ps.cauchyBinet(sc, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dj := append([]float64(nil), sc.dj...)
+				full, err := ps.cbLog(sc, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(pruned-full) > 1e-12*math.Abs(full) {
+					t.Errorf("D=%d ard=%v row %d: ½ log det G = %.15g pruned, %.15g in full", dim, ard, i, pruned, full)
+				}
+				for k := range dj {
+					if math.Abs(dj[k]-sc.dj[k]) > 1e-10*math.Abs(sc.dj[k]) {
+						t.Errorf("D=%d ard=%v row %d: Σ λ s[%d] = %.15g pruned, %.15g in full", dim, ard, i, k, dj[k], sc.dj[k])
+					}
+				}
+			}
+		}
 	}
 }

@@ -108,6 +108,7 @@ type Model struct {
 	x, z      []float64 // row-major copies of the data and landmarks
 	opt       Options
 	workers   int
+	diam2     float64 // the landmarks' squared diameter
 }
 
 // New returns the BKE model of the n×D data x with the m×D landmarks z.
@@ -155,6 +156,16 @@ func New(x, z *mat.Dense, opt Options) (*Model, error) {
 	}
 	if md.z, err = copyFinite(z, "landmark"); err != nil {
 		return nil, err
+	}
+	for j := 0; j < m; j++ {
+		for l := j + 1; l < m; l++ {
+			var d2 float64
+			for d := 0; d < dim; d++ {
+				v := md.z[j*dim+d] - md.z[l*dim+d]
+				d2 += v * v
+			}
+			md.diam2 = math.Max(md.diam2, d2)
+		}
 	}
 	md.workers = opt.Workers
 	if md.workers == 0 {

@@ -56,28 +56,35 @@ type passResult struct {
 // scratch is one worker's per-row workspace.
 type scratch struct {
 	v   []float64 // m×D differences x_i − z_l
-	s   []float64 // m×D scaled squares (x_id − z_ld)²/ℓ_d² (ARD only)
+	s   []float64 // m×D scaled squares (x_id − z_ld)²/ℓ_d², used for ARD
 	q   []float64 // m: q_il
 	g   []float64 // D×D: G̃
 	t   []float64 // np×D×D: T̃_p
-	inv []float64 // D×D: G̃⁻¹ or elimination workspace
+	inv []float64 // D×D: the Cholesky factor of G̃, or elimination workspace
 	tmp []float64 // D: a column in closeJacobian
 	dj  []float64 // np: Σ_l λ_l s_lp of the current row
 	idx []int     // D: a subset of landmarks
+	// For cauchyBinet: log weights and landmarks by decreasing weight.
+	lw      []float64
+	order   []int
+	cbSum   float64
+	cbBound float64
 }
 
 func (ps *pass) newScratch() *scratch {
 	m, dim := ps.md.m, ps.md.dim
 	return &scratch{
-		v:   make([]float64, m*dim),
-		s:   make([]float64, m*dim),
-		q:   make([]float64, m),
-		g:   make([]float64, dim*dim),
-		t:   make([]float64, ps.np*dim*dim),
-		inv: make([]float64, dim*dim),
-		tmp: make([]float64, dim),
-		dj:  make([]float64, ps.np),
-		idx: make([]int, dim),
+		v:     make([]float64, m*dim),
+		s:     make([]float64, m*dim),
+		q:     make([]float64, m),
+		g:     make([]float64, dim*dim),
+		t:     make([]float64, ps.np*dim*dim),
+		inv:   make([]float64, dim*dim),
+		tmp:   make([]float64, dim),
+		dj:    make([]float64, ps.np),
+		idx:   make([]int, dim),
+		lw:    make([]float64, m),
+		order: make([]int, m),
 	}
 }
 
