@@ -75,22 +75,23 @@ func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSyste
 // stored (O(nmD) memory): loading them was not measurably faster.
 //
 // The Published variant (D = 1) is what the authors' Stan program
-// (appendix B) computes:
+// (appendix B) computes, with its normalised prior and amplitude 1 when
+// Options and Hyper keep their defaults:
 //
 //	log p = −½ [ log|A| + m log n + m(n−1) log τ² + ‖K‖_F²/τ² ]
 //	        + Σ_i log(½ Σ_l K_il² (x_i − z_l)²/ℓ⁴).
 //
-// Their eigenvalue weights land on the wrong entries of the rotated K (the
-// n index runs fastest in one vector and the m index in the other), so the
-// quadratic form loses the mean-embedding term μ̂ᵀA⁻¹μ̂ and keeps
-// ‖K‖_F²/τ² − n‖μ̂‖²/τ² + n‖μ̂‖²/τ² = ‖K‖_F²/τ², up to m misplaced weights
-// on entries of the centred part whose values depend on the eigensolver's
-// choice of basis for the null space of 1ₙ1ₙᵀ (those are left out here;
-// in checks with n = 799, m = 20 and n = 101, m = 7 they moved the value by
-// 0.003 to 0.1, and when m divides n they all fall on the direction of R's
-// smallest eigenvalue and are negligible);
-// their Jacobian is log(½ Σ J) where the derivation gives ½ log Σ J; and it
-// has no −½ mn log 2π. Their Gamma(1, 1) priors are left to the model.
+// It differs from Derived in three ways. Their eigenvalue weights land on
+// the wrong entries of the rotated K (the n index runs fastest in one
+// vector, the m index in the other), so the quadratic form loses the
+// mean-embedding term μ̂ᵀA⁻¹μ̂ and keeps ‖K‖_F²/τ²; this leaves out m
+// misplaced weights on entries of the centred part, whose values depend on
+// the eigensolver's basis for the null space of 1ₙ1ₙᵀ (in checks with
+// n = 799, m = 20 and n = 101, m = 7 they moved the program's value by 0.003
+// to 0.1; when m divides n they all fall on R's smallest eigenvalue and are
+// negligible). Their Jacobian is log(½ Σ J) where the derivation gives
+// ½ log Σ J. And it has no −½ mn log 2π. Their Gamma(1, 1) priors are left
+// to the model.
 //
 // When A is not numerically positive definite a small jitter is added to its
 // diagonal (see factorJitter) and the density and gradient are those of the
