@@ -222,7 +222,7 @@ func (ps *pass) cbLinear(sc *scratch, depth, from int, lw float64) {
 		for j := k + 1; j < k+dim-depth; j++ {
 			best += sc.lw[order[j]]
 		}
-		if expNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum || best < -708 {
+		if best < minExpArg || expNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum {
 			return
 		}
 		sc.idx[depth] = l

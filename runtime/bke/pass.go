@@ -58,6 +58,7 @@ type scratch struct {
 	v   []float64 // m×D differences x_i − z_l
 	s   []float64 // m×D scaled squares (x_id − z_ld)²/ℓ_d², used for ARD
 	q   []float64 // m: q_il
+	u   []float64 // m: exp(−½(q_il − min_l q_il))
 	g   []float64 // D×D: G̃
 	t   []float64 // np×D×D: T̃_p
 	inv []float64 // D×D: the Cholesky factor of G̃, or elimination workspace
@@ -77,6 +78,7 @@ func (ps *pass) newScratch() *scratch {
 		v:     make([]float64, m*dim),
 		s:     make([]float64, m*dim),
 		q:     make([]float64, m),
+		u:     make([]float64, m),
 		g:     make([]float64, dim*dim),
 		t:     make([]float64, ps.np*dim*dim),
 		inv:   make([]float64, dim*dim),

@@ -24,13 +24,19 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 			qmin = ql
 		}
 	}
-	cq := math.Exp(-qmin / 2)
+	cq := expNeg(max(-qmin/2, minExpArg))
+	// The exponentials first, in a loop of their own: independent
+	// iterations overlap, where inside the accumulating loop they would not.
+	u := sc.u[:m]
+	for l, ql := range q {
+		u[l] = expNeg(max(-0.5*(ql-qmin), minExpArg))
+	}
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
 	if ps.grad {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		for l, ql := range q {
-			u := expNeg(-0.5 * (ql - qmin))
+			u := u[l]
 			e := cq * u
 			de := e - c[l]
 			s1[l] += de
@@ -43,8 +49,7 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 			t += w * ql
 		}
 	} else {
-		for l, ql := range q {
-			u := expNeg(-0.5 * (ql - qmin))
+		for l, u := range u {
 			de := cq*u - c[l]
 			s1[l] += de
 			s2[l] += de * de
@@ -75,13 +80,18 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 			qmin = ql
 		}
 	}
-	cq := math.Exp(-qmin / 2)
+	cq := expNeg(max(-qmin/2, minExpArg))
+	// The exponentials first, in a loop of their own: independent
+	// iterations overlap, where inside the accumulating loop they would not.
+	u := sc.u[:m]
+	for l, ql := range q {
+		u[l] = expNeg(max(-0.5*(ql-qmin), minExpArg))
+	}
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
 	switch {
 	case !ps.grad:
-		for l, ql := range q {
-			u := expNeg(-0.5 * (ql - qmin))
+		for l, u := range u {
 			de := cq*u - c[l]
 			sum1[l] += de
 			sum2[l] += de * de
@@ -96,7 +106,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		var t00, t10, t11 float64
 		for l, ql := range q {
-			u := expNeg(-0.5 * (ql - qmin))
+			u := u[l]
 			e := cq * u
 			de := e - c[l]
 			sum1[l] += de
@@ -119,8 +129,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	default:
 		cy, sy, sky := ps.cy[:2*m], bs.sy[:2*m], bs.sky[:2*m]
 		var t000, t010, t011, t100, t110, t111 float64
-		for l, ql := range q {
-			u := expNeg(-0.5 * (ql - qmin))
+		for l, u := range u {
 			e := cq * u
 			de := e - c[l]
 			sum1[l] += de
