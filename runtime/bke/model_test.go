@@ -209,3 +209,24 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestOverflowingRow(t *testing.T) {
+	for _, dim := range []int{1, 2, 3} {
+		x := mat.NewDense(3, dim, nil)
+		x.Set(1, 0, 1e200)
+		z := mat.NewDense(dim+1, dim, nil)
+		for l := 0; l <= dim; l++ {
+			if l > 0 {
+				z.Set(l, l-1, 1)
+			}
+		}
+		md, err := New(x, z, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = md.LogDensity(Hyper{Ell: []float64{1e-3}, Tau2: 1}, nil)
+		if err == nil || !strings.Contains(err.Error(), "row 2") {
+			t.Errorf("D=%d: error %v does not name row 2", dim, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package bke
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -262,6 +263,9 @@ func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 		qmin = math.Min(qmin, q)
 	}
 
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
+	}
 	// e_l = exp(−½ q_l) = cq·u_l with u_l = exp(−½(q_l − qmin)) ≤ 1, so the
 	// Jacobian weights u_l² stay representable when every e_l underflows.
 	cq := math.Exp(-qmin / 2)
@@ -345,4 +349,10 @@ func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error 
 		}
 	}
 	return nil
+}
+
+// overflowError reports a row whose squared distances to every landmark,
+// scaled by the lengthscale, overflow.
+func overflowError(i int) error {
+	return fmt.Errorf("bke: data row %d: its squared distances to the landmarks, divided by the squared lengthscale, overflow: rescale the data or use a larger lengthscale", i+1)
 }

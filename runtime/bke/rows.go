@@ -24,6 +24,9 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 			qmin = ql
 		}
 	}
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
+	}
 	cq := expNeg(max(-qmin/2, minExpArg))
 	// The exponentials first, in a loop of their own: independent
 	// iterations overlap, where inside the accumulating loop they would not.
@@ -79,6 +82,9 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 		if ql < qmin {
 			qmin = ql
 		}
+	}
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
 	}
 	cq := expNeg(max(-qmin/2, minExpArg))
 	// The exponentials first, in a loop of their own: independent
