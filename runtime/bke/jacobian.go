@@ -18,7 +18,7 @@ import (
 //
 // and Σ_l λ_l s_ld = tr(G⁻¹ T_d) with T_d = Σ_l e_l² s_ld v_l v_lᵀ (for an
 // isotropic ℓ, s_ld summed over d is q_l). The pass accumulates G̃ and T̃ with
-// the weights u_l² = e_l²/e_min², which keep the largest weight at 1 (G̃ =
+// the weights u_l² = e_l²/max_l e_l², which keep the largest weight at 1 (G̃ =
 // G/exp(−q_min)), so far from every landmark nothing underflows.
 //
 // closeJacobian finishes a row from G̃ and T̃ when that is accurate; when a
