@@ -27,12 +27,17 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := expNeg(max(-qmin/2, minExpArg))
+	cq := expNegOrZero(-qmin / 2)
 	// The exponentials first, in a loop of their own: independent
 	// iterations overlap, where inside the accumulating loop they would not.
 	u := sc.u[:m]
 	for l, ql := range q {
-		u[l] = expNeg(max(-0.5*(ql-qmin), minExpArg))
+		arg := -0.5 * (ql - qmin)
+		if arg < minExpArg {
+			u[l] = 0 // as expNegOrZero, which is not inlined
+			continue
+		}
+		u[l] = expNeg(arg)
 	}
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
@@ -86,12 +91,17 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := expNeg(max(-qmin/2, minExpArg))
+	cq := expNegOrZero(-qmin / 2)
 	// The exponentials first, in a loop of their own: independent
 	// iterations overlap, where inside the accumulating loop they would not.
 	u := sc.u[:m]
 	for l, ql := range q {
-		u[l] = expNeg(max(-0.5*(ql-qmin), minExpArg))
+		arg := -0.5 * (ql - qmin)
+		if arg < minExpArg {
+			u[l] = 0 // as expNegOrZero, which is not inlined
+			continue
+		}
+		u[l] = expNeg(arg)
 	}
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
