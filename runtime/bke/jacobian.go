@@ -1,0 +1,389 @@
+package bke
+
+import (
+	"fmt"
+	"math"
+)
+
+// The Jacobian term of the pseudolikelihood (eq. 13) is log γ(x) =
+// ½ log det(JᵀJ) with J_ld = ∂k(x, z_l)/∂x_d = −k(x, z_l)(x_d − z_ld)/ℓ_d².
+// Writing v_l = x − z_l and e_l = exp(−½ q_l),
+//
+//	JᵀJ = σ⁴ L⁻² G L⁻²,  G = Σ_l e_l² v_l v_lᵀ,  L = diag(ℓ),
+//
+// so log γ = D log σ² + ½ log det G − 2 Σ_d log ℓ_d. Since ∂e_l²/∂ℓ_d =
+// e_l² · 2 s_ld/ℓ_d with s_ld = v_ld²/ℓ_d²,
+//
+//	∂ log γ/∂ℓ_d = (1/ℓ_d) Σ_l λ_l s_ld − 2/ℓ_d,  λ_l = e_l² v_lᵀ G⁻¹ v_l,
+//
+// and Σ_l λ_l s_ld = tr(G⁻¹ T_d) with T_d = Σ_l e_l² s_ld v_l v_lᵀ (for an
+// isotropic ℓ, s_ld summed over d is q_l). The pass accumulates G̃ and T̃ with
+// the weights u_l² = e_l²/max_l e_l², which keep the largest weight at 1 (G̃ =
+// G/exp(−q_min)), so far from every landmark nothing underflows.
+//
+// closeJacobian finishes a row from G̃ and T̃ when that is accurate; when a
+// diagonal entry of G̃ underflows or forming det G̃ would cancel (its
+// Hadamard ratio det G̃/Π_d G̃_dd is below hadamardLimit, the v_l weighted by
+// u_l being nearly linearly dependent, as when one landmark dominates), the
+// row is recomputed by cauchyBinet.
+const (
+	tinyDiag      = 1e-290
+	hadamardLimit = 1e-4
+	// maxSubsets bounds the Cauchy–Binet sum: C(m, D) subsets of landmarks.
+	maxSubsets = 1_000_000
+)
+
+// closeJacobian returns ½ log det G̃ and, with grad, sets sc.dj[p] =
+// tr(G̃⁻¹ T̃_p). ok is false when the row needs cauchyBinet. Only the lower
+// triangles of sc.g and sc.t are filled.
+func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
+	dim := ps.md.dim
+	g := sc.g
+	switch dim {
+	case 1:
+		if !(g[0] > tinyDiag) {
+			return 0, false
+		}
+		if ps.grad {
+			for k := range sc.dj {
+				sc.dj[k] = sc.t[k] / g[0]
+			}
+		}
+		return 0.5 * math.Log(g[0]), true
+	case 2:
+		a, b, c := g[0], g[2], g[3]
+		if !(a > tinyDiag && c > tinyDiag) {
+			return 0, false
+		}
+		ba := b / a
+		r := 1 - ba*(b/c) // det G̃ = a c r
+		if !(r >= hadamardLimit) {
+			return 0, false
+		}
+		if ps.grad {
+			for k := range sc.dj {
+				t := sc.t[k*4 : k*4+4]
+				sc.dj[k] = (t[0]/a - 2*ba*t[2]/c + t[3]/c) / r
+			}
+		}
+		return 0.5 * (math.Log(a) + math.Log(c) + math.Log(r)), true
+	}
+
+	// Cholesky G̃ = LLᵀ in sc.inv (lower triangle).
+	l := sc.inv
+	copy(l, g)
+	var logDet, logHad float64
+	for j := 0; j < dim; j++ {
+		if !(g[j*dim+j] > tinyDiag) {
+			return 0, false
+		}
+		s := l[j*dim+j]
+		for k := 0; k < j; k++ {
+			s -= l[j*dim+k] * l[j*dim+k]
+		}
+		if !(s > 0) {
+			return 0, false
+		}
+		d := math.Sqrt(s)
+		l[j*dim+j] = d
+		for i := j + 1; i < dim; i++ {
+			s := l[i*dim+j]
+			for k := 0; k < j; k++ {
+				s -= l[i*dim+k] * l[j*dim+k]
+			}
+			l[i*dim+j] = s / d
+		}
+		logDet += 2 * math.Log(d)
+		logHad += math.Log(s / g[j*dim+j])
+	}
+	if logHad < math.Log(hadamardLimit) {
+		return 0, false
+	}
+	if ps.grad {
+		// tr(G̃⁻¹T): solve L Lᵀ X = T column by column, sum diag X.
+		col := sc.tmp
+		for k := range sc.dj {
+			t := sc.t[k*dim*dim : (k+1)*dim*dim]
+			var tr float64
+			for a := 0; a < dim; a++ {
+				// Column a of the symmetric T from its lower triangle.
+				for i := 0; i < dim; i++ {
+					if i >= a {
+						col[i] = t[i*dim+a]
+					} else {
+						col[i] = t[a*dim+i]
+					}
+				}
+				for i := 0; i < dim; i++ { // L y = col
+					s := col[i]
+					for j := 0; j < i; j++ {
+						s -= l[i*dim+j] * col[j]
+					}
+					col[i] = s / l[i*dim+i]
+				}
+				for i := dim - 1; i >= 0; i-- { // Lᵀ x = y
+					s := col[i]
+					for j := i + 1; j < dim; j++ {
+						s -= l[j*dim+i] * col[j]
+					}
+					col[i] = s / l[i*dim+i]
+				}
+				tr += col[a]
+			}
+			sc.dj[k] = tr
+		}
+	}
+	return 0.5 * logDet, true
+}
+
+// cauchyBinet returns ½ log det G for row i, with G = Σ_l e_l² v_l v_lᵀ, by
+// the Cauchy–Binet formula
+//
+//	det G = Σ_{S ⊂ {1..m}, |S| = D} Π_{l∈S} e_l² · det[v_l]_{l∈S}²,
+//
+// a sum of non-negative terms, so it does not cancel. Each determinant is
+// taken as det[v_{l1}, z_{l1} − z_{l2}, ..., z_{l1} − z_{lD}] (subtracting
+// the first column from the others), which stays accurate when x is far
+// from landmarks that are close together. With grad it sets sc.dj[p] =
+// Σ_S π_S Σ_{l∈S} s_lp, π_S the normalised terms, which equals
+// Σ_l λ_l s_lp.
+//
+// The weights e_l² = exp(−q_l) are taken relative to the heaviest subset's,
+// so that every term is at most its squared determinant, and landmarks are
+// visited by decreasing weight, skipping the subsets whose terms are bounded
+// below 2⁻⁶⁰ of the sum so far (at a small lengthscale most are). When even
+// so the sum is too small to trust (the heaviest subsets nearly singular),
+// it is taken again in log space over every subset (cbLog). The cost is
+// O(C(m, D) D³) at most.
+func (ps *pass) cauchyBinet(sc *scratch, i int) (float64, error) {
+	md := ps.md
+	m, dim := md.m, md.dim
+	if subsets := binomial(m, dim); subsets > maxSubsets {
+		return 0, fmt.Errorf("bke: data row %d is so far from the landmarks, relative to the lengthscale, that its Jacobian det(JᵀJ) cannot be computed accurately (it would take %.3g terms); use fewer landmarks or a larger lengthscale", i+1, subsets)
+	}
+	// Landmarks by increasing q, that is decreasing weight (insertion
+	// sort: no allocation).
+	order := sc.order
+	for l := range order {
+		order[l] = l
+		for k := l; k > 0 && sc.q[order[k]] < sc.q[order[k-1]]; k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	// Log weights relative to qref, the mean q of the heaviest subset, whose
+	// log weight is then 0 and every other subset's negative.
+	var qref float64
+	for _, l := range order[:dim] {
+		qref += sc.q[l]
+	}
+	qref /= float64(dim)
+	for l, q := range sc.q {
+		sc.lw[l] = qref - q
+	}
+	// Every term is at most its weight times a bound on det² by the
+	// product of its column norms (|v_l|² for the first, the landmarks'
+	// squared diameter for the others), and there are C(m, D) of them.
+	var maxV2 float64
+	for l := 0; l < m; l++ {
+		var v2 float64
+		for _, v := range sc.v[l*dim : (l+1)*dim] {
+			v2 += v * v
+		}
+		maxV2 = math.Max(maxV2, v2)
+	}
+	sc.cbBound = maxV2 * math.Pow(md.diam2, float64(dim-1)) * binomial(m, dim)
+	sc.cbSum = 0
+	clear(sc.dj)
+	ps.cbLinear(sc, 0, 0, 0)
+	// Terms skipped for underflow weigh below e^-708 > 2⁻¹⁰²²; accept the
+	// sum when they are sure to be below 2⁻⁶⁰ of it.
+	if sum := sc.cbSum; sum > 0x1p-960*sc.cbBound {
+		for k := range sc.dj {
+			sc.dj[k] /= sum
+		}
+		return 0.5 * (math.Log(sum) - float64(dim)*qref), nil
+	}
+	return ps.cbLog(sc, i)
+}
+
+// cbLinear adds to sc.cbSum (and sc.dj) the terms of the subsets that
+// extend the first depth chosen landmarks (sc.idx[:depth], with log weight
+// lw) by landmarks at positions ≥ from of sc.order. It stops at a depth when
+// the heaviest subset it could still complete, times sc.cbBound, is below
+// 2⁻⁶⁰ of the sum so far: later landmarks weigh no more.
+func (ps *pass) cbLinear(sc *scratch, depth, from int, lw float64) {
+	dim, np := ps.md.dim, ps.np
+	order := sc.order
+	for k := from; k <= len(order)-(dim-depth); k++ {
+		l := order[k]
+		pl := lw + sc.lw[l]
+		// The heaviest completion takes the next landmarks in order.
+		best := pl
+		for j := k + 1; j < k+dim-depth; j++ {
+			best += sc.lw[order[j]]
+		}
+		if best < minExpArg || expNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum {
+			return
+		}
+		sc.idx[depth] = l
+		if depth+1 < dim {
+			ps.cbLinear(sc, depth+1, k+1, pl)
+			continue
+		}
+		det := ps.subsetDet(sc, sc.idx)
+		term := expNeg(pl) * det * det
+		if term == 0 {
+			continue
+		}
+		sc.cbSum += term
+		if ps.grad {
+			for p := 0; p < np; p++ {
+				sc.dj[p] += term * ps.subsetGrad(sc, p)
+			}
+		}
+	}
+}
+
+// subsetGrad is Σ_{l∈S} s_lp for the subset S = sc.idx (q_l when isotropic).
+func (ps *pass) subsetGrad(sc *scratch, p int) float64 {
+	var g float64
+	for _, l := range sc.idx {
+		if ps.np == 1 {
+			g += sc.q[l]
+		} else {
+			g += sc.s[l*ps.md.dim+p]
+		}
+	}
+	return g
+}
+
+// cbLog is the Cauchy–Binet sum over every subset in log space, with a
+// running maximum, for rows whose terms underflow even after rescaling.
+func (ps *pass) cbLog(sc *scratch, i int) (float64, error) {
+	m, np := ps.md.m, ps.np
+	idx := sc.idx
+	for k := range idx {
+		idx[k] = k
+	}
+	top := math.Inf(-1) // running maximum of the log terms
+	var sum float64
+	clear(sc.dj)
+	for more := true; more; more = nextSubset(idx, m) {
+		det := ps.subsetDet(sc, idx)
+		lt := 2 * math.Log(math.Abs(det))
+		for _, l := range idx {
+			lt -= sc.q[l]
+		}
+		if !(lt > math.Inf(-1)) {
+			continue // a zero determinant, or a term below even log range
+		}
+		w := 1.0
+		if lt > top {
+			scale := math.Exp(top - lt)
+			sum *= scale
+			for k := range sc.dj {
+				sc.dj[k] *= scale
+			}
+			top = lt
+		} else {
+			w = math.Exp(lt - top)
+		}
+		sum += w
+		if ps.grad {
+			for p := 0; p < np; p++ {
+				sc.dj[p] += w * ps.subsetGrad(sc, p)
+			}
+		}
+	}
+	if sum == 0 {
+		return 0, fmt.Errorf("bke: the Jacobian of the landmark features is singular at data row %d (det(JᵀJ) = 0): the point and the landmarks lie in a lower-dimensional subspace", i+1)
+	}
+	for k := range sc.dj {
+		sc.dj[k] /= sum
+	}
+	return 0.5 * (top + math.Log(sum)), nil
+}
+
+// subsetDet returns det[v_{l1}, z_{l1} − z_{l2}, ..., z_{l1} − z_{lD}] for
+// the landmarks idx, which equals det[v_{l1}, ..., v_{lD}].
+func (ps *pass) subsetDet(sc *scratch, idx []int) float64 {
+	md := ps.md
+	dim := md.dim
+	l1 := idx[0]
+	v := sc.v[l1*dim : (l1+1)*dim]
+	z1 := md.zrow(l1)
+	switch dim {
+	case 1:
+		return v[0]
+	case 2:
+		z2 := md.zrow(idx[1])
+		return v[0]*(z1[1]-z2[1]) - v[1]*(z1[0]-z2[0])
+	}
+	if dim == 3 {
+		// v · ((z1 − z2) × (z1 − z3)).
+		z2, z3 := md.zrow(idx[1]), md.zrow(idx[2])
+		b0, b1, b2 := z1[0]-z2[0], z1[1]-z2[1], z1[2]-z2[2]
+		c0, c1, c2 := z1[0]-z3[0], z1[1]-z3[1], z1[2]-z3[2]
+		return v[0]*(b1*c2-b2*c1) + v[1]*(b2*c0-b0*c2) + v[2]*(b0*c1-b1*c0)
+	}
+	a := sc.inv
+	for r := 0; r < dim; r++ {
+		a[r*dim] = v[r]
+		for c := 1; c < dim; c++ {
+			a[r*dim+c] = z1[r] - md.zrow(idx[c])[r]
+		}
+	}
+	det := 1.0
+	for c := 0; c < dim; c++ {
+		p := c
+		for r := c + 1; r < dim; r++ {
+			if math.Abs(a[r*dim+c]) > math.Abs(a[p*dim+c]) {
+				p = r
+			}
+		}
+		if a[p*dim+c] == 0 {
+			return 0
+		}
+		if p != c {
+			for k := 0; k < dim; k++ {
+				a[p*dim+k], a[c*dim+k] = a[c*dim+k], a[p*dim+k]
+			}
+			det = -det
+		}
+		piv := a[c*dim+c]
+		det *= piv
+		for r := c + 1; r < dim; r++ {
+			f := a[r*dim+c] / piv
+			for k := c + 1; k < dim; k++ {
+				a[r*dim+k] -= f * a[c*dim+k]
+			}
+		}
+	}
+	return det
+}
+
+// nextSubset advances idx to the next D-subset of {0..m−1} in
+// lexicographic order and reports whether there was one.
+func nextSubset(idx []int, m int) bool {
+	k := len(idx) - 1
+	for k >= 0 && idx[k] == m-len(idx)+k {
+		k--
+	}
+	if k < 0 {
+		return false
+	}
+	idx[k]++
+	for j := k + 1; j < len(idx); j++ {
+		idx[j] = idx[j-1] + 1
+	}
+	return true
+}
+
+// binomial returns C(m, k) as a float64.
+func binomial(m, k int) float64 {
+	c := 1.0
+	for j := 0; j < k; j++ {
+		c = c * float64(m-j) / float64(j+1)
+	}
+	return c
+}

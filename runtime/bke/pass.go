@@ -1,0 +1,358 @@
+package bke
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// blockRows is the number of data rows summed together before their block
+// totals are combined. Blocks are combined in row order, so a result does
+// not depend on the number of workers.
+const blockRows = 512
+
+// minEntriesPerWorker is the least number of kernel entries n·m per extra
+// goroutine: below it (n = 800, m = 20, say) starting one costs more than it
+// saves.
+const minEntriesPerWorker = 12288
+
+// shiftRows is the number of evenly spaced rows whose kernel values give the
+// shifts c_l of the centred sums.
+const shiftRows = 32
+
+// pass is one fused sweep over the data rows at fixed hyperparameters. It
+// computes, with e_il = exp(−½ q_il), q_il = Σ_d (x_id − z_ld)²/ℓ_d² (the
+// kernel at amplitude 1):
+//
+//   - the embedding μ̂_l = (1/n) Σ_i e_il and the centred sum of squares
+//     Σ_il (e_il − μ̂_l)², both from sums shifted by c_l ≈ μ̂_l so that
+//     neither cancels when every e_il is close to the same value;
+//   - with grad, for each lengthscale p the sums of y_ilp = e_il q_il
+//     (isotropic) or e_il (x_ip − z_lp)²/ℓ_p² (ARD), that is ℓ_p ∂e_il/∂ℓ_p,
+//     and their centred cross products with e;
+//   - with jac, Σ_i ½ log det G_i, G_i = Σ_l e_il² v_il v_ilᵀ, v_il = x_i − z_l,
+//     and with grad also Σ_i Σ_l λ_il s_ilp, the terms of its derivative
+//     (see closeJacobian).
+type pass struct {
+	md   *Model
+	p    *params
+	grad bool
+	jac  bool
+	np   int       // number of lengthscales: 1 or D
+	c    []float64 // shifts of e, per landmark
+	cy   []float64 // shifts of y, per landmark and lengthscale
+}
+
+// passResult holds a pass's totals at amplitude 1.
+type passResult struct {
+	mu     []float64 // μ̂_l
+	css    float64   // Σ_il (e_il − μ̂_l)²
+	ymean  []float64 // (1/n) Σ_i y_ilp, m×np row-major
+	ycov   []float64 // Σ_il (e_il − μ̂_l) y_ilp, per p
+	logJac float64   // Σ_i ½ log det G_i
+	dJac   []float64 // Σ_i Σ_l λ_il s_ilp, per p
+}
+
+// scratch is one worker's per-row workspace.
+type scratch struct {
+	v   []float64 // m×D differences x_i − z_l
+	s   []float64 // m×D scaled squares (x_id − z_ld)²/ℓ_d², used for ARD
+	q   []float64 // m: q_il
+	u   []float64 // m: exp(−½(q_il − min_l q_il))
+	g   []float64 // D×D: G̃
+	t   []float64 // np×D×D: T̃_p
+	inv []float64 // D×D: the Cholesky factor of G̃, or elimination workspace
+	tmp []float64 // D: a column in closeJacobian
+	dj  []float64 // np: Σ_l λ_l s_lp of the current row
+	idx []int     // D: a subset of landmarks
+	// For cauchyBinet: log weights and landmarks by decreasing weight.
+	lw      []float64
+	order   []int
+	cbSum   float64
+	cbBound float64
+}
+
+func (ps *pass) newScratch() *scratch {
+	m, dim := ps.md.m, ps.md.dim
+	return &scratch{
+		v:     make([]float64, m*dim),
+		s:     make([]float64, m*dim),
+		q:     make([]float64, m),
+		u:     make([]float64, m),
+		g:     make([]float64, dim*dim),
+		t:     make([]float64, ps.np*dim*dim),
+		inv:   make([]float64, dim*dim),
+		tmp:   make([]float64, dim),
+		dj:    make([]float64, ps.np),
+		idx:   make([]int, dim),
+		lw:    make([]float64, m),
+		order: make([]int, m),
+	}
+}
+
+// blockSums views one block's slice of the accumulation buffer.
+type blockSums struct {
+	s1, s2  []float64 // Σ(e − c), Σ(e − c)² per landmark
+	sy, sky []float64 // Σ(y − c_y), Σ(e − c)(y − c_y) per landmark and p
+	dJac    []float64 // per p
+	logJac  *float64
+}
+
+func (ps *pass) blockSize() int { return 2*ps.md.m + 2*ps.md.m*ps.np + ps.np + 1 }
+
+func (ps *pass) view(buf []float64) blockSums {
+	m, np := ps.md.m, ps.np
+	return blockSums{
+		s1:     buf[:m],
+		s2:     buf[m : 2*m],
+		sy:     buf[2*m : 2*m+m*np],
+		sky:    buf[2*m+m*np : 2*m+2*m*np],
+		dJac:   buf[2*m+2*m*np : 2*m+2*m*np+np],
+		logJac: &buf[2*m+2*m*np+np],
+	}
+}
+
+// run performs the pass.
+func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
+	ps := &pass{md: md, p: p, grad: grad, jac: jac, np: len(p.ell)}
+	ps.shifts()
+
+	nb := (md.n + blockRows - 1) / blockRows
+	size := ps.blockSize()
+	buf := make([]float64, nb*size)
+	errs := make([]error, nb)
+	workers := min(md.workers, nb, max(1, md.n*md.m/minEntriesPerWorker))
+	var next atomic.Int64
+	work := func() {
+		sc := ps.newScratch()
+		for {
+			b := int(next.Add(1)) - 1
+			if b >= nb {
+				return
+			}
+			bs := ps.view(buf[b*size : (b+1)*size])
+			for i := b * blockRows; i < min((b+1)*blockRows, md.n); i++ {
+				if err := ps.row(sc, bs, i); err != nil {
+					errs[b] = err
+					break
+				}
+			}
+		}
+	}
+	if workers <= 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	// Combine the blocks in order.
+	tot := make([]float64, size)
+	for b := 0; b < nb; b++ {
+		for k, v := range buf[b*size : (b+1)*size] {
+			tot[k] += v
+		}
+	}
+	t := ps.view(tot)
+	n := float64(md.n)
+	res := &passResult{
+		mu:     make([]float64, md.m),
+		ymean:  make([]float64, md.m*ps.np),
+		ycov:   make([]float64, ps.np),
+		logJac: *t.logJac,
+		dJac:   t.dJac,
+	}
+	for l := 0; l < md.m; l++ {
+		res.mu[l] = ps.c[l] + t.s1[l]/n
+		res.css += math.Max(0, t.s2[l]-t.s1[l]*t.s1[l]/n)
+		if grad {
+			for k := 0; k < ps.np; k++ {
+				j := l*ps.np + k
+				res.ymean[j] = ps.cy[j] + t.sy[j]/n
+				// Σ_i (e − μ̂)(y − ȳ) from the shifted sums.
+				res.ycov[k] += t.sky[j] - t.s1[l]*t.sy[j]/n
+			}
+		}
+	}
+	return res, nil
+}
+
+// shifts sets c_l and c_y to the means of e and y over a few evenly spaced
+// rows: close enough to the full means that the shifted sums do not cancel.
+func (ps *pass) shifts() {
+	md := ps.md
+	m, dim, np := md.m, md.dim, ps.np
+	ps.c = make([]float64, m)
+	ps.cy = make([]float64, m*np)
+	ns := min(md.n, shiftRows)
+	for k := 0; k < ns; k++ {
+		xi := md.xrow(k * md.n / ns)
+		for l := 0; l < m; l++ {
+			zl := md.zrow(l)
+			var q float64
+			for d := 0; d < dim; d++ {
+				v := xi[d] - zl[d]
+				q += v * v * ps.p.inv2[d]
+			}
+			e := math.Exp(-q / 2)
+			ps.c[l] += e
+			if !ps.grad {
+				continue
+			}
+			if np == 1 {
+				ps.cy[l] += e * q
+				continue
+			}
+			for d := 0; d < dim; d++ {
+				v := xi[d] - zl[d]
+				ps.cy[l*np+d] += e * v * v * ps.p.inv2[d]
+			}
+		}
+	}
+	for l := range ps.c {
+		ps.c[l] /= float64(ns)
+	}
+	for j := range ps.cy {
+		ps.cy[j] /= float64(ns)
+	}
+}
+
+// row adds data row i to the block sums.
+func (ps *pass) row(sc *scratch, bs blockSums, i int) error {
+	if ps.jac {
+		switch ps.md.dim {
+		case 1:
+			return ps.row1(sc, bs, i)
+		case 2:
+			return ps.row2(sc, bs, i)
+		}
+	}
+	return ps.rowGeneral(sc, bs, i)
+}
+
+// rowGeneral is row for any D.
+func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
+	md := ps.md
+	m, dim, np := md.m, md.dim, ps.np
+	xi := md.xrow(i)
+	ard := np > 1
+	inv2 := ps.p.inv2
+
+	qmin := math.Inf(1)
+	for l := 0; l < m; l++ {
+		zl := md.zrow(l)
+		var q float64
+		for d := 0; d < dim; d++ {
+			v := xi[d] - zl[d]
+			sc.v[l*dim+d] = v
+			s := v * v * inv2[d]
+			sc.s[l*dim+d] = s
+			q += s
+		}
+		sc.q[l] = q
+		qmin = math.Min(qmin, q)
+	}
+
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
+	}
+	// e_l = exp(−½ q_l) = cq·u_l with u_l = exp(−½(q_l − qmin)) ≤ 1, so the
+	// Jacobian weights u_l² stay representable when every e_l underflows.
+	cq := math.Exp(-qmin / 2)
+	if ps.jac {
+		clear(sc.g)
+		clear(sc.t)
+	}
+	for l := 0; l < m; l++ {
+		u := math.Exp(-(sc.q[l] - qmin) / 2)
+		e := cq * u
+		de := e - ps.c[l]
+		bs.s1[l] += de
+		bs.s2[l] += de * de
+		if ps.grad {
+			if !ard {
+				dy := e*sc.q[l] - ps.cy[l]
+				bs.sy[l] += dy
+				bs.sky[l] += de * dy
+			} else {
+				for k := 0; k < np; k++ {
+					j := l*np + k
+					dy := e*sc.s[l*dim+k] - ps.cy[j]
+					bs.sy[j] += dy
+					bs.sky[j] += de * dy
+				}
+			}
+		}
+		if !ps.jac {
+			continue
+		}
+		w := u * u
+		vl := sc.v[l*dim : (l+1)*dim]
+		for a := 0; a < dim; a++ {
+			wa := w * vl[a]
+			for b := 0; b <= a; b++ {
+				sc.g[a*dim+b] += wa * vl[b]
+			}
+		}
+		if !ps.grad {
+			continue
+		}
+		for k := 0; k < np; k++ {
+			var wk float64
+			if ard {
+				wk = w * sc.s[l*dim+k]
+			} else {
+				wk = w * sc.q[l]
+			}
+			tk := sc.t[k*dim*dim : (k+1)*dim*dim]
+			for a := 0; a < dim; a++ {
+				wa := wk * vl[a]
+				for b := 0; b <= a; b++ {
+					tk[a*dim+b] += wa * vl[b]
+				}
+			}
+		}
+	}
+	if !ps.jac {
+		return nil
+	}
+	return ps.finishRow(sc, bs, i, qmin)
+}
+
+// finishRow adds row i's Jacobian terms, from sc.g and sc.t or, when those
+// are inaccurate, by cauchyBinet.
+func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	dim, np := ps.md.dim, ps.np
+	half, ok := ps.closeJacobian(sc)
+	if ok {
+		half -= float64(dim) * qmin / 2
+	} else {
+		var err error
+		if half, err = ps.cauchyBinet(sc, i); err != nil {
+			return err
+		}
+	}
+	*bs.logJac += half
+	if ps.grad {
+		for k := 0; k < np; k++ {
+			bs.dJac[k] += sc.dj[k]
+		}
+	}
+	return nil
+}
+
+// overflowError reports a row whose squared distances to every landmark,
+// scaled by the lengthscale, overflow.
+func overflowError(i int) error {
+	return fmt.Errorf("bke: data row %d: its squared distances to the landmarks, divided by the squared lengthscale, overflow: rescale the data or use a larger lengthscale", i+1)
+}

@@ -1,0 +1,179 @@
+package bke
+
+import "math"
+
+// row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
+// Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
+// through memory, and with expNeg in place of math.Exp. They compute the
+// same sums (TestRowsMatchGeneral).
+
+// row1 is row for D = 1 (where isotropic and ARD coincide).
+func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
+	m := ps.md.m
+	x := ps.md.x[i]
+	z := ps.md.z[:m]
+	a := ps.p.inv2[0]
+	v, q := sc.v[:m], sc.q[:m]
+	qmin := math.Inf(1)
+	for l, zl := range z {
+		d := x - zl
+		v[l] = d
+		ql := d * d * a
+		q[l] = ql
+		if ql < qmin {
+			qmin = ql
+		}
+	}
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
+	}
+	cq := expNegOrZero(-qmin / 2)
+	// The exponentials first, in a loop of their own: independent
+	// iterations overlap, where inside the accumulating loop they would not.
+	u := sc.u[:m]
+	for l, ql := range q {
+		arg := -0.5 * (ql - qmin)
+		if arg < minExpArg {
+			u[l] = 0 // as expNegOrZero, which is not inlined
+			continue
+		}
+		u[l] = expNeg(arg)
+	}
+	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
+	var g, t float64
+	if ps.grad {
+		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
+		for l, ql := range q {
+			u := u[l]
+			e := cq * u
+			de := e - c[l]
+			s1[l] += de
+			s2[l] += de * de
+			dy := e*ql - cy[l]
+			sy[l] += dy
+			sky[l] += de * dy
+			w := u * u * v[l] * v[l]
+			g += w
+			t += w * ql
+		}
+	} else {
+		for l, u := range u {
+			de := cq*u - c[l]
+			s1[l] += de
+			s2[l] += de * de
+			g += u * u * v[l] * v[l]
+		}
+	}
+	sc.g[0], sc.t[0] = g, t
+	return ps.finishRow(sc, bs, i, qmin)
+}
+
+// row2 is row for D = 2.
+func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
+	m := ps.md.m
+	x0, x1 := ps.md.x[2*i], ps.md.x[2*i+1]
+	z := ps.md.z[:2*m]
+	a0, a1 := ps.p.inv2[0], ps.p.inv2[1]
+	v, s, q := sc.v[:2*m], sc.s[:2*m], sc.q[:m]
+	qmin := math.Inf(1)
+	for l := range q {
+		d0 := x0 - z[2*l]
+		d1 := x1 - z[2*l+1]
+		v[2*l], v[2*l+1] = d0, d1
+		s0, s1 := d0*d0*a0, d1*d1*a1
+		s[2*l], s[2*l+1] = s0, s1
+		ql := s0 + s1
+		q[l] = ql
+		if ql < qmin {
+			qmin = ql
+		}
+	}
+	if math.IsInf(qmin, 1) {
+		return overflowError(i)
+	}
+	cq := expNegOrZero(-qmin / 2)
+	// The exponentials first, in a loop of their own: independent
+	// iterations overlap, where inside the accumulating loop they would not.
+	u := sc.u[:m]
+	for l, ql := range q {
+		arg := -0.5 * (ql - qmin)
+		if arg < minExpArg {
+			u[l] = 0 // as expNegOrZero, which is not inlined
+			continue
+		}
+		u[l] = expNeg(arg)
+	}
+	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
+	var g00, g10, g11 float64
+	switch {
+	case !ps.grad:
+		for l, u := range u {
+			de := cq*u - c[l]
+			sum1[l] += de
+			sum2[l] += de * de
+			d0, d1 := v[2*l], v[2*l+1]
+			w := u * u
+			w0 := w * d0
+			g00 += w0 * d0
+			g10 += w0 * d1
+			g11 += w * d1 * d1
+		}
+	case ps.np == 1:
+		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
+		var t00, t10, t11 float64
+		for l, ql := range q {
+			u := u[l]
+			e := cq * u
+			de := e - c[l]
+			sum1[l] += de
+			sum2[l] += de * de
+			dy := e*ql - cy[l]
+			sy[l] += dy
+			sky[l] += de * dy
+			d0, d1 := v[2*l], v[2*l+1]
+			w := u * u
+			w0, w1 := w*d0, w*d1
+			p00, p10, p11 := w0*d0, w0*d1, w1*d1
+			g00 += p00
+			g10 += p10
+			g11 += p11
+			t00 += p00 * ql
+			t10 += p10 * ql
+			t11 += p11 * ql
+		}
+		sc.t[0], sc.t[2], sc.t[3] = t00, t10, t11
+	default:
+		cy, sy, sky := ps.cy[:2*m], bs.sy[:2*m], bs.sky[:2*m]
+		var t000, t010, t011, t100, t110, t111 float64
+		for l, u := range u {
+			e := cq * u
+			de := e - c[l]
+			sum1[l] += de
+			sum2[l] += de * de
+			s0, s1 := s[2*l], s[2*l+1]
+			dy0 := e*s0 - cy[2*l]
+			dy1 := e*s1 - cy[2*l+1]
+			sy[2*l] += dy0
+			sy[2*l+1] += dy1
+			sky[2*l] += de * dy0
+			sky[2*l+1] += de * dy1
+			d0, d1 := v[2*l], v[2*l+1]
+			w := u * u
+			w0, w1 := w*d0, w*d1
+			p00, p10, p11 := w0*d0, w0*d1, w1*d1
+			g00 += p00
+			g10 += p10
+			g11 += p11
+			t000 += p00 * s0
+			t010 += p10 * s0
+			t011 += p11 * s0
+			t100 += p00 * s1
+			t110 += p10 * s1
+			t111 += p11 * s1
+		}
+		sc.t[0], sc.t[2], sc.t[3] = t000, t010, t011
+		sc.t[4], sc.t[6], sc.t[7] = t100, t110, t111
+	}
+	sc.g[0], sc.g[2], sc.g[3] = g00, g10, g11
+	return ps.finishRow(sc, bs, i, qmin)
+}

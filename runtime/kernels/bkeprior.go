@@ -1,0 +1,302 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// BKEMeasure selects the measure ν of the Bayesian kernel embedding prior
+// covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) (Flaxman et al. 2016, eq. 4).
+type BKEMeasure int
+
+const (
+	// BKENormalised is the Lebesgue form without its constant factor,
+	// r(x, y) = σ⁴ exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²): the prior of the
+	// authors' Stan program, and the default.
+	BKENormalised BKEMeasure = iota
+	// BKELebesgue is ν = Lebesgue measure:
+	// r(x, y) = σ⁴ π^{D/2} Π_d ℓ_d · exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²).
+	BKELebesgue
+	// BKEGaussian is the finite measure ν(du) = exp(−|u|²/(2η²)) du:
+	// r(x, y) = σ⁴ Π_d ℓ_d η √(2π/(ℓ_d² + 2η²))
+	// · exp(−(x_d − y_d)²/(4ℓ_d²) − s_d²/(ℓ_d² + 2η²)), s = (x + y)/2.
+	BKEGaussian
+)
+
+// String returns the measure's name as KML spells it: "normalised",
+// "lebesgue" or "gaussian".
+func (m BKEMeasure) String() string {
+	switch m {
+	case BKENormalised:
+		return "normalised"
+	case BKELebesgue:
+		return "lebesgue"
+	case BKEGaussian:
+		return "gaussian"
+	}
+	return fmt.Sprintf("BKEMeasure(%d)", int(m))
+}
+
+// BKEPrior is the covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) of the
+// Bayesian kernel embedding prior μ ~ GP(0, r) (Flaxman et al. 2016, eqs. 3–4
+// and appendix A.3) for the squared exponential kernel
+//
+//	k(x, y) = σ² exp(−½ Σ_d (x_d − y_d)²/ℓ_d²),
+//
+// with amplitude σ² ("amp", 1 for a plain rbf) and an isotropic (one) or
+// ARD (one per dimension) lengthscale ℓ.
+//
+// The integrand factorises over dimensions. Per dimension, with s = (x + y)/2,
+// (x − u)² + (y − u)² = 2(u − s)² + ½(x − y)², so under Lebesgue measure
+// ∫ exp(−(u − s)²/ℓ²) du = √π ℓ gives
+//
+//	r(x, y) = σ⁴ π^{D/2} Π_d ℓ_d · exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²),
+//
+// which is π^{D/2} |Σ|^{1/2} with Σ = diag(ℓ²), an SE kernel of lengthscale
+// ℓ√2; the σ⁴ is the square of the two amplitudes. The normalised form drops
+// the constant π^{D/2} Π_d ℓ_d (but keeps σ⁴). Under the Gaussian measure
+// ν(du) = exp(−|u|²/(2η²)) du the per-dimension exponent gains η⁻²u²;
+// completing the square in u leaves the factor
+// ℓ η √(2π/(ℓ² + 2η²)) exp(−(x − y)²/(4ℓ²) − s²/(ℓ² + 2η²)), which tends to
+// the Lebesgue one as η → ∞. η is fixed, not a hyperparameter.
+//
+// The hyperparameters are amp then ell ("amp", "ell" or "ell.1", "ell.2",
+// ...). A BKEPrior is immutable and safe for concurrent use.
+type BKEPrior struct {
+	amp     float64
+	ell     []float64
+	measure BKEMeasure
+	eta     float64
+}
+
+var _ Kernel = (*BKEPrior)(nil)
+
+// NewBKEPrior returns the BKE prior covariance of the SE kernel with
+// amplitude amp (σ²) and lengthscales ell (length 1 for isotropic, D for
+// ARD) under the given measure. eta is the scale η of the Gaussian measure
+// and is ignored by the others. It returns an error naming the parameter
+// when amp, an ell or eta is not positive and finite.
+func NewBKEPrior(amp float64, ell []float64, measure BKEMeasure, eta float64) (*BKEPrior, error) {
+	if len(ell) == 0 {
+		return nil, fmt.Errorf("bkeprior: no lengthscale given")
+	}
+	switch measure {
+	case BKENormalised, BKELebesgue:
+		eta = 0
+	case BKEGaussian:
+		if !(eta > 0) || math.IsInf(eta, 1) {
+			return nil, fmt.Errorf("bkeprior: eta = %g: the scale of the Gaussian measure must be positive and finite", eta)
+		}
+	default:
+		return nil, fmt.Errorf("bkeprior: unknown measure %d", int(measure))
+	}
+	p := &BKEPrior{measure: measure, eta: eta, ell: make([]float64, len(ell))}
+	h := make([]float64, 1+len(ell))
+	h[0] = amp
+	copy(h[1:], ell)
+	if err := p.set(h); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// set validates and stores the hyperparameters h = [amp, ell...].
+func (p *BKEPrior) set(h []float64) error {
+	names := p.HyperNames()
+	for i, v := range h {
+		if !(v > 0) || math.IsInf(v, 1) {
+			what := "lengthscale"
+			if i == 0 {
+				what = "amplitude"
+			}
+			return fmt.Errorf("bkeprior: %s = %g: the %s must be positive and finite", names[i], v, what)
+		}
+	}
+	p.amp = h[0]
+	copy(p.ell, h[1:])
+	return nil
+}
+
+// Measure returns the measure ν.
+func (p *BKEPrior) Measure() BKEMeasure { return p.measure }
+
+// Eta returns the scale η of the Gaussian measure (0 for the others).
+func (p *BKEPrior) Eta() float64 { return p.eta }
+
+// NumHyper returns 1 + len(ell).
+func (p *BKEPrior) NumHyper() int { return 1 + len(p.ell) }
+
+// Hyper appends amp and the lengthscales to dst.
+func (p *BKEPrior) Hyper(dst []float64) []float64 {
+	dst = append(dst, p.amp)
+	return append(dst, p.ell...)
+}
+
+// HyperNames returns "amp" then "ell" (isotropic) or "ell.1", ..., "ell.D".
+func (p *BKEPrior) HyperNames() []string {
+	names := []string{"amp"}
+	if len(p.ell) == 1 {
+		return append(names, "ell")
+	}
+	for d := range p.ell {
+		names = append(names, "ell."+strconv.Itoa(d+1))
+	}
+	return names
+}
+
+// WithHyper returns the prior with hyperparameters h = [amp, ell...], the
+// same measure and η.
+func (p *BKEPrior) WithHyper(h []float64) (Kernel, error) {
+	if len(h) != p.NumHyper() {
+		panic(fmt.Sprintf("kernels: BKEPrior.WithHyper: %d hyperparameters, want %d", len(h), p.NumHyper()))
+	}
+	q := &BKEPrior{measure: p.measure, eta: p.eta, ell: make([]float64, len(p.ell))}
+	if err := q.set(h); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Dim returns 0 for an isotropic lengthscale and len(ell) for ARD.
+func (p *BKEPrior) Dim() int {
+	if len(p.ell) == 1 {
+		return 0
+	}
+	return len(p.ell)
+}
+
+func (p *BKEPrior) check(x, y []float64) {
+	if len(x) != len(y) {
+		panic(fmt.Sprintf("kernels: BKEPrior: len(x) = %d, len(y) = %d", len(x), len(y)))
+	}
+	if len(p.ell) > 1 && len(x) != len(p.ell) {
+		panic(fmt.Sprintf("kernels: BKEPrior: len(x) = %d, ARD kernel has %d lengthscales", len(x), len(p.ell)))
+	}
+}
+
+// lengthscale returns ℓ_d.
+func (p *BKEPrior) lengthscale(d int) float64 {
+	if len(p.ell) == 1 {
+		return p.ell[0]
+	}
+	return p.ell[d]
+}
+
+// logTerm returns the log of dimension d's factor of r/σ⁴ and its
+// derivatives with respect to ℓ_d and to x_d.
+func (p *BKEPrior) logTerm(d int, xd, yd float64) (logf, dEll, dX float64) {
+	l := p.lengthscale(d)
+	diff := xd - yd
+	l2 := l * l
+	logf = -diff * diff / (4 * l2)
+	dEll = diff * diff / (2 * l2 * l)
+	dX = -diff / (2 * l2)
+	switch p.measure {
+	case BKELebesgue:
+		logf += 0.5*math.Log(math.Pi) + math.Log(l)
+		dEll += 1 / l
+	case BKEGaussian:
+		e2 := 2 * p.eta * p.eta
+		c := l2 + e2
+		s := (xd + yd) / 2
+		logf += math.Log(l*p.eta) + 0.5*math.Log(2*math.Pi/c) - s*s/c
+		dEll += 1/l - l/c + 2*l*s*s/(c*c)
+		dX -= s / c
+	}
+	return logf, dEll, dX
+}
+
+// Eval returns r(x, y).
+func (p *BKEPrior) Eval(x, y []float64) float64 {
+	p.check(x, y)
+	var lr float64
+	for d := range x {
+		f, _, _ := p.logTerm(d, x[d], y[d])
+		lr += f
+	}
+	return p.amp * p.amp * math.Exp(lr)
+}
+
+// GradHyper writes ∂r/∂amp = 2r/amp and ∂r/∂ℓ into dst and returns r(x, y).
+func (p *BKEPrior) GradHyper(dst, x, y []float64) float64 {
+	p.check(x, y)
+	if len(dst) != p.NumHyper() {
+		panic(fmt.Sprintf("kernels: BKEPrior.GradHyper: len(dst) = %d, want %d", len(dst), p.NumHyper()))
+	}
+	for i := range dst {
+		dst[i] = 0
+	}
+	var lr float64
+	for d := range x {
+		f, de, _ := p.logTerm(d, x[d], y[d])
+		lr += f
+		if len(p.ell) == 1 {
+			dst[1] += de
+		} else {
+			dst[1+d] = de
+		}
+	}
+	r := p.amp * p.amp * math.Exp(lr)
+	dst[0] = 2 * r / p.amp
+	for i := 1; i < len(dst); i++ {
+		dst[i] *= r
+	}
+	return r
+}
+
+// GradX writes ∂r(x, y)/∂x into dst and returns r(x, y).
+func (p *BKEPrior) GradX(dst, x, y []float64) float64 {
+	p.check(x, y)
+	if len(dst) != len(x) {
+		panic(fmt.Sprintf("kernels: BKEPrior.GradX: len(dst) = %d, want %d", len(dst), len(x)))
+	}
+	var lr float64
+	for d := range x {
+		f, _, dx := p.logTerm(d, x[d], y[d])
+		lr += f
+		dst[d] = dx
+	}
+	r := p.amp * p.amp * math.Exp(lr)
+	for d := range dst {
+		dst[d] *= r
+	}
+	return r
+}
+
+// String writes the prior as KML source, e.g. "bkeprior(rbf(0.5))" or
+// `bkeprior(2 * rbf([1, 2]), prior: "gaussian", eta: 3)`.
+func (p *BKEPrior) String() string {
+	var b strings.Builder
+	b.WriteString("bkeprior(")
+	if p.amp != 1 {
+		b.WriteString(bkeFormatFloat(p.amp))
+		b.WriteString(" * ")
+	}
+	b.WriteString("rbf(")
+	if len(p.ell) == 1 {
+		b.WriteString(bkeFormatFloat(p.ell[0]))
+	} else {
+		b.WriteByte('[')
+		for d, l := range p.ell {
+			if d > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(bkeFormatFloat(l))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(')')
+	if p.measure != BKENormalised {
+		fmt.Fprintf(&b, ", prior: %q", p.measure.String())
+	}
+	if p.measure == BKEGaussian {
+		b.WriteString(", eta: ")
+		b.WriteString(bkeFormatFloat(p.eta))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func bkeFormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
