@@ -44,8 +44,8 @@ type Thread struct {
 	depth int
 	// Tape is set while a model's log density is being evaluated.
 	Tape *ad.Tape
-	// model is the model whose log density is being evaluated, if any.
-	model *Model
+	// comp is the compiled model whose log density is being evaluated.
+	comp *Compiled
 }
 
 func (in *Interpreter) newThread(ctx context.Context) *Thread {

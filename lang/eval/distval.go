@@ -1,0 +1,290 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
+)
+
+// DistVal is a distribution as a value: a family and its parameters. Each
+// parameter is a number or a vector (a vectorised parameter, one value per
+// observation), and any of them may depend on model parameters; the log
+// density then records its derivatives on the tape.
+type DistVal struct {
+	Family dist.Family
+	Params []Value
+	// Label is how the distribution prints when it is not Family(params)
+	// (a mixture).
+	Label string
+}
+
+var _ ADHolder = (*DistVal)(nil)
+
+func (d *DistVal) Type() string { return "distribution" }
+
+func (d *DistVal) String() string {
+	if d.Label != "" {
+		return d.Label
+	}
+	parts := make([]string, len(d.Params))
+	for i, p := range d.Params {
+		parts[i] = p.String()
+	}
+	return d.Family.Name() + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// HasAD reports whether a parameter depends on model parameters.
+func (d *DistVal) HasAD() bool {
+	for _, p := range d.Params {
+		if IsAD(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Scalar returns the parameters as numbers when none is a vector.
+func (d *DistVal) Scalar() ([]float64, bool) {
+	out := make([]float64, len(d.Params))
+	for i, p := range d.Params {
+		x, ok := ToFloat(p)
+		if !ok {
+			return nil, false
+		}
+		switch p.(type) {
+		case *Vec, *ADVec:
+			return nil, false
+		}
+		out[i] = x
+	}
+	return out, true
+}
+
+// Moments gives mean(d) and sd(d).
+func (d *DistVal) Moments() (mean, sd float64) {
+	p, ok := d.Scalar()
+	if !ok {
+		return math.NaN(), math.NaN()
+	}
+	return d.Family.Mean(p), d.Family.StdDev(p)
+}
+
+// width is the number of elements the distribution's vectorised parameters
+// have (1 when all are scalars), or an error when two disagree.
+func (d *DistVal) width() (int, error) {
+	n := 1
+	for i, p := range d.Params {
+		var k int
+		switch p := p.(type) {
+		case *Vec:
+			k = len(p.Data)
+		case *ADVec:
+			k = len(p.Vs)
+		default:
+			continue
+		}
+		if n != 1 && k != n {
+			return 0, fmt.Errorf("%s: parameter %s has %d values but another has %d", d.Family.Name(), d.Family.ParamNames()[i], k, n)
+		}
+		n = k
+	}
+	return n, nil
+}
+
+// paramAt returns parameter j for element i, and its tape node when it
+// depends on model parameters (ok false otherwise).
+func paramAt(p Value, i int) (x float64, v ad.Var, isAD bool) {
+	switch p := p.(type) {
+	case Num:
+		return float64(p), 0, false
+	case *Vec:
+		return p.Data[i], 0, false
+	case *ADNum:
+		return p.Value(), p.V, true
+	case *ADVec:
+		return p.T.Value(p.Vs[i]), p.Vs[i], true
+	}
+	x, _ = ToFloat(p)
+	return x, 0, false
+}
+
+// obsElems is data (or a parameter's value) as a flat list of elements, each
+// a number or a tape node.
+type obsElems struct {
+	f  []float64
+	t  *ad.Tape
+	vs []ad.Var
+}
+
+func (o obsElems) len() int {
+	if o.t != nil {
+		return len(o.vs)
+	}
+	return len(o.f)
+}
+
+func (o obsElems) at(i int) (float64, ad.Var, bool) {
+	if o.t != nil {
+		return o.t.Value(o.vs[i]), o.vs[i], true
+	}
+	return o.f[i], 0, false
+}
+
+// elemsOf flattens data for an elementwise log density: numbers, vectors,
+// and matrices (all elements, row by row).
+func elemsOf(v Value) (obsElems, bool) {
+	switch v := v.(type) {
+	case Num:
+		return obsElems{f: []float64{float64(v)}}, true
+	case *Vec:
+		return obsElems{f: v.Data}, true
+	case *Mat:
+		return obsElems{f: denseData(v.M)}, true
+	case *ADNum:
+		return obsElems{t: v.T, vs: []ad.Var{v.V}}, true
+	case *ADVec:
+		return obsElems{t: v.T, vs: v.Vs}, true
+	}
+	return obsElems{}, false
+}
+
+// SupportError is the error of a log density evaluated outside the
+// distribution's support: the density is zero there.
+type SupportError struct{ Msg string }
+
+func (e *SupportError) Error() string { return e.Msg }
+
+// logDensity sums the log density of d over the elements of x. With a tape
+// it records the sum as one node whose parents are every tape node among the
+// parameters and x, and returns it; without one it returns a Num. An error
+// names the first element outside the support or parameter out of domain.
+func (d *DistVal) logDensity(t *ad.Tape, x Value, what string) (Value, error) {
+	xs, ok := elemsOf(x)
+	if !ok {
+		return nil, fmt.Errorf("%s must be numbers, got %s", what, Describe(x))
+	}
+	width, err := d.width()
+	if err != nil {
+		return nil, err
+	}
+	n := xs.len()
+	if width != 1 && width != n {
+		return nil, fmt.Errorf("%s has %d values but the parameters of %s have %d", what, n, d.Family.Name(), width)
+	}
+	np := len(d.Params)
+	p := make([]float64, np)
+	dp := make([]float64, np)
+	pv := make([]ad.Var, np)
+	pad := make([]bool, np)
+	// Scalar tape parameters collect one summed partial each.
+	scalarD := make([]float64, np)
+	var parents []ad.Var
+	var partials []float64
+	total := 0.0
+	for i := 0; i < n; i++ {
+		for j, par := range d.Params {
+			p[j], pv[j], pad[j] = paramAt(par, min(i, width-1))
+		}
+		if i == 0 || width > 1 {
+			if err := d.Family.Check(p); err != nil {
+				if width > 1 {
+					return nil, fmt.Errorf("%v (element %d)", err, i+1)
+				}
+				return nil, err
+			}
+		}
+		xi, xv, xad := xs.at(i)
+		var lp, dx float64
+		if t == nil || !(xad || anyTrue(pad)) {
+			lp = d.Family.LogProb(xi, p)
+		} else {
+			lp, dx = d.Family.LogProbGrad(dp, xi, p)
+		}
+		if math.IsInf(lp, -1) || math.IsNaN(lp) {
+			lo, hi := d.Family.Support(p)
+			if xi < lo || xi > hi || math.IsNaN(xi) || (d.Family.Discrete() && xi != math.Trunc(xi)) {
+				if n == 1 {
+					return nil, &SupportError{fmt.Sprintf("%s = %s is outside the support of %s", what, FormatNumber(xi), d)}
+				}
+				return nil, &SupportError{fmt.Sprintf("%s has element %d = %s outside the support of %s", what, i+1, FormatNumber(xi), d)}
+			}
+			return nil, fmt.Errorf("the log density of %s at %s is not finite", d, FormatNumber(xi))
+		}
+		total += lp
+		if t == nil {
+			continue
+		}
+		if xad {
+			parents, partials = append(parents, xv), append(partials, dx)
+		}
+		for j := range d.Params {
+			if !pad[j] {
+				continue
+			}
+			switch d.Params[j].(type) {
+			case *ADVec:
+				parents, partials = append(parents, pv[j]), append(partials, dp[j])
+			default:
+				scalarD[j] += dp[j]
+			}
+		}
+	}
+	if t == nil {
+		return Num(total), nil
+	}
+	for j, par := range d.Params {
+		if a, ok := par.(*ADNum); ok {
+			parents, partials = append(parents, a.V), append(partials, scalarD[j])
+		}
+	}
+	return &ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+}
+
+func anyTrue(bs []bool) bool {
+	for _, b := range bs {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// LogPDF is logpdf(d, x) for a program: the log density at each element of
+// x, elementwise (a number for a number).
+func (d *DistVal) LogPDF(pos ast.Pos, x Value) (Value, error) {
+	xs, ok := elemsOf(x)
+	if !ok || xs.t != nil {
+		return nil, ast.Errorf(pos, "logpdf needs numbers, got %s", Describe(x))
+	}
+	width, err := d.width()
+	if err != nil {
+		return nil, ast.Errorf(pos, "%v", err)
+	}
+	n := xs.len()
+	if width != 1 && width != n {
+		return nil, ast.Errorf(pos, "logpdf: %d values but the parameters of %s have %d", n, d.Family.Name(), width)
+	}
+	out := make([]float64, n)
+	p := make([]float64, len(d.Params))
+	for i := range out {
+		for j, par := range d.Params {
+			p[j], _, _ = paramAt(par, min(i, width-1))
+		}
+		if err := d.Family.Check(p); err != nil {
+			return nil, ast.Errorf(pos, "%v", err)
+		}
+		out[i] = d.Family.LogProb(xs.f[i], p)
+	}
+	switch x.(type) {
+	case Num:
+		return Num(out[0]), nil
+	case *Mat:
+		r, c := x.(*Mat).Dims()
+		return arrayValue(array{rank: 2, rows: r, cols: c}, out, nil, nil), nil
+	}
+	return &Vec{Data: out}, nil
+}

@@ -1,0 +1,193 @@
+package stdlib
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/dist"
+)
+
+// familyDocs describes each family's parameterisation for `:help`.
+var familyDocs = map[string]string{
+	"normal":          "Normal distribution with mean mu and standard deviation sigma > 0.",
+	"lognormal":       "Log-normal: log(x) ~ normal(mu, sigma); support x > 0.",
+	"gamma":           "Gamma with shape alpha > 0 and rate beta > 0 (as in Stan); mean alpha/beta.",
+	"inv_gamma":       "Inverse gamma with shape alpha > 0 and scale beta > 0; 1/x ~ gamma(alpha, beta).",
+	"exponential":     "Exponential with rate beta > 0; mean 1/beta.",
+	"beta":            "Beta with shapes a > 0, b > 0 on (0, 1).",
+	"uniform":         "Uniform on (lo, hi).",
+	"half_normal":     "Half-normal: |y| for y ~ normal(0, sigma); support x ≥ 0.",
+	"half_cauchy":     "Half-Cauchy: |y| for y ~ cauchy(0, sigma); support x ≥ 0.",
+	"cauchy":          "Cauchy with location mu and scale sigma > 0.",
+	"student_t":       "Student's t with nu > 0 degrees of freedom, location mu and scale sigma > 0.",
+	"laplace":         "Laplace (double exponential) with location mu and scale b > 0.",
+	"bernoulli_logit": "Bernoulli on {0, 1} with P(x = 1) = logistic(alpha).",
+}
+
+func init() {
+	for _, name := range dist.Names() {
+		fam, _ := dist.Lookup(name)
+		if name == "mixture" {
+			continue
+		}
+		spec := name + "(" + strings.Join(fam.ParamNames(), ", ") + ")"
+		doc := familyDocs[name]
+		if doc == "" {
+			doc = fmt.Sprintf("The %s distribution.", name)
+		}
+		doc += " A distribution value: use it after `~`, or with draw, logpdf, mean and sd. Parameters may be vectors (one value per observation)."
+		b := eval.Register(spec, doc, func(a *eval.Args) (eval.Value, error) {
+			return makeDist(a, fam)
+		})
+		b.AD = true
+	}
+
+	mix := eval.Register("mixture(weights, components)",
+		"A finite mixture: weights (non-negative, summing to 1) and a list of component distributions, e.g. mixture([0.3, 0.7], [normal(-2, 1), normal(2, 1)]).",
+		makeMixture)
+	mix.AD = true
+
+	eval.Register("draw(d, n?, seed?)",
+		"Draws n values from distribution d (a vector; one number when n is left out), from the given seed or the run's stream.",
+		func(a *eval.Args) (eval.Value, error) {
+			d, err := distArg(a, "d")
+			if err != nil {
+				return nil, err
+			}
+			p, ok := d.Scalar()
+			if !ok {
+				return nil, a.Errorf("d", "cannot draw from %s: its parameters are vectors", d)
+			}
+			rng, err := a.Rand()
+			if err != nil {
+				return nil, err
+			}
+			if a.Value("n") == nil {
+				return eval.Num(d.Family.Rand(rng, p)), nil
+			}
+			n, err := a.Int("n")
+			if err != nil {
+				return nil, err
+			}
+			if n < 0 {
+				return nil, a.Errorf("n", "n must not be negative, got %d", n)
+			}
+			out := make([]float64, n)
+			for i := range out {
+				out[i] = d.Family.Rand(rng, p)
+			}
+			return &eval.Vec{Data: out}, nil
+		})
+
+	eval.Register("logpdf(d, x)",
+		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix.",
+		func(a *eval.Args) (eval.Value, error) {
+			d, err := distArg(a, "d")
+			if err != nil {
+				return nil, err
+			}
+			return d.LogPDF(a.PosOf("x"), a.Value("x"))
+		})
+}
+
+func distArg(a *eval.Args, name string) (*eval.DistVal, error) {
+	d, ok := a.Value(name).(*eval.DistVal)
+	if !ok {
+		return nil, a.Errorf(name, "%s must be a distribution, got %s", name, eval.Describe(a.Value(name)))
+	}
+	return d, nil
+}
+
+// makeDist builds a distribution value. Parameters that are plain numbers are
+// checked now, so normal(0, -1) fails where it is written.
+func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
+	names := fam.ParamNames()
+	params := make([]eval.Value, len(names))
+	scalar := make([]float64, len(names))
+	allNum := true
+	for i, n := range names {
+		v := a.Value(n)
+		switch v.(type) {
+		case eval.Num, *eval.ADNum, *eval.Vec, *eval.ADVec:
+		case *eval.Mat:
+			xs, ok := eval.ToFloats(v)
+			if !ok {
+				return nil, a.Errorf(n, "%s must be a number or a vector, got %s", n, eval.Describe(v))
+			}
+			v = &eval.Vec{Data: xs}
+		default:
+			return nil, a.Errorf(n, "%s must be a number or a vector, got %s", n, eval.Describe(v))
+		}
+		params[i] = v
+		if x, ok := v.(eval.Num); ok {
+			scalar[i] = float64(x)
+		} else {
+			allNum = false
+		}
+	}
+	if allNum {
+		if err := fam.Check(scalar); err != nil {
+			return nil, a.Fail("%v", err)
+		}
+	}
+	return &eval.DistVal{Family: fam, Params: params}, nil
+}
+
+func makeMixture(a *eval.Args) (eval.Value, error) {
+	w := a.Value("weights")
+	var k int
+	switch w := w.(type) {
+	case *eval.Vec:
+		k = len(w.Data)
+	case *eval.ADVec:
+		k = len(w.Vs)
+	default:
+		return nil, a.Errorf("weights", "weights must be a vector, got %s", eval.Describe(w))
+	}
+	list, ok := a.Value("components").(*eval.List)
+	if !ok {
+		return nil, a.Errorf("components", "components must be a list of distributions like [normal(0, 1), normal(3, 1)], got %s", eval.Describe(a.Value("components")))
+	}
+	if len(list.Elems) != k {
+		return nil, a.Errorf("components", "%d weights but %d components", k, len(list.Elems))
+	}
+	fams := make([]dist.Family, k)
+	params := make([]eval.Value, 0, k)
+	for i := 0; i < k; i++ {
+		params = append(params, indexValue(w, i))
+	}
+	labels := make([]string, k)
+	for i, e := range list.Elems {
+		d, ok := e.(*eval.DistVal)
+		if !ok {
+			return nil, a.Errorf("components", "component %d must be a distribution, got %s", i+1, eval.Describe(e))
+		}
+		if _, ok := d.Scalar(); !ok {
+			return nil, a.Errorf("components", "component %d has vector parameters; mixture components take numbers", i+1)
+		}
+		fams[i] = d.Family
+		params = append(params, d.Params...)
+		labels[i] = d.String()
+	}
+	fam := dist.NewMixture(fams)
+	d := &eval.DistVal{Family: fam, Params: params,
+		Label: fmt.Sprintf("mixture(%s, [%s])", w, strings.Join(labels, ", "))}
+	if p, ok := d.Scalar(); ok {
+		if err := fam.Check(p); err != nil {
+			return nil, a.Fail("%v", err)
+		}
+	}
+	return d, nil
+}
+
+// indexValue returns element i of a vector value, keeping tape nodes.
+func indexValue(v eval.Value, i int) eval.Value {
+	switch v := v.(type) {
+	case *eval.Vec:
+		return eval.Num(v.Data[i])
+	case *eval.ADVec:
+		return &eval.ADNum{T: v.T, V: v.Vs[i]}
+	}
+	return v
+}

@@ -1,0 +1,256 @@
+package stdlib
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+func init() {
+	eval.Register(`plot(v, to, title?, xlabel?, ylabel?)`,
+		`Draws v into the file to (.svg, .png or .pdf): a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a two-column matrix as points.`,
+		plotBuiltin)
+}
+
+var plotFormats = map[string]bool{".svg": true, ".png": true, ".pdf": true}
+
+func plotBuiltin(a *eval.Args) (eval.Value, error) {
+	to, err := a.Str("to")
+	if err != nil {
+		return nil, err
+	}
+	ext := strings.ToLower(filepath.Ext(to))
+	if !plotFormats[ext] {
+		return nil, a.Errorf("to", "to must end in .svg, .png or .pdf, got %q", to)
+	}
+	in := a.Th.Interp()
+	path, err := in.Sandbox().WritePath(in.BaseDir(), to)
+	if err != nil {
+		return nil, a.Errorf("to", "%v", err)
+	}
+	p := plot.New()
+	p.Add(plotter.NewGrid())
+	xlabel, ylabel := "", ""
+	switch v := a.Value("v").(type) {
+	case *eval.Record:
+		xlabel, ylabel, err = plotRecord(p, v)
+	case *eval.Vec:
+		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
+	case *eval.Mat:
+		r, c := v.Dims()
+		if c != 2 {
+			return nil, a.Errorf("v", "a matrix to plot needs two columns (x, y), got %d×%d", r, c)
+		}
+		pts := make(plotter.XYs, r)
+		for i := range pts {
+			pts[i].X, pts[i].Y = v.M.At(i, 0), v.M.At(i, 1)
+		}
+		var s *plotter.Scatter
+		if s, err = plotter.NewScatter(pts); err == nil {
+			s.GlyphStyle.Radius = vg.Points(1.5)
+			p.Add(s)
+		}
+		xlabel, ylabel = "x1", "x2"
+	default:
+		return nil, a.Errorf("v", "cannot plot %s; plot takes a record (profile, embedding, witness), a vector or a two-column matrix", eval.Describe(v))
+	}
+	if err != nil {
+		return nil, a.Errorf("v", "%v", err)
+	}
+	if a.Value("title") != nil {
+		if p.Title.Text, err = a.Str("title"); err != nil {
+			return nil, err
+		}
+	}
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	if a.Value("xlabel") != nil {
+		if p.X.Label.Text, err = a.Str("xlabel"); err != nil {
+			return nil, err
+		}
+	}
+	if a.Value("ylabel") != nil {
+		if p.Y.Label.Text, err = a.Str("ylabel"); err != nil {
+			return nil, err
+		}
+	}
+	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, ext[1:])
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	if err := eval.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
+	}
+	return nil, nil
+}
+
+func indexXY(ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(ys))
+	for i, y := range ys {
+		pts[i].X, pts[i].Y = float64(i+1), y
+	}
+	return pts
+}
+
+func addLine(p *plot.Plot, pts plotter.XYs, c color.Color, name string) error {
+	l, err := plotter.NewLine(finite(pts))
+	if err != nil {
+		return err
+	}
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
+	return nil
+}
+
+// finite drops points a line cannot draw (a profile is -Inf where the
+// density is zero).
+func finite(pts plotter.XYs) plotter.XYs {
+	out := pts[:0:0]
+	for _, q := range pts {
+		if !isBad(q.X) && !isBad(q.Y) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func isBad(x float64) bool { return x != x || x > 1e308 || x < -1e308 }
+
+var lineColors = []color.Color{
+	color.RGBA{R: 31, G: 119, B: 180, A: 255},
+	color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	color.RGBA{R: 44, G: 160, B: 44, A: 255},
+	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+}
+
+// plotRecord draws a band record (mean, lower, upper over a grid) or a
+// record of equal-length vectors.
+func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error) {
+	vecs := map[string][]float64{}
+	var names []string
+	for _, k := range r.AttrNames() {
+		v, _ := r.Attr(k)
+		if xs, ok := eval.ToFloats(v); ok {
+			if _, isNum := v.(eval.Num); !isNum {
+				vecs[k] = xs
+				names = append(names, k)
+			}
+		}
+	}
+	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
+	if mean != nil && lower != nil && upper != nil {
+		var x []float64
+		for _, k := range names {
+			if k != "mean" && k != "lower" && k != "upper" {
+				x, xlabel = vecs[k], k
+				break
+			}
+		}
+		if x == nil {
+			x, xlabel = make([]float64, len(mean)), "index"
+			for i := range x {
+				x[i] = float64(i + 1)
+			}
+		}
+		if len(x) != len(mean) || len(lower) != len(mean) || len(upper) != len(mean) {
+			return "", "", fmt.Errorf("the fields %s, mean, lower and upper must have equal lengths", xlabel)
+		}
+		band := make(plotter.XYs, 0, 2*len(x))
+		for i := range x {
+			band = append(band, plotter.XY{X: x[i], Y: lower[i]})
+		}
+		for i := len(x) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: x[i], Y: upper[i]})
+		}
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return "", "", err
+		}
+		poly.Color = color.RGBA{R: 31, G: 119, B: 180, A: 70}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		zero, _ := plotter.NewLine(plotter.XYs{{X: x[0], Y: 0}, {X: x[len(x)-1], Y: 0}})
+		zero.Color = color.Gray{Y: 100}
+		zero.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(zero)
+		pts := make(plotter.XYs, len(x))
+		for i := range x {
+			pts[i] = plotter.XY{X: x[i], Y: mean[i]}
+		}
+		if err := addLine(p, pts, lineColors[0], ""); err != nil {
+			return "", "", err
+		}
+		ylabel = "mean"
+		if lv, ok := r.Attr("level"); ok {
+			if l, ok := eval.ToFloat(lv); ok {
+				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
+			}
+		}
+		return xlabel, ylabel, nil
+	}
+	if len(names) < 2 {
+		return "", "", fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
+	}
+	x := vecs[names[0]]
+	for k, name := range names[1:] {
+		y := vecs[name]
+		if len(y) != len(x) {
+			return "", "", fmt.Errorf("field %s has %d values but %s has %d", name, len(y), names[0], len(x))
+		}
+		pts := make(plotter.XYs, len(x))
+		for i := range x {
+			pts[i] = plotter.XY{X: x[i], Y: y[i]}
+		}
+		legend := ""
+		if len(names) > 2 {
+			legend = name
+		}
+		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
+			return "", "", err
+		}
+	}
+	if len(names) == 2 {
+		ylabel = names[1]
+	}
+	if isLogSpaced(x) {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	return names[0], ylabel, nil
+}
+
+// isLogSpaced reports a positive grid whose ratios are constant (logspace),
+// which reads best on a log axis.
+func isLogSpaced(x []float64) bool {
+	if len(x) < 3 || x[0] <= 0 {
+		return false
+	}
+	r := x[1] / x[0]
+	if r <= 1.0001 {
+		return false
+	}
+	for i := 2; i < len(x); i++ {
+		if x[i-1] <= 0 {
+			return false
+		}
+		if q := x[i] / x[i-1]; q < r*0.999 || q > r*1.001 {
+			return false
+		}
+	}
+	return true
+}
