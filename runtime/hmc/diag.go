@@ -1,0 +1,337 @@
+package hmc
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Convergence diagnostics of Vehtari, Gelman, Simpson, Carpenter and Bürkner
+// (2021), "Rank-normalization, folding, and localization: an improved R̂ for
+// assessing convergence of MCMC". Every function takes draws as chains ×
+// iterations and returns NaN when the draws are constant or too few.
+
+// splitChains halves each chain, dropping the middle draw of an odd chain.
+func splitChains(chains [][]float64) [][]float64 {
+	out := make([][]float64, 0, 2*len(chains))
+	for _, c := range chains {
+		half := len(c) / 2
+		out = append(out, c[:half], c[len(c)-half:])
+	}
+	return out
+}
+
+func pooled(chains [][]float64) []float64 {
+	var out []float64
+	for _, c := range chains {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// rankNormalize replaces each draw by Φ⁻¹((r − 3/8)/(S + 1/4)), r its rank
+// among all S draws (ties get their average rank).
+func rankNormalize(chains [][]float64) [][]float64 {
+	all := pooled(chains)
+	s := len(all)
+	idx := make([]int, s)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return all[idx[a]] < all[idx[b]] })
+	ranks := make([]float64, s)
+	for i := 0; i < s; {
+		j := i
+		for j+1 < s && all[idx[j+1]] == all[idx[i]] {
+			j++
+		}
+		avg := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			ranks[idx[k]] = avg
+		}
+		i = j + 1
+	}
+	out := make([][]float64, len(chains))
+	k := 0
+	for c, ch := range chains {
+		out[c] = make([]float64, len(ch))
+		for i := range ch {
+			out[c][i] = distuv.UnitNormal.Quantile((ranks[k] - 0.375) / (float64(s) + 0.25))
+			k++
+		}
+	}
+	return out
+}
+
+func meanVar(x []float64) (mean, variance float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		variance += (v - mean) * (v - mean)
+	}
+	return mean, variance / float64(len(x)-1)
+}
+
+// rhatBasic is the potential scale reduction of chains of equal length.
+func rhatBasic(chains [][]float64) float64 {
+	m := len(chains)
+	if m < 2 {
+		return math.NaN()
+	}
+	n := len(chains[0])
+	if n < 2 {
+		return math.NaN()
+	}
+	means := make([]float64, m)
+	w := 0.0
+	for i, c := range chains {
+		mu, v := meanVar(c)
+		means[i] = mu
+		w += v / float64(m)
+	}
+	_, b := meanVar(means) // B/n
+	if w == 0 {
+		return math.NaN()
+	}
+	varPlus := float64(n-1)/float64(n)*w + b
+	return math.Sqrt(varPlus / w)
+}
+
+// autocovariance returns the autocovariances of x at lags 0..n−1 (biased,
+// divided by n), by FFT on the zero-padded centred series.
+func autocovariance(x []float64) []float64 {
+	n := len(x)
+	mean := 0.0
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(n)
+	m := 2 * n
+	padded := make([]float64, m)
+	for i, v := range x {
+		padded[i] = v - mean
+	}
+	fft := fourier.NewFFT(m)
+	coef := fft.Coefficients(nil, padded)
+	for i, c := range coef {
+		coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+	}
+	seq := fft.Sequence(nil, coef)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = seq[i] / float64(m) / float64(n)
+	}
+	return out
+}
+
+// essBasic is the effective sample size of chains of equal length, with
+// Geyer's initial monotone sequence on the multi-chain autocorrelation.
+func essBasic(chains [][]float64) float64 {
+	m := len(chains)
+	n := len(chains[0])
+	if n < 4 {
+		return math.NaN()
+	}
+	acov := make([][]float64, m)
+	means := make([]float64, m)
+	meanVarW := 0.0
+	for i, c := range chains {
+		acov[i] = autocovariance(c)
+		mu, _ := meanVar(c)
+		means[i] = mu
+		meanVarW += acov[i][0] * float64(n) / float64(n-1) / float64(m)
+	}
+	varPlus := meanVarW * float64(n-1) / float64(n)
+	if m > 1 {
+		_, b := meanVar(means)
+		varPlus += b
+	}
+	if !(varPlus > 0) {
+		return math.NaN()
+	}
+	rhoAt := func(t int) float64 {
+		s := 0.0
+		for i := range acov {
+			s += acov[i][t]
+		}
+		return 1 - (meanVarW-s/float64(m))/varPlus
+	}
+	rho := make([]float64, n)
+	rho[0] = 1
+	rhoEven, rhoOdd := 1.0, rhoAt(1)
+	rho[1] = rhoOdd
+	t := 0
+	for t < n-5 && !math.IsNaN(rhoEven+rhoOdd) && rhoEven+rhoOdd > 0 {
+		t += 2
+		rhoEven, rhoOdd = rhoAt(t), rhoAt(t+1)
+		if rhoEven+rhoOdd >= 0 {
+			rho[t], rho[t+1] = rhoEven, rhoOdd
+		}
+	}
+	maxT := t
+	if rhoEven > 0 {
+		rho[maxT] = rhoEven
+	}
+	for t = 0; t <= maxT-4; {
+		t += 2
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	total := float64(m * n)
+	tau := -1.0 + rho[maxT]
+	for i := 0; i < maxT; i++ {
+		tau += 2 * rho[i]
+	}
+	tau = math.Max(tau, 1/math.Log10(total))
+	return total / tau
+}
+
+func constant(chains [][]float64) bool {
+	first := chains[0][0]
+	for _, c := range chains {
+		for _, v := range c {
+			if v != first || math.IsNaN(v) || math.IsInf(v, 0) {
+				return v == first
+			}
+		}
+	}
+	return true
+}
+
+// Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (on
+// rank-normalised split chains) and the tail R̂ (on the same for the folded
+// draws |θ − median|).
+func Rhat(chains [][]float64) float64 {
+	if len(chains) == 0 || len(chains[0]) < 4 || constant(chains) {
+		return math.NaN()
+	}
+	split := splitChains(chains)
+	bulk := rhatBasic(rankNormalize(split))
+	med := Quantile(pooled(chains), 0.5)
+	folded := make([][]float64, len(split))
+	for i, c := range split {
+		folded[i] = make([]float64, len(c))
+		for j, v := range c {
+			folded[i][j] = math.Abs(v - med)
+		}
+	}
+	tail := rhatBasic(rankNormalize(folded))
+	return math.Max(bulk, tail)
+}
+
+// ESSBulk is the effective sample size of the rank-normalised split chains.
+func ESSBulk(chains [][]float64) float64 {
+	if len(chains) == 0 || len(chains[0]) < 4 || constant(chains) {
+		return math.NaN()
+	}
+	return essBasic(rankNormalize(splitChains(chains)))
+}
+
+// ESSTail is the smaller of the effective sample sizes of the 5% and 95%
+// quantile indicators.
+func ESSTail(chains [][]float64) float64 {
+	return math.Min(ESSQuantile(chains, 0.05), ESSQuantile(chains, 0.95))
+}
+
+// ESSQuantile is the effective sample size of the indicator I(θ ≤ q_p) on
+// the split chains.
+func ESSQuantile(chains [][]float64, p float64) float64 {
+	if len(chains) == 0 || len(chains[0]) < 4 || constant(chains) {
+		return math.NaN()
+	}
+	q := Quantile(pooled(chains), p)
+	split := splitChains(chains)
+	ind := make([][]float64, len(split))
+	for i, c := range split {
+		ind[i] = make([]float64, len(c))
+		for j, v := range c {
+			if v <= q {
+				ind[i][j] = 1
+			}
+		}
+	}
+	if constant(ind) {
+		return math.NaN()
+	}
+	return essBasic(ind)
+}
+
+// ESSMean is the effective sample size for the mean: on the split chains,
+// without rank normalisation.
+func ESSMean(chains [][]float64) float64 {
+	if len(chains) == 0 || len(chains[0]) < 4 || constant(chains) {
+		return math.NaN()
+	}
+	return essBasic(splitChains(chains))
+}
+
+// MCSEMean is the Monte Carlo standard error of the posterior mean,
+// sd/√ESSMean.
+func MCSEMean(chains [][]float64) float64 {
+	_, v := meanVar(pooled(chains))
+	return math.Sqrt(v / ESSMean(chains))
+}
+
+// MCSEQuantile is the Monte Carlo standard error of the p-quantile: half the
+// width of the ±1 sd interval of the quantile from the Beta distribution of
+// the indicator's effective count (the method of the posterior R package).
+func MCSEQuantile(chains [][]float64, p float64) float64 {
+	ess := ESSQuantile(chains, p)
+	if math.IsNaN(ess) {
+		return math.NaN()
+	}
+	b := distuv.Beta{Alpha: ess*p + 1, Beta: ess*(1-p) + 1}
+	a1, a2 := b.Quantile(0.1586553), b.Quantile(0.8413447)
+	sorted := append([]float64(nil), pooled(chains)...)
+	sort.Float64s(sorted)
+	s := len(sorted)
+	i1 := max(int(math.Floor(a1*float64(s))), 1)
+	i2 := min(int(math.Ceil(a2*float64(s))), s)
+	return (sorted[i2-1] - sorted[i1-1]) / 2
+}
+
+// EBFMI is the energy Bayesian fraction of missing information of one
+// chain: Σ(E_n − E_{n−1})² / Σ(E_n − Ē)². Values below 0.3 suggest the
+// momentum resampling explores the energy distribution poorly.
+func EBFMI(energy []float64) float64 {
+	if len(energy) < 2 {
+		return math.NaN()
+	}
+	mean, _ := meanVar(energy)
+	num, den := 0.0, 0.0
+	for i, e := range energy {
+		if i > 0 {
+			d := e - energy[i-1]
+			num += d * d
+		}
+		den += (e - mean) * (e - mean)
+	}
+	return num / den
+}
+
+// Quantile is the p-quantile of x by linear interpolation between order
+// statistics (R's type 7, numpy's default).
+func Quantile(x []float64, p float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return sortedQuantile(s, p)
+}
+
+func sortedQuantile(s []float64, p float64) float64 {
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := float64(n-1) * p
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return s[n-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}

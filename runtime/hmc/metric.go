@@ -1,0 +1,124 @@
+package hmc
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// metric is the inverse mass matrix M⁻¹ of the kinetic energy ½ pᵀM⁻¹p.
+type metric struct {
+	dim   int
+	dense bool
+	diag  []float64 // M⁻¹ when diagonal
+	minv  []float64 // M⁻¹ when dense, row-major
+	chol  []float64 // lower Cholesky factor L of a dense M⁻¹ = LLᵀ
+}
+
+func unitMetric(dim int, dense bool) *metric {
+	m := &metric{dim: dim, dense: dense}
+	if dense {
+		m.minv = make([]float64, dim*dim)
+		for i := 0; i < dim; i++ {
+			m.minv[i*dim+i] = 1
+		}
+		m.chol = append([]float64(nil), m.minv...)
+	} else {
+		m.diag = make([]float64, dim)
+		for i := range m.diag {
+			m.diag[i] = 1
+		}
+	}
+	return m
+}
+
+// setDense installs a new dense M⁻¹, returning false when it is not
+// positive definite (the old one is kept).
+func (m *metric) setDense(minv []float64) bool {
+	l, ok := cholesky(minv, m.dim)
+	if !ok {
+		return false
+	}
+	m.minv, m.chol = minv, l
+	return true
+}
+
+// velocity writes dst = M⁻¹p, the derivative of the kinetic energy ("p♯").
+func (m *metric) velocity(dst, p []float64) {
+	if !m.dense {
+		for i, v := range m.diag {
+			dst[i] = v * p[i]
+		}
+		return
+	}
+	d := m.dim
+	for i := 0; i < d; i++ {
+		row := m.minv[i*d : (i+1)*d]
+		s := 0.0
+		for j, v := range row {
+			s += v * p[j]
+		}
+		dst[i] = s
+	}
+}
+
+// samplePM draws p ~ N(0, M): with M⁻¹ = LLᵀ, p = L⁻ᵀz for z standard
+// normal.
+func (m *metric) samplePM(p []float64, rng *rand.Rand) {
+	if !m.dense {
+		for i, v := range m.diag {
+			p[i] = rng.NormFloat64() / math.Sqrt(v)
+		}
+		return
+	}
+	d := m.dim
+	for i := range p {
+		p[i] = rng.NormFloat64()
+	}
+	for i := d - 1; i >= 0; i-- { // solve Lᵀp = z
+		s := p[i]
+		for k := i + 1; k < d; k++ {
+			s -= m.chol[k*d+i] * p[k]
+		}
+		p[i] = s / m.chol[i*d+i]
+	}
+}
+
+// values returns a copy of M⁻¹ (diagonal or dense row-major).
+func (m *metric) values() []float64 {
+	if m.dense {
+		return append([]float64(nil), m.minv...)
+	}
+	return append([]float64(nil), m.diag...)
+}
+
+// cholesky factors a symmetric positive definite row-major matrix.
+func cholesky(a []float64, d int) ([]float64, bool) {
+	l := make([]float64, d*d)
+	for j := 0; j < d; j++ {
+		s := a[j*d+j]
+		for k := 0; k < j; k++ {
+			s -= l[j*d+k] * l[j*d+k]
+		}
+		if !(s > 0) {
+			return nil, false
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			t := a[i*d+j]
+			for k := 0; k < j; k++ {
+				t -= l[i*d+k] * l[j*d+k]
+			}
+			l[i*d+j] = t / ljj
+		}
+	}
+	return l, true
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}

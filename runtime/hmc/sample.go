@@ -1,0 +1,307 @@
+package hmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// withDefaults fills the zero fields of s.
+func (s Settings) withDefaults() Settings {
+	if s.Chains <= 0 {
+		s.Chains = 4
+	}
+	if s.Warmup <= 0 && !s.NoWarmup {
+		s.Warmup = 1000
+	}
+	if s.Draws <= 0 {
+		s.Draws = 1000
+	}
+	if s.AdaptDelta <= 0 || s.AdaptDelta >= 1 {
+		s.AdaptDelta = 0.8
+	}
+	if s.MaxDepth <= 0 {
+		s.MaxDepth = 10
+	}
+	if s.Workers <= 0 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	return s
+}
+
+// chainRand is chain c's random stream: the same for a seed whatever the
+// number of workers.
+func chainRand(seed uint64, c int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x6e757473+uint64(c)))
+}
+
+// Sample draws from the model's density with NUTS. It runs the chains in
+// parallel (at most Workers at once), each with one Model from newModel.
+// A cancelled ctx stops the run promptly and Sample returns ctx.Err().
+func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*Result, error) {
+	s = s.withDefaults()
+	start := time.Now()
+	models := make([]Model, s.Chains)
+	for c := range models {
+		m, err := newModel()
+		if err != nil {
+			return nil, err
+		}
+		models[c] = m
+	}
+	dim := models[0].Dim()
+	if dim == 0 {
+		return nil, errors.New("hmc: the model has no free parameters to sample")
+	}
+	if s.InitPoint != nil && len(s.InitPoint) != dim {
+		panic(fmt.Sprintf("hmc: InitPoint has %d values, the model %d", len(s.InitPoint), dim))
+	}
+	res := &Result{Dim: dim, Warmup: s.Warmup, Draws: s.Draws, Chains: make([]*Chain, s.Chains)}
+	inits, evals, note, err := initialPoints(ctx, models, s)
+	res.GradEvals += evals
+	res.InitNote = note
+	if err != nil {
+		return nil, err
+	}
+	var progress *progressBar
+	if s.Progress != nil {
+		progress = newProgressBar(s.Progress, s.Chains*(s.Warmup+s.Draws))
+		defer progress.finish()
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, s.Workers)
+	errs := make([]error, s.Chains)
+	var gradEvals atomic.Int64
+	for c := 0; c < s.Chains; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			chain, n, err := runChain(ctx, models[c], inits[c], chainRand(s.Seed, c), s, progress)
+			gradEvals.Add(n)
+			res.Chains[c], errs[c] = chain, err
+		}(c)
+	}
+	wg.Wait()
+	res.GradEvals += gradEvals.Load()
+	res.Elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// runChain warms up one chain from init and then keeps s.Draws transitions.
+func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Settings, progress *progressBar) (*Chain, int64, error) {
+	dim := m.Dim()
+	met := unitMetric(dim, s.Metric == Dense)
+	sm := newSampler(m, rng, ctx, met, s.MaxDepth)
+	if lp := sm.setPosition(init); math.IsInf(lp, -1) {
+		return nil, sm.gradEvals, errors.New("hmc: the log density is not finite at the initial point")
+	}
+	ch := &Chain{Init: append([]float64(nil), init...)}
+	if s.Warmup > 0 {
+		sm.initStepSize()
+		da := newDualAverage(s.AdaptDelta)
+		da.restart(sm.eps)
+		win := newWindows(s.Warmup)
+		est := newCovEstimator(dim, s.Metric == Dense)
+		for it := 0; it < s.Warmup; it++ {
+			st := sm.transition()
+			if sm.cancelled != nil {
+				return nil, sm.gradEvals, sm.cancelled
+			}
+			if st.divergent {
+				ch.WarmupDivergences++
+			}
+			da.learn(&sm.eps, st.accept)
+			if win.inWindow() {
+				est.add(sm.z.q)
+			}
+			if win.endOfWindow() {
+				win.computeNextWindow()
+				cov := est.regularised()
+				if s.Metric == Dense {
+					met.setDense(cov)
+				} else {
+					met.diag = cov
+				}
+				est.restart()
+				sm.initStepSize()
+				da.restart(sm.eps)
+			}
+			win.counter++
+			progress.add(1)
+		}
+		sm.eps = da.final()
+	}
+	ch.Epsilon = sm.eps
+	ch.InvMetric = met.values()
+	n := s.Draws
+	ch.Draws = make([][]float64, n)
+	ch.LP, ch.AcceptStat, ch.StepSize, ch.Energy = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	ch.TreeDepth, ch.NLeapfrog, ch.Divergent = make([]int, n), make([]int, n), make([]bool, n)
+	for it := 0; it < n; it++ {
+		st := sm.transition()
+		if sm.cancelled != nil {
+			return nil, sm.gradEvals, sm.cancelled
+		}
+		ch.Draws[it] = append([]float64(nil), sm.z.q...)
+		ch.LP[it] = sm.z.lp
+		ch.AcceptStat[it] = st.accept
+		ch.StepSize[it] = sm.eps
+		ch.TreeDepth[it] = st.depth
+		ch.NLeapfrog[it] = st.nLeapfrog
+		ch.Divergent[it] = st.divergent
+		ch.Energy[it] = st.energy
+		progress.add(1)
+	}
+	return ch, sm.gradEvals, nil
+}
+
+// uniformInit draws a starting point with each free coordinate uniform in
+// (−2, 2), retrying up to 100 times until the log density and its gradient
+// are finite.
+func uniformInit(m Model, fixed []float64, rng *rand.Rand) ([]float64, int64, error) {
+	dim := m.Dim()
+	q := make([]float64, dim)
+	grad := make([]float64, dim)
+	var evals int64
+	var lastErr error
+	for try := 0; try < 100; try++ {
+		for i := range q {
+			if fixed != nil && !math.IsNaN(fixed[i]) {
+				q[i] = fixed[i]
+			} else {
+				q[i] = 4*rng.Float64() - 2
+			}
+		}
+		evals++
+		lp, err := m.LogDensity(grad, q)
+		if err == nil && finite(lp) && allFinite(grad) {
+			return q, evals, nil
+		}
+		lastErr = err
+	}
+	msg := "hmc: no initial point with a finite log density and gradient after 100 uniform draws in (-2, 2)"
+	if lastErr != nil {
+		msg += ": " + lastErr.Error()
+	}
+	return nil, evals, errors.New(msg)
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if !finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// initialPoints chooses each chain's starting point.
+func initialPoints(ctx context.Context, models []Model, s Settings) ([][]float64, int64, string, error) {
+	chains := len(models)
+	inits := make([][]float64, chains)
+	var evals int64
+	fullyFixed := s.InitPoint != nil
+	for _, x := range s.InitPoint {
+		if math.IsNaN(x) {
+			fullyFixed = false
+		}
+	}
+	if fullyFixed {
+		for c := range inits {
+			inits[c] = append([]float64(nil), s.InitPoint...)
+		}
+		return inits, 0, "", nil
+	}
+	if s.Init == InitPathfinder {
+		pts, n, err := pathfinderInits(ctx, models, chains, s.Seed, s.InitPoint)
+		evals += n
+		if err == nil {
+			return pts, evals, "", nil
+		}
+		if ctx.Err() != nil {
+			return nil, evals, "", ctx.Err()
+		}
+		note := "pathfinder initialisation failed (" + err.Error() + "); chains start from uniform draws in (-2, 2)"
+		pts, n, err = uniformInits(models, s)
+		return pts, evals + n, note, err
+	}
+	pts, n, err := uniformInits(models, s)
+	return pts, evals + n, "", err
+}
+
+func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
+	inits := make([][]float64, len(models))
+	var evals int64
+	for c, m := range models {
+		rng := rand.New(rand.NewPCG(s.Seed, 0x696e6974+uint64(c)))
+		q, n, err := uniformInit(m, s.InitPoint, rng)
+		evals += n
+		if err != nil {
+			return nil, evals, err
+		}
+		inits[c] = q
+	}
+	return inits, evals, nil
+}
+
+// progressBar draws one line on a terminal, at most ten times a second.
+type progressBar struct {
+	mu    sync.Mutex
+	w     interface{ Write([]byte) (int, error) }
+	total int
+	done  int
+	last  time.Time
+	start time.Time
+}
+
+func newProgressBar(w interface{ Write([]byte) (int, error) }, total int) *progressBar {
+	return &progressBar{w: w, total: total, start: time.Now()}
+}
+
+func (p *progressBar) add(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	if time.Since(p.last) < 100*time.Millisecond && p.done < p.total {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	filled := width * p.done / max(p.total, 1)
+	bar := make([]byte, width)
+	for i := range bar {
+		if i < filled {
+			bar[i] = '#'
+		} else {
+			bar[i] = '.'
+		}
+	}
+	fmt.Fprintf(p.w, "\rsampling [%s] %3d%% %5.1fs", bar, 100*p.done/max(p.total, 1), time.Since(p.start).Seconds())
+}
+
+func (p *progressBar) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, "\r\033[K")
+}
