@@ -1,0 +1,288 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Objective is a differentiable log density on the unconstrained scale, the
+// same shape as hmc.Model. One value is used by one goroutine at a time.
+type Objective interface {
+	Dim() int
+	LogDensity(grad, q []float64) (float64, error)
+}
+
+// OptimizeSettings configure Maximize. The zero value works.
+type OptimizeSettings struct {
+	// Starts is the number of seeded starting points; default 1.
+	Starts int
+	// Seed seeds the starting points: start s draws from its own stream.
+	Seed uint64
+	// Init is the first start (unconstrained); NaN entries, and every
+	// entry of later starts, are drawn uniformly in (−2, 2). Nil: all drawn.
+	Init []float64
+	// Fixed marks coordinates held at their Init value.
+	Fixed []bool
+	// MaxIterations bounds L-BFGS iterations per start; default 1000.
+	MaxIterations int
+	// GradTol stops a start when the largest free gradient component is
+	// below it; default 1e-6.
+	GradTol float64
+	// Workers bounds the starts run at once; default GOMAXPROCS.
+	Workers int
+	// Context cancels the optimisation.
+	Context context.Context
+}
+
+// StartResult is the outcome of one start.
+type StartResult struct {
+	X          []float64
+	Value      float64
+	Converged  bool
+	Iterations int
+	Status     string
+	Err        error
+}
+
+// OptimizeResult is the best start and the record of all of them.
+type OptimizeResult struct {
+	X          []float64
+	Value      float64
+	GradNorm   float64
+	Converged  bool
+	Iterations int
+	Starts     []StartResult
+}
+
+// Maximize finds a maximum of the objective by L-BFGS (gonum/optimize) from
+// each start, in parallel, and keeps the best. A start whose log density is
+// not finite at its initial point redraws it, up to 100 times, as Stan does.
+func Maximize(newObj func() (Objective, error), s OptimizeSettings) (*OptimizeResult, error) {
+	if s.Starts <= 0 {
+		s.Starts = 1
+	}
+	if s.MaxIterations <= 0 {
+		s.MaxIterations = 1000
+	}
+	if s.GradTol <= 0 {
+		s.GradTol = 1e-6
+	}
+	if s.Workers <= 0 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	if s.Context == nil {
+		s.Context = context.Background()
+	}
+	objs := make([]Objective, min(s.Workers, s.Starts))
+	for i := range objs {
+		o, err := newObj()
+		if err != nil {
+			return nil, err
+		}
+		objs[i] = o
+	}
+	dim := objs[0].Dim()
+	if s.Init != nil && len(s.Init) != dim || s.Fixed != nil && len(s.Fixed) != dim {
+		panic(fmt.Sprintf("inference: Init and Fixed need %d values", dim))
+	}
+	res := &OptimizeResult{Starts: make([]StartResult, s.Starts)}
+	free := make(chan Objective, len(objs))
+	for _, o := range objs {
+		free <- o
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < s.Starts; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			o := <-free
+			defer func() { free <- o }()
+			res.Starts[k] = runStart(o, k, s)
+		}(k)
+	}
+	wg.Wait()
+	if err := s.Context.Err(); err != nil {
+		return nil, err
+	}
+	best := -1
+	for k, st := range res.Starts {
+		if st.Err != nil || math.IsNaN(st.Value) {
+			continue
+		}
+		if best < 0 || st.Value > res.Starts[best].Value {
+			best = k
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("every start failed; the first: %w", res.Starts[0].Err)
+	}
+	b := res.Starts[best]
+	res.X, res.Value, res.Converged, res.Iterations = b.X, b.Value, b.Converged, b.Iterations
+	grad := make([]float64, dim)
+	if _, err := objs[0].LogDensity(grad, b.X); err == nil {
+		for i, g := range grad {
+			if s.Fixed == nil || !s.Fixed[i] {
+				res.GradNorm = math.Max(res.GradNorm, math.Abs(g))
+			}
+		}
+	}
+	return res, nil
+}
+
+// runStart optimises from start k over the free coordinates.
+func runStart(o Objective, k int, s OptimizeSettings) StartResult {
+	dim := o.Dim()
+	rng := rand.New(rand.NewPCG(s.Seed, 0x6f7074+uint64(k)))
+	full := make([]float64, dim)
+	grad := make([]float64, dim)
+	var freeIdx []int
+	for i := 0; i < dim; i++ {
+		if s.Fixed == nil || !s.Fixed[i] {
+			freeIdx = append(freeIdx, i)
+		}
+	}
+	draw := func() {
+		for i := range full {
+			switch {
+			case s.Fixed != nil && s.Fixed[i]:
+				full[i] = s.Init[i]
+			case k == 0 && s.Init != nil && !math.IsNaN(s.Init[i]):
+				full[i] = s.Init[i]
+			default:
+				full[i] = 4*rng.Float64() - 2
+			}
+		}
+	}
+	ok := false
+	var lastErr error
+	for try := 0; try < 100 && !ok; try++ {
+		draw()
+		lp, err := o.LogDensity(grad, full)
+		ok = err == nil && !math.IsNaN(lp) && !math.IsInf(lp, 0)
+		lastErr = err
+	}
+	if !ok {
+		msg := "no starting point with a finite log density after 100 draws in (-2, 2)"
+		if lastErr != nil {
+			msg += ": " + lastErr.Error()
+		}
+		return StartResult{Err: errors.New(msg), Value: math.NaN()}
+	}
+	if len(freeIdx) == 0 {
+		lp, err := o.LogDensity(grad, full)
+		return StartResult{X: append([]float64(nil), full...), Value: lp, Converged: true, Err: err}
+	}
+	// gonum minimises; Func and Grad share one evaluation through a cache.
+	var cacheX []float64
+	var cacheF float64
+	cacheG := make([]float64, dim)
+	eval := func(x []float64) float64 {
+		if s.Context.Err() != nil {
+			return math.Inf(1) // fails every line search, ending the run
+		}
+		if cacheX != nil && equal(cacheX, x) {
+			return cacheF
+		}
+		for j, i := range freeIdx {
+			full[i] = x[j]
+		}
+		lp, err := o.LogDensity(grad, full)
+		if err != nil || math.IsNaN(lp) {
+			lp = math.Inf(-1)
+		}
+		cacheX = append(cacheX[:0], x...)
+		cacheF = -lp
+		copy(cacheG, grad)
+		return cacheF
+	}
+	prob := optimize.Problem{
+		Func: eval,
+		Grad: func(g, x []float64) {
+			eval(x)
+			for j, i := range freeIdx {
+				g[j] = -cacheG[i]
+			}
+		},
+	}
+	x0 := make([]float64, len(freeIdx))
+	for j, i := range freeIdx {
+		x0[j] = full[i]
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: s.GradTol,
+		MajorIterations:   s.MaxIterations,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
+	}
+	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	if s.Context.Err() != nil {
+		return StartResult{Err: s.Context.Err(), Value: math.NaN()}
+	}
+	if r == nil {
+		return StartResult{Err: err, Value: math.NaN()}
+	}
+	for j, i := range freeIdx {
+		full[i] = r.X[j]
+	}
+	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations, Status: r.Status.String()}
+	st.Converged = r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence
+	if err != nil && !st.Converged {
+		st.Status += ": " + err.Error()
+	}
+	if math.IsInf(r.F, 0) || math.IsNaN(r.F) {
+		st.Err = fmt.Errorf("the optimiser ended where the log density is not finite (%s)", st.Status)
+	}
+	return st
+}
+
+func equal(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Profile evaluates the log density at each point, in parallel over at most
+// workers objectives (default GOMAXPROCS). Points where the density is zero
+// or cannot be evaluated give −Inf.
+func Profile(newObj func() (Objective, error), points [][]float64, workers int) ([]float64, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(points)))
+	out := make([]float64, len(points))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		o, err := newObj()
+		if err != nil {
+			return nil, err
+		}
+		wg.Add(1)
+		go func(o Objective) {
+			defer wg.Done()
+			grad := make([]float64, o.Dim())
+			for i := range next {
+				lp, err := o.LogDensity(grad, points[i])
+				if err != nil || math.IsNaN(lp) {
+					lp = math.Inf(-1)
+				}
+				out[i] = lp
+			}
+		}(o)
+	}
+	for i := range points {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, nil
+}
