@@ -249,6 +249,14 @@ func (d *Density) LogDensity(grad, q []float64) (float64, error) {
 	return d.run(q, grad, false)
 }
 
+// Check evaluates the log density at q with Checking set, so observation
+// families examine the point and record warnings on the Compiled.
+func (d *Density) Check(q []float64) {
+	d.th.Checking = true
+	defer func() { d.th.Checking = false }()
+	_, _ = d.run(q, nil, false) // only the warnings matter here
+}
+
 // Value evaluates the log density without its gradient.
 func (d *Density) Value(q []float64) (float64, error) {
 	return d.run(q, nil, false)
@@ -509,7 +517,7 @@ func (th *Thread) Cache(key any, build func() (any, error)) (any, error) {
 func (th *Thread) Warn(pos ast.Pos, msg string) {
 	c := th.comp
 	if c == nil {
-		th.in.warn(pos, msg)
+		th.in.Warn(pos, msg)
 		return
 	}
 	c.mu.Lock()
@@ -531,8 +539,8 @@ func (c *Compiled) TakeWarnings() []string {
 	return w
 }
 
-// warn prints a warning for the user on stderr.
-func (in *Interpreter) warn(pos ast.Pos, msg string) {
+// Warn prints a warning for the user on stderr: "FILE:LINE:COL: warning: msg".
+func (in *Interpreter) Warn(pos ast.Pos, msg string) {
 	if pos.IsValid() {
 		fmt.Fprintf(in.opts.Stderr, "%s: warning: %s\n", pos, msg)
 	} else {

@@ -46,6 +46,9 @@ type Thread struct {
 	Tape *ad.Tape
 	// comp is the compiled model whose log density is being evaluated.
 	comp *Compiled
+	// Checking asks observation families to check the point for known
+	// pathologies (and Warn) while the density is evaluated.
+	Checking bool
 }
 
 func (in *Interpreter) newThread(ctx context.Context) *Thread {

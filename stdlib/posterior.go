@@ -1,0 +1,152 @@
+package stdlib
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/hmc"
+)
+
+// Posterior is the value `sample` returns: the draws of every free
+// parameter on the constrained scale, the sampler's record, and the
+// summary with its warnings.
+type Posterior struct {
+	Model    *eval.Model
+	Comp     *eval.Compiled
+	Names    []string      // one per scalar: ell, w.1, w.2, ...
+	Values   [][][]float64 // chain, draw, scalar
+	Result   *hmc.Result
+	Summary  *hmc.Summary
+	MaxDepth int
+}
+
+var (
+	_ eval.HasAttrs = (*Posterior)(nil)
+	_ eval.JSONer   = (*Posterior)(nil)
+	_ CSVWriter     = (*Posterior)(nil)
+)
+
+func (p *Posterior) Type() string { return "posterior" }
+
+func (p *Posterior) String() string {
+	var names []string
+	for _, fp := range p.Comp.FreeParams() {
+		names = append(names, fp.Name)
+	}
+	return fmt.Sprintf("posterior of model %s: %d chains × %d draws of %s (summary(post) for the table)",
+		p.Model.Name, len(p.Values), p.Result.Draws, strings.Join(names, ", "))
+}
+
+// JSON is the summary object of LANGUAGE.md.
+func (p *Posterior) JSON() any { return summaryJSON(p.Summary) }
+
+func summaryJSON(s *hmc.Summary) any {
+	b, err := s.MarshalJSON()
+	if err != nil {
+		return err.Error()
+	}
+	return json.RawMessage(b)
+}
+
+// AttrNames lists the parameters.
+func (p *Posterior) AttrNames() []string {
+	var out []string
+	for _, fp := range p.Comp.FreeParams() {
+		out = append(out, fp.Name)
+	}
+	return out
+}
+
+// Attr returns every draw of a parameter, chains one after another: a
+// vector for a scalar parameter, a draws × K matrix for a vector one.
+func (p *Posterior) Attr(name string) (eval.Value, bool) {
+	off := 0
+	for _, fp := range p.Comp.FreeParams() {
+		if fp.Name != name {
+			off += fp.Dim()
+			continue
+		}
+		var rows [][]float64
+		for _, ch := range p.Values {
+			for _, d := range ch {
+				rows = append(rows, d[off:off+fp.Dim()])
+			}
+		}
+		if fp.Size == 0 {
+			xs := make([]float64, len(rows))
+			for i, r := range rows {
+				xs[i] = r[0]
+			}
+			return &eval.Vec{Data: xs}, true
+		}
+		m := mat.NewDense(len(rows), fp.Dim(), nil)
+		for i, r := range rows {
+			m.SetRow(i, r)
+		}
+		return eval.NewMat(m), true
+	}
+	return nil, false
+}
+
+// WriteCSV writes the draws in the layout of LANGUAGE.md.
+func (p *Posterior) WriteCSV(w io.Writer) error {
+	return hmc.WriteCSV(w, p.Names, p.Values, p.Result)
+}
+
+// SummaryVal is the value `summary` returns: it prints as a table and
+// writes the JSON of LANGUAGE.md; `s.ell.mean` reads one statistic.
+type SummaryVal struct{ S *hmc.Summary }
+
+var _ eval.HasAttrs = (*SummaryVal)(nil)
+
+func (s *SummaryVal) Type() string   { return "summary" }
+func (s *SummaryVal) String() string { return s.S.Table() }
+
+// JSON is the summary object of LANGUAGE.md.
+func (s *SummaryVal) JSON() any { return summaryJSON(s.S) }
+
+// AttrNames lists the summarised quantities and the run's totals.
+func (s *SummaryVal) AttrNames() []string {
+	out := []string{"chains", "warmup", "draws", "divergences", "seconds", "warnings"}
+	for _, p := range s.S.Params {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// Attr returns a quantity's statistics as a record, or a run total.
+func (s *SummaryVal) Attr(name string) (eval.Value, bool) {
+	switch name {
+	case "chains":
+		return eval.Num(s.S.Chains), true
+	case "warmup":
+		return eval.Num(s.S.Warmup), true
+	case "draws":
+		return eval.Num(s.S.Draws), true
+	case "divergences":
+		return eval.Num(s.S.Divergences), true
+	case "seconds":
+		return eval.Num(s.S.Seconds), true
+	case "warnings":
+		l := &eval.List{}
+		for _, w := range s.S.Warnings {
+			l.Elems = append(l.Elems, eval.Str(w))
+		}
+		return l, true
+	}
+	for _, p := range s.S.Params {
+		if p.Name == name {
+			r := eval.NewRecord()
+			r.Set("mean", eval.Num(p.Mean)).Set("sd", eval.Num(p.SD)).Set("q5", eval.Num(p.Q5)).
+				Set("q50", eval.Num(p.Q50)).Set("q95", eval.Num(p.Q95)).Set("rhat", eval.Num(p.Rhat)).
+				Set("ess_bulk", eval.Num(p.ESSBulk)).Set("ess_tail", eval.Num(p.ESSTail)).Set("mcse_mean", eval.Num(p.MCSEMean))
+			return r, true
+		}
+	}
+	return nil, false
+}
