@@ -3,6 +3,8 @@ package bke
 import (
 	"fmt"
 	"math"
+
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 )
 
 // The Jacobian term of the pseudolikelihood (eq. 13) is log γ(x) =
@@ -222,7 +224,7 @@ func (ps *pass) cbLinear(sc *scratch, depth, from int, lw float64) {
 		for j := k + 1; j < k+dim-depth; j++ {
 			best += sc.lw[order[j]]
 		}
-		if best < minExpArg || expNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum {
+		if best < fastexp.MinArg || fastexp.ExpNeg(best)*sc.cbBound < 0x1p-60*sc.cbSum {
 			return
 		}
 		sc.idx[depth] = l
@@ -231,7 +233,7 @@ func (ps *pass) cbLinear(sc *scratch, depth, from int, lw float64) {
 			continue
 		}
 		det := ps.subsetDet(sc, sc.idx)
-		term := expNeg(pl) * det * det
+		term := fastexp.ExpNeg(pl) * det * det
 		if term == 0 {
 			continue
 		}

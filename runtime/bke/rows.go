@@ -1,10 +1,14 @@
 package bke
 
-import "math"
+import (
+	"math"
+
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
+)
 
 // row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
 // Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
-// through memory, and with expNeg in place of math.Exp. They compute the
+// through memory, and with fastexp.ExpNeg in place of math.Exp. They compute the
 // same sums (TestRowsMatchGeneral).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
@@ -27,17 +31,17 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := expNegOrZero(-qmin / 2)
+	cq := fastexp.ExpNegOrZero(-qmin / 2)
 	// The exponentials first, in a loop of their own: independent
 	// iterations overlap, where inside the accumulating loop they would not.
 	u := sc.u[:m]
 	for l, ql := range q {
 		arg := -0.5 * (ql - qmin)
-		if arg < minExpArg {
-			u[l] = 0 // as expNegOrZero, which is not inlined
+		if arg < fastexp.MinArg {
+			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
 			continue
 		}
-		u[l] = expNeg(arg)
+		u[l] = fastexp.ExpNeg(arg)
 	}
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
@@ -91,17 +95,17 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := expNegOrZero(-qmin / 2)
+	cq := fastexp.ExpNegOrZero(-qmin / 2)
 	// The exponentials first, in a loop of their own: independent
 	// iterations overlap, where inside the accumulating loop they would not.
 	u := sc.u[:m]
 	for l, ql := range q {
 		arg := -0.5 * (ql - qmin)
-		if arg < minExpArg {
-			u[l] = 0 // as expNegOrZero, which is not inlined
+		if arg < fastexp.MinArg {
+			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
 			continue
 		}
-		u[l] = expNeg(arg)
+		u[l] = fastexp.ExpNeg(arg)
 	}
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64

@@ -1,4 +1,4 @@
-package bke
+package fastexp
 
 import (
 	"math"
@@ -49,7 +49,7 @@ func TestExpNeg(t *testing.T) {
 	var worst, worstX float64
 	for _, x := range xs {
 		ref := refExp(x)
-		got := new(big.Float).SetPrec(200).SetFloat64(expNeg(x))
+		got := new(big.Float).SetPrec(200).SetFloat64(ExpNeg(x))
 		diff := new(big.Float).SetPrec(200).Sub(got, ref)
 		rel, _ := diff.Quo(diff, ref).Float64()
 		if math.Abs(rel) > worst {

@@ -1,14 +1,17 @@
-package bke
+// Package fastexp computes e^x for x ≤ 0 faster than math.Exp and to
+// within 3e-16 relative error: the kernel loops of BKE and of the Gram
+// matrices spend most of their time in exponentials.
+package fastexp
 
 import (
 	"math"
 	"math/big"
 )
 
-// expNeg is e^x for −708 ≤ x ≤ 0, the kernel values of the fused pass. It
+// ExpNeg is e^x for −708 ≤ x ≤ 0, the values of exponential kernels. It
 // exists because math.Exp is the pass's bottleneck: on amd64 it is a call
 // into an assembly routine with a long serial Taylor chain, while this one
-// is inlined. Callers use expNegOrZero, which gives 0 below −708.
+// is inlined. Callers that may go below −708 use ExpNegOrZero.
 //
 // Method: x = (128k + j) ln2/128 + r with j ∈ [0, 128) and −ln2/128 < r ≤ 0
 // (n = 128k + j is x·128/ln2 truncated; Cody–Waite reduction with a 32-bit
@@ -19,7 +22,7 @@ import (
 // relative error is below 3e-16 (the roundings of t and of the final sum,
 // 2⁻⁵³ each, the truncation, and p's rounding scaled by |p| < 0.0055);
 // TestExpNeg measures it. The body is kept under the inlining budget.
-func expNeg(x float64) float64 {
+func ExpNeg(x float64) float64 {
 	n := int64(x * (128 / math.Ln2))
 	fn := float64(n)
 	r := (x - fn*ln2Hi) - fn*ln2Lo
@@ -28,19 +31,19 @@ func expNeg(x float64) float64 {
 	return t + t*p
 }
 
-// minExpArg is the smallest argument expNeg accepts.
-const minExpArg = -708
+// MinArg is the smallest argument ExpNeg accepts.
+const MinArg = -708
 
-// expNegOrZero is expNeg(x) for x ≥ −708 and 0 below, where e^x < 3.3e-308
+// ExpNegOrZero is ExpNeg(x) for x ≥ −708 and 0 below, where e^x < 3.3e-308
 // would change none of the pass's sums. Returning an exact 0, rather than a
 // value whose products underflow, also keeps the pass off the processor's
 // slow path for subnormal results (7 times slower on rows far from every
 // landmark, BenchmarkBKEFarRows).
-func expNegOrZero(x float64) float64 {
-	if x < minExpArg {
+func ExpNegOrZero(x float64) float64 {
+	if x < MinArg {
 		return 0
 	}
-	return expNeg(x)
+	return ExpNeg(x)
 }
 
 const (
