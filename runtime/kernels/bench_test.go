@@ -1,0 +1,107 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The Gram benchmarks report ns per entry computed and, as sub-benchmark
+// "exp", the cost of one math.Exp per entry on the same arguments in the
+// same run, the bound the kernel loops aim to stay within 2× of.
+
+var sink float64
+
+func benchExp(b *testing.B, entries int) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	args := make([]float64, 4096)
+	for i := range args {
+		args[i] = -5 * rng.Float64()
+	}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		s := 0.0
+		for e := 0; e < entries; e++ {
+			s += math.Exp(args[e&4095])
+		}
+		sink = s
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+}
+
+func BenchmarkRBFGram5000D10(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := randomPoints(rng, 5000, 10)
+	k := must(NewRBF([]float64{3}))
+	// A symmetric Gram matrix computes each pair once: n(n+1)/2 entries.
+	entries := 5000 * 5001 / 2
+	b.Run("exp", func(b *testing.B) { benchExp(b, entries) })
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := GramN(k, x, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+		})
+	}
+	b.Run("grad", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := GramGrad(k, x); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+	})
+}
+
+func BenchmarkRBFCross100000x50D2(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := randomPoints(rng, 100000, 2)
+	z := randomPoints(rng, 50, 2)
+	k := must(NewRBF([]float64{0.7}))
+	entries := 100000 * 50
+	b.Run("exp", func(b *testing.B) { benchExp(b, entries) })
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := CrossN(k, x, z, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+		})
+		b.Run(fmt.Sprintf("grad/workers=%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, _, err := CrossGradN(k, x, z, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+		})
+	}
+}
+
+// BenchmarkDistancePaths compares direct loops with the BLAS form for the
+// squared distances, to place blasMinDim.
+func BenchmarkDistancePaths(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, d := range []int{4, 8, 16, 32} {
+		x := randomPoints(rng, 2000, d)
+		for _, path := range []string{"loop", "blas"} {
+			b.Run(fmt.Sprintf("D=%d/%s", d, path), func(b *testing.B) {
+				out := make([]float64, 2000*2000)
+				g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: 2000, m: 2000, dim: d, workers: 1}
+				for i := 0; i < b.N; i++ {
+					if path == "blas" {
+						g.sqDistBLAS(rowMajor(x), rowMajor(x), out)
+					} else {
+						g.sqDistLoop(out)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,499 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// blasMinDim is the input dimension from which squared distances come from
+// ‖x‖² + ‖y‖² − 2xᵀy through BLAS rather than from direct loops
+// (BenchmarkDistancePaths: at D = 16 the two cost about the same on amd64).
+const blasMinDim = 16
+
+// blockRows is the number of rows one worker fills at a time.
+const blockRows = 64
+
+// Gram returns the symmetric Gram matrix K_ij = k(x_i, x_j) of the rows of
+// x, computed in parallel row blocks with GOMAXPROCS workers. Each pair is
+// computed once, into the upper triangle that gonum's SymDense reads.
+func Gram(k Kernel, x *mat.Dense) (*mat.SymDense, error) { return GramN(k, x, 0) }
+
+// GramN is Gram with a given number of workers (0: GOMAXPROCS).
+func GramN(k Kernel, x *mat.Dense, workers int) (*mat.SymDense, error) {
+	if err := checkInputs(k, x, nil); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	out := make([]float64, n*n)
+	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: x.RawMatrix().Cols, sym: true, workers: workerCount(workers)}
+	g.fill(k, out)
+	return mat.NewSymDense(n, out), nil
+}
+
+// gramFull is Gram with both triangles filled, row-major, for the
+// statistics that read whole rows.
+func gramFull(k Kernel, x *mat.Dense) ([]float64, error) {
+	g, err := Gram(k, x)
+	if err != nil {
+		return nil, err
+	}
+	out := g.RawSymmetric().Data
+	n, _ := x.Dims()
+	mirror(out, n)
+	return out, nil
+}
+
+// Cross returns K_ij = k(x_i, y_j), n×m.
+func Cross(k Kernel, x, y *mat.Dense) (*mat.Dense, error) { return CrossN(k, x, y, 0) }
+
+// CrossN is Cross with a given number of workers.
+func CrossN(k Kernel, x, y *mat.Dense, workers int) (*mat.Dense, error) {
+	if err := checkInputs(k, x, y); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	m, _ := y.Dims()
+	out := make([]float64, n*m)
+	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	g.fill(k, out)
+	return mat.NewDense(n, m, out), nil
+}
+
+// GramGrad returns the Gram matrix and its derivative with respect to each
+// hyperparameter (in the order of k.HyperNames()).
+func GramGrad(k Kernel, x *mat.Dense) (*mat.SymDense, []*mat.SymDense, error) {
+	if err := checkInputs(k, x, nil); err != nil {
+		return nil, nil, err
+	}
+	n, d := x.Dims()
+	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(0)}
+	val, grads := g.fillGrad(k)
+	out := make([]*mat.SymDense, len(grads))
+	for i, dk := range grads {
+		out[i] = mat.NewSymDense(n, dk)
+	}
+	return mat.NewSymDense(n, val), out, nil
+}
+
+// CrossGrad returns K(x, y) and its derivative with respect to each
+// hyperparameter.
+func CrossGrad(k Kernel, x, y *mat.Dense) (*mat.Dense, []*mat.Dense, error) {
+	return CrossGradN(k, x, y, 0)
+}
+
+// CrossGradN is CrossGrad with a given number of workers.
+func CrossGradN(k Kernel, x, y *mat.Dense, workers int) (*mat.Dense, []*mat.Dense, error) {
+	if err := checkInputs(k, x, y); err != nil {
+		return nil, nil, err
+	}
+	n, d := x.Dims()
+	m, _ := y.Dims()
+	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	val, grads := g.fillGrad(k)
+	out := make([]*mat.Dense, len(grads))
+	for i, dk := range grads {
+		out[i] = mat.NewDense(n, m, dk)
+	}
+	return mat.NewDense(n, m, val), out, nil
+}
+
+func workerCount(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}
+
+// mirror copies the upper triangle of a row-major n×n matrix to the lower,
+// in tiles so that both the reads and the writes stay in cache.
+func mirror(a []float64, n int) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := i0; j0 < n; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+tile, n); j++ {
+					a[j*n+i] = a[i*n+j]
+				}
+			}
+		}
+	}
+}
+
+// grid is a pair of point sets whose kernel matrix is being filled. In a
+// symmetric grid only the upper triangle (j ≥ i) is computed.
+type grid struct {
+	xs, ys  []float64
+	n, m    int
+	dim     int
+	sym     bool
+	workers int
+}
+
+// parallel runs body over row blocks on the workers. Blocks are handed out
+// in order, which balances the triangular work of a symmetric grid.
+func (g *grid) parallel(body func(i0, i1 int)) {
+	nb := (g.n + blockRows - 1) / blockRows
+	if g.workers <= 1 || nb <= 1 {
+		body(0, g.n)
+		return
+	}
+	next := make(chan int, nb)
+	for b := 0; b < nb; b++ {
+		next <- b
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < min(g.workers, nb); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range next {
+				body(b*blockRows, min((b+1)*blockRows, g.n))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// jStart is the first column computed in row i.
+func (g *grid) jStart(i int) int {
+	if g.sym {
+		return i
+	}
+	return 0
+}
+
+// fill writes k's matrix into out (row-major n×m; upper triangle only when
+// symmetric).
+func (g *grid) fill(k Kernel, out []float64) {
+	switch k := k.(type) {
+	case *Stationary:
+		g.sqDist(k.Ell, out)
+		g.parallel(func(i0, i1 int) {
+			for i := i0; i < i1; i++ {
+				row := out[i*g.m : (i+1)*g.m]
+				k.applyRow(row[g.jStart(i):])
+			}
+		})
+	case *Linear, *Poly:
+		g.inner(out)
+		c, deg := 0.0, 1
+		if l, ok := k.(*Linear); ok {
+			c = l.C
+		} else {
+			c, deg = k.(*Poly).C, k.(*Poly).Degree
+		}
+		g.parallel(func(i0, i1 int) {
+			for i := i0; i < i1; i++ {
+				row := out[i*g.m : (i+1)*g.m]
+				for j := g.jStart(i); j < g.m; j++ {
+					row[j] = pow(row[j]+c, deg)
+				}
+			}
+		})
+	case Constant:
+		for i := range out {
+			out[i] = 1
+		}
+	case White:
+		if g.sym {
+			clear(out)
+			for i := 0; i < g.n; i++ {
+				out[i*g.m+i] = 1
+			}
+			return
+		}
+		g.each(k, out)
+	case *Scaled:
+		g.fill(k.K, out)
+		for i := range out {
+			out[i] *= k.C
+		}
+	case *Sum:
+		g.fill(k.A, out)
+		tmp := make([]float64, len(out))
+		g.fill(k.B, tmp)
+		for i := range out {
+			out[i] += tmp[i]
+		}
+	case *Product:
+		g.fill(k.A, out)
+		tmp := make([]float64, len(out))
+		g.fill(k.B, tmp)
+		for i := range out {
+			out[i] *= tmp[i]
+		}
+	default:
+		g.each(k, out)
+	}
+}
+
+// each evaluates a kernel entry by entry, for kernels without a fast path.
+func (g *grid) each(k Kernel, out []float64) {
+	d := g.dim
+	g.parallel(func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			x := g.xs[i*d : (i+1)*d]
+			for j := g.jStart(i); j < g.m; j++ {
+				out[i*g.m+j] = k.Eval(x, g.ys[j*d:(j+1)*d])
+			}
+		}
+	})
+}
+
+// applyRow replaces scaled squared distances by kernel values.
+func (k *Stationary) applyRow(row []float64) {
+	if k.kind == profRBF {
+		for j, u := range row {
+			row[j] = expNeg(-0.5 * u)
+		}
+		return
+	}
+	for j, u := range row {
+		row[j] = k.value(u)
+	}
+}
+
+// sqDist writes the scaled squared distances Σ_d (x_d − y_d)²/ℓ_d².
+func (g *grid) sqDist(ell []float64, out []float64) {
+	d := g.dim
+	inv := make([]float64, d)
+	for i := range inv {
+		if len(ell) == 1 {
+			inv[i] = 1 / ell[0]
+		} else {
+			inv[i] = 1 / ell[i]
+		}
+	}
+	scale := func(src []float64, rows int) []float64 {
+		s := make([]float64, len(src))
+		for r := 0; r < rows; r++ {
+			for c := 0; c < d; c++ {
+				s[r*d+c] = src[r*d+c] * inv[c]
+			}
+		}
+		return s
+	}
+	xs := scale(g.xs, g.n)
+	ys := xs
+	if !g.sym {
+		ys = scale(g.ys, g.m)
+	}
+	if d >= blasMinDim {
+		g.sqDistBLAS(xs, ys, out)
+		return
+	}
+	g.sqDistDirect(xs, ys, out)
+}
+
+// sqDistLoop is sqDist forced onto the direct loops (for benchmarks).
+func (g *grid) sqDistLoop(out []float64) {
+	g.sqDistDirect(g.xs, g.ys, out)
+}
+
+// sqDistDirect writes squared distances of pre-scaled points by direct
+// loops, written out for D = 1 and 2.
+func (g *grid) sqDistDirect(xs, ys, out []float64) {
+	d := g.dim
+	g.parallel(func(i0, i1 int) {
+		switch d {
+		case 1:
+			for i := i0; i < i1; i++ {
+				x0 := xs[i]
+				row := out[i*g.m : (i+1)*g.m]
+				for j := g.jStart(i); j < g.m; j++ {
+					t := x0 - ys[j]
+					row[j] = t * t
+				}
+			}
+		case 2:
+			for i := i0; i < i1; i++ {
+				x0, x1 := xs[2*i], xs[2*i+1]
+				row := out[i*g.m : (i+1)*g.m]
+				for j := g.jStart(i); j < g.m; j++ {
+					t0, t1 := x0-ys[2*j], x1-ys[2*j+1]
+					row[j] = t0*t0 + t1*t1
+				}
+			}
+		default:
+			for i := i0; i < i1; i++ {
+				x := xs[i*d : (i+1)*d]
+				row := out[i*g.m : (i+1)*g.m]
+				for j := g.jStart(i); j < g.m; j++ {
+					y := ys[j*d : (j+1)*d]
+					y = y[:len(x)] // lets the compiler drop the bounds checks
+					u := 0.0
+					for c, xv := range x {
+						t := xv - y[c]
+						u += t * t
+					}
+					row[j] = u
+				}
+			}
+		}
+	})
+}
+
+// sqDistBLAS uses ‖x‖² + ‖y‖² − 2xᵀy with the products from BLAS (Syrk for
+// a symmetric grid, Gemm otherwise), clamping rounding below zero.
+func (g *grid) sqDistBLAS(xs, ys, out []float64) {
+	d := g.dim
+	a := blas64.General{Rows: g.n, Cols: d, Stride: d, Data: xs}
+	c := blas64.General{Rows: g.n, Cols: g.m, Stride: g.m, Data: out}
+	if g.sym {
+		blas64.Syrk(blas.NoTrans, 1, a, 0, blas64.Symmetric{Uplo: blas.Upper, N: g.n, Stride: g.m, Data: out})
+	} else {
+		b := blas64.General{Rows: g.m, Cols: d, Stride: d, Data: ys}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
+	}
+	nx := norms(xs, g.n, d)
+	ny := nx
+	if !g.sym {
+		ny = norms(ys, g.m, d)
+	}
+	g.parallel(func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			row := out[i*g.m : (i+1)*g.m]
+			for j := g.jStart(i); j < g.m; j++ {
+				row[j] = max(nx[i]+ny[j]-2*row[j], 0)
+			}
+			if g.sym {
+				row[i] = 0
+			}
+		}
+	})
+}
+
+func norms(xs []float64, rows, d int) []float64 {
+	out := make([]float64, rows)
+	for r := range out {
+		out[r] = dot(xs[r*d:(r+1)*d], xs[r*d:(r+1)*d])
+	}
+	return out
+}
+
+// inner writes the inner products xᵢᵀyⱼ.
+func (g *grid) inner(out []float64) {
+	d := g.dim
+	a := blas64.General{Rows: g.n, Cols: d, Stride: d, Data: g.xs}
+	if g.sym {
+		blas64.Syrk(blas.NoTrans, 1, a, 0, blas64.Symmetric{Uplo: blas.Upper, N: g.n, Stride: g.m, Data: out})
+		return
+	}
+	b := blas64.General{Rows: g.m, Cols: d, Stride: d, Data: g.ys}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, blas64.General{Rows: g.n, Cols: g.m, Stride: g.m, Data: out})
+}
+
+// fillGrad returns the kernel matrix and its derivative with respect to
+// each hyperparameter (upper triangles when symmetric).
+func (g *grid) fillGrad(k Kernel) ([]float64, [][]float64) {
+	size := g.n * g.m
+	switch k := k.(type) {
+	case *Stationary:
+		return g.stationaryGrad(k)
+	case *Scaled:
+		val, grads := g.fillGrad(k.K)
+		dc := append([]float64(nil), val...)
+		for i := range val {
+			val[i] *= k.C
+		}
+		for _, dk := range grads {
+			for i := range dk {
+				dk[i] *= k.C
+			}
+		}
+		return val, append([][]float64{dc}, grads...)
+	case *Sum:
+		va, ga := g.fillGrad(k.A)
+		vb, gb := g.fillGrad(k.B)
+		for i := range va {
+			va[i] += vb[i]
+		}
+		return va, append(ga, gb...)
+	case *Product:
+		va, ga := g.fillGrad(k.A)
+		vb, gb := g.fillGrad(k.B)
+		for _, dk := range ga {
+			for i := range dk {
+				dk[i] *= vb[i]
+			}
+		}
+		for _, dk := range gb {
+			for i := range dk {
+				dk[i] *= va[i]
+			}
+		}
+		for i := range va {
+			va[i] *= vb[i]
+		}
+		return va, append(ga, gb...)
+	}
+	// Entry by entry for the rest (few hyperparameters, cheap kernels).
+	val := make([]float64, size)
+	g.fill(k, val)
+	nh := k.NumHyper()
+	grads := make([][]float64, nh)
+	for h := range grads {
+		grads[h] = make([]float64, size)
+	}
+	if nh == 0 {
+		return val, grads
+	}
+	d := g.dim
+	g.parallel(func(i0, i1 int) {
+		buf := make([]float64, nh)
+		for i := i0; i < i1; i++ {
+			x := g.xs[i*d : (i+1)*d]
+			for j := g.jStart(i); j < g.m; j++ {
+				k.GradHyper(buf, x, g.ys[j*d:(j+1)*d])
+				for h, v := range buf {
+					grads[h][i*g.m+j] = v
+				}
+			}
+		}
+	})
+	return val, grads
+}
+
+// stationaryGrad fills a stationary kernel and its lengthscale (and α)
+// derivatives in one pass.
+func (g *grid) stationaryGrad(k *Stationary) ([]float64, [][]float64) {
+	size := g.n * g.m
+	val := make([]float64, size)
+	nh := k.NumHyper()
+	grads := make([][]float64, nh)
+	for h := range grads {
+		grads[h] = make([]float64, size)
+	}
+	d := g.dim
+	iso := len(k.Ell) == 1
+	g.parallel(func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			x := g.xs[i*d : (i+1)*d]
+			for j := g.jStart(i); j < g.m; j++ {
+				y := g.ys[j*d : (j+1)*d]
+				u := k.scaledSq(x, y)
+				v, dv := k.f(u)
+				idx := i*g.m + j
+				val[idx] = v
+				if iso {
+					grads[0][idx] = dv * (-2 * u / k.Ell[0])
+				} else {
+					for c, l := range k.Ell {
+						t := (x[c] - y[c]) / l
+						grads[c][idx] = dv * (-2 * t * t / l)
+					}
+				}
+				if k.kind == profRQ {
+					b := 1 + u/(2*k.Alpha)
+					grads[nh-1][idx] = v * (-logB(b) + u/(2*k.Alpha*b))
+				}
+			}
+		}
+	})
+	return val, grads
+}

@@ -1,0 +1,172 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// MedianMaxRows is the number of rows above which MedianHeuristic works on a
+// seeded random subsample of that many rows (the median of n²/2 distances
+// is then estimated from about 2·10⁶).
+const MedianMaxRows = 2000
+
+// MedianHeuristic returns the median Euclidean distance over pairs i < j of
+// rows of x. The BKE paper (Flaxman et al. 2016, §2.3) names two
+// conventions for turning it into an SE kernel: exp(−‖x − y‖²/ℓ²) with
+// ℓ = median (Mooij et al. 2016) and exp(−‖x − y‖²/(2ℓ²)) with ℓ = median
+// (Muandet et al. 2014). KML's rbf is exp(−‖x − y‖²/(2ℓ²)), so
+// rbf(median_heuristic(x)) is the second; the first is rbf(median/√2).
+// Above MedianMaxRows rows, a subsample of rows drawn with seed is used.
+func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
+	if err := CheckData(x, "the data"); err != nil {
+		return 0, err
+	}
+	n, d := x.Dims()
+	if n < 2 {
+		return 0, fmt.Errorf("the median heuristic needs at least 2 rows, got %d", n)
+	}
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	if n > MedianMaxRows {
+		rng := rand.New(rand.NewPCG(seed, 0x6d6564))
+		rng.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rows = rows[:MedianMaxRows]
+	}
+	data := rowMajor(x)
+	ds := make([]float64, 0, len(rows)*(len(rows)-1)/2)
+	for a := 0; a < len(rows); a++ {
+		xa := data[rows[a]*d : (rows[a]+1)*d]
+		for b := a + 1; b < len(rows); b++ {
+			xb := data[rows[b]*d : (rows[b]+1)*d]
+			s := 0.0
+			for c, v := range xa {
+				t := v - xb[c]
+				s += t * t
+			}
+			ds = append(ds, s)
+		}
+	}
+	// Squared distances sort as distances do; the median of an even count
+	// is the mean of the middle two distances.
+	sort.Float64s(ds)
+	k := len(ds)
+	if k%2 == 0 {
+		return (math.Sqrt(ds[k/2-1]) + math.Sqrt(ds[k/2])) / 2, nil
+	}
+	return math.Sqrt(ds[k/2]), nil
+}
+
+// Landmarks picks m representative rows of x: method "random" draws m rows
+// without replacement; "kmeans" returns the centres of a seeded k-means
+// (k-means++ starts, then Lloyd iterations until no point moves, at most
+// 100).
+func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, error) {
+	if err := CheckData(x, "the data"); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	if m < 1 || m > n {
+		return nil, fmt.Errorf("cannot choose %d landmarks from %d rows", m, n)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6c616e64))
+	data := rowMajor(x)
+	switch method {
+	case "random", "":
+		idx := rng.Perm(n)[:m]
+		out := mat.NewDense(m, d, nil)
+		for r, i := range idx {
+			out.SetRow(r, data[i*d:(i+1)*d])
+		}
+		return out, nil
+	case "kmeans":
+		return kmeans(data, n, d, m, rng), nil
+	}
+	return nil, fmt.Errorf("method must be \"random\" or \"kmeans\", got %q", method)
+}
+
+func sqdist(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		t := v - b[i]
+		s += t * t
+	}
+	return s
+}
+
+func kmeans(data []float64, n, d, m int, rng *rand.Rand) *mat.Dense {
+	centres := make([]float64, 0, m*d)
+	first := rng.IntN(n)
+	centres = append(centres, data[first*d:(first+1)*d]...)
+	near := make([]float64, n)
+	for i := range near {
+		near[i] = sqdist(data[i*d:(i+1)*d], centres[:d])
+	}
+	// k-means++: each new centre drawn with probability ∝ squared distance
+	// to the nearest chosen one.
+	for len(centres) < m*d {
+		total := 0.0
+		for _, v := range near {
+			total += v
+		}
+		pick := rng.IntN(n)
+		if total > 0 {
+			u := rng.Float64() * total
+			for i, v := range near {
+				u -= v
+				if u < 0 {
+					pick = i
+					break
+				}
+			}
+		}
+		c := data[pick*d : (pick+1)*d]
+		centres = append(centres, c...)
+		for i := range near {
+			near[i] = math.Min(near[i], sqdist(data[i*d:(i+1)*d], c))
+		}
+	}
+	assign := make([]int, n)
+	for i := range assign {
+		assign[i] = -1
+	}
+	for iter := 0; iter < 100; iter++ {
+		moved := false
+		for i := 0; i < n; i++ {
+			best, bestD := 0, math.Inf(1)
+			for c := 0; c < m; c++ {
+				if dd := sqdist(data[i*d:(i+1)*d], centres[c*d:(c+1)*d]); dd < bestD {
+					best, bestD = c, dd
+				}
+			}
+			if assign[i] != best {
+				assign[i], moved = best, true
+			}
+		}
+		if !moved {
+			break
+		}
+		sums := make([]float64, m*d)
+		counts := make([]int, m)
+		for i, c := range assign {
+			counts[c]++
+			for j := 0; j < d; j++ {
+				sums[c*d+j] += data[i*d+j]
+			}
+		}
+		for c := 0; c < m; c++ {
+			if counts[c] == 0 {
+				continue // an empty cluster keeps its centre
+			}
+			for j := 0; j < d; j++ {
+				centres[c*d+j] = sums[c*d+j] / float64(counts[c])
+			}
+		}
+	}
+	return mat.NewDense(m, d, centres)
+}

@@ -1,0 +1,246 @@
+package kernels
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Estimators of MMD² and HSIC.
+const (
+	EstUnbiased = "unbiased"
+	EstBiased   = "biased"
+	EstLinear   = "linear"
+)
+
+// MMD2 estimates the squared maximum mean discrepancy between the
+// distributions of the rows of x (m of them) and y (n) with kernel k
+// (Gretton et al. 2012): "unbiased" is the U-statistic
+// Σ_{i≠j} k(x_i,x_j)/(m(m−1)) + Σ_{i≠j} k(y_i,y_j)/(n(n−1)) − 2 mean k(x_i,y_j);
+// "biased" the V-statistic mean K_xx + mean K_yy − 2 mean K_xy; "linear" the
+// linear-time statistic averaging h = k(x₁,x₂) + k(y₁,y₂) − k(x₁,y₂) −
+// k(x₂,y₁) over consecutive disjoint pairs, using the first min(m, n) rows of
+// each sample.
+func MMD2(k Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+	z, m, err := pool(k, x, y, estimator)
+	if err != nil {
+		return 0, err
+	}
+	if estimator == EstLinear {
+		return linearMMD(k, rowMajor(x), rowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
+	}
+	g, err := gramFull(k, z)
+	if err != nil {
+		return 0, err
+	}
+	return mmdFromGram(g, z.RawMatrix().Rows, identity(z.RawMatrix().Rows), m, estimator), nil
+}
+
+// pool validates the two samples and stacks them.
+func pool(k Kernel, x, y *mat.Dense, estimator string) (*mat.Dense, int, error) {
+	switch estimator {
+	case EstUnbiased, EstBiased, EstLinear:
+	default:
+		return nil, 0, fmt.Errorf("estimator must be %q, %q or %q, got %q", EstUnbiased, EstBiased, EstLinear, estimator)
+	}
+	if err := CheckData(x, "the first sample"); err != nil {
+		return nil, 0, err
+	}
+	if err := CheckData(y, "the second sample"); err != nil {
+		return nil, 0, err
+	}
+	m, dx := x.Dims()
+	n, dy := y.Dims()
+	if dx != dy {
+		return nil, 0, fmt.Errorf("the samples have different numbers of columns: %d×%d and %d×%d", m, dx, n, dy)
+	}
+	if d := k.Dim(); d != 0 && d != dx {
+		return nil, 0, fmt.Errorf("%s has %d lengthscales but the data has %d columns", k, d, dx)
+	}
+	switch {
+	case estimator == EstUnbiased && (m < 2 || n < 2):
+		return nil, 0, fmt.Errorf("the unbiased MMD needs at least 2 rows in each sample, got %d and %d", m, n)
+	case estimator == EstLinear && (m < 2 || n < 2):
+		return nil, 0, fmt.Errorf("the linear-time MMD needs at least 2 rows in each sample, got %d and %d", m, n)
+	}
+	z := mat.NewDense(m+n, dx, nil)
+	z.Stack(x, y)
+	return z, m, nil
+}
+
+func identity(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
+// mmdFromGram computes MMD² from the pooled N×N Gram matrix g when the
+// first m entries of perm index the first sample and the rest the second.
+func mmdFromGram(g []float64, nTot int, perm []int, m int, estimator string) float64 {
+	n := nTot - m
+	var sxx, syy, sxy, dx, dy float64
+	for a := 0; a < nTot; a++ {
+		row := g[perm[a]*nTot:]
+		inX := a < m
+		for b := a; b < nTot; b++ {
+			v := row[perm[b]]
+			inY := b >= m
+			switch {
+			case a == b:
+				if inX {
+					sxx += v
+					dx += v
+				} else {
+					syy += v
+					dy += v
+				}
+			case inX && !inY:
+				sxx += 2 * v
+			case !inX && inY:
+				syy += 2 * v
+			default:
+				sxy += v
+			}
+		}
+	}
+	fm, fn := float64(m), float64(n)
+	if estimator == EstBiased {
+		return sxx/(fm*fm) + syy/(fn*fn) - 2*sxy/(fm*fn)
+	}
+	return (sxx-dx)/(fm*(fm-1)) + (syy-dy)/(fn*(fn-1)) - 2*sxy/(fm*fn)
+}
+
+// linearMMD averages h over consecutive pairs of the rows px of x and py of
+// y (row-major data with d columns).
+func linearMMD(k Kernel, xs, ys []float64, d int, px, py []int) float64 {
+	pairs := min(len(px), len(py)) / 2
+	row := func(data []float64, i int) []float64 { return data[i*d : (i+1)*d] }
+	s := 0.0
+	for p := 0; p < pairs; p++ {
+		x1, x2 := row(xs, px[2*p]), row(xs, px[2*p+1])
+		y1, y2 := row(ys, py[2*p]), row(ys, py[2*p+1])
+		s += k.Eval(x1, x2) + k.Eval(y1, y2) - k.Eval(x1, y2) - k.Eval(x2, y1)
+	}
+	return s / float64(pairs)
+}
+
+// HSIC estimates the Hilbert–Schmidt independence criterion between paired
+// rows of x and y with kernels kx and ky: "biased" is tr(KHLH)/n² (Gretton
+// et al. 2005), "unbiased" the estimator of Song et al. (2012),
+// [tr(K̃L̃) + 1ᵀK̃1·1ᵀL̃1/((n−1)(n−2)) − 2/(n−2)·1ᵀK̃L̃1]/(n(n−3)) with K̃, L̃
+// the Gram matrices with zero diagonals (n ≥ 4).
+func HSIC(kx, ky Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+	kg, lg, err := hsicGrams(kx, ky, x, y, estimator)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := x.Dims()
+	h := newHSICState(kg, lg, n, estimator)
+	return h.stat(identity(n)), nil
+}
+
+func hsicGrams(kx, ky Kernel, x, y *mat.Dense, estimator string) ([]float64, []float64, error) {
+	if estimator != EstBiased && estimator != EstUnbiased {
+		return nil, nil, fmt.Errorf("estimator must be %q or %q, got %q", EstBiased, EstUnbiased, estimator)
+	}
+	if err := CheckData(x, "x"); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckData(y, "y"); err != nil {
+		return nil, nil, err
+	}
+	n, dx := x.Dims()
+	ny, dy := y.Dims()
+	if n != ny {
+		return nil, nil, fmt.Errorf("HSIC needs paired samples: x is %d×%d but y is %d×%d", n, dx, ny, dy)
+	}
+	if estimator == EstUnbiased && n < 4 {
+		return nil, nil, fmt.Errorf("the unbiased HSIC needs at least 4 pairs, got %d", n)
+	}
+	kg, err := gramFull(kx, x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("x: %w", err)
+	}
+	lg, err := gramFull(ky, y)
+	if err != nil {
+		return nil, nil, fmt.Errorf("y: %w", err)
+	}
+	return kg, lg, nil
+}
+
+// hsicState holds what a permutation of y leaves unchanged: the centred K
+// (biased) or K̃ with its row sums (unbiased), and L.
+type hsicState struct {
+	n         int
+	estimator string
+	k, l      []float64
+	kRow      []float64 // unbiased: row sums of K̃
+	lRow      []float64 // unbiased: row sums of L̃
+	kSum      float64
+	lSum      float64
+}
+
+func newHSICState(kg, lg []float64, n int, estimator string) *hsicState {
+	h := &hsicState{n: n, estimator: estimator, l: lg}
+	if estimator == EstBiased {
+		h.k = centre(kg, n)
+		return h
+	}
+	h.k = append([]float64(nil), kg...)
+	h.l = append([]float64(nil), lg...)
+	h.kRow, h.lRow = make([]float64, n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		h.k[i*n+i], h.l[i*n+i] = 0, 0
+		for j := 0; j < n; j++ {
+			h.kRow[i] += h.k[i*n+j]
+			h.lRow[i] += h.l[i*n+j]
+		}
+		h.kSum += h.kRow[i]
+		h.lSum += h.lRow[i]
+	}
+	return h
+}
+
+// centre returns HKH for H = I − 11ᵀ/n.
+func centre(k []float64, n int) []float64 {
+	row := make([]float64, n)
+	total := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			row[i] += k[i*n+j]
+		}
+		total += row[i]
+	}
+	out := make([]float64, n*n)
+	fn := float64(n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			out[i*n+j] = k[i*n+j] - row[i]/fn - row[j]/fn + total/(fn*fn)
+		}
+	}
+	return out
+}
+
+// stat is the statistic with y's rows permuted by perm.
+func (h *hsicState) stat(perm []int) float64 {
+	n := h.n
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		kr := h.k[i*n : (i+1)*n]
+		lr := h.l[perm[i]*n:]
+		for j, kv := range kr {
+			tr += kv * lr[perm[j]]
+		}
+	}
+	fn := float64(n)
+	if h.estimator == EstBiased {
+		return tr / (fn * fn)
+	}
+	cross := 0.0
+	for i := 0; i < n; i++ {
+		cross += h.kRow[i] * h.lRow[perm[i]]
+	}
+	return (tr + h.kSum*h.lSum/((fn-1)*(fn-2)) - 2/(fn-2)*cross) / (fn * (fn - 3))
+}
