@@ -1,8 +1,312 @@
 package stdlib
 
-import "io"
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
-// CSVWriter is a value that save() writes as CSV (a posterior's draws).
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// CSVWriter is a value that save writes as CSV (a posterior's draws).
 type CSVWriter interface {
 	WriteCSV(w io.Writer) error
+}
+
+func init() {
+	eval.Register("print(values...)",
+		"Writes its arguments on one line, separated by spaces (strings without quotes); under `kml run --json`, each argument as one line of JSON.",
+		printBuiltin)
+	eval.Register("read_csv(path, columns?)",
+		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). Errors name the file, line and column.`,
+		readCSV)
+	eval.Register("write_csv(value, path, columns?)",
+		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision.",
+		writeCSV)
+	eval.Register("save(value, to)",
+		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it).`,
+		save)
+}
+
+func printBuiltin(a *eval.Args) (eval.Value, error) {
+	in := a.Th.Interp()
+	w := in.Stdout()
+	if in.Options().JSON {
+		for _, v := range a.Rest {
+			b, err := json.Marshal(eval.ToJSON(v))
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			w.Write(append(b, '\n'))
+		}
+		return nil, nil
+	}
+	parts := make([]string, len(a.Rest))
+	for i, v := range a.Rest {
+		parts[i] = v.String()
+	}
+	io.WriteString(w, strings.Join(parts, " ")+"\n")
+	return nil, nil
+}
+
+// stringList reads an optional list of strings.
+func stringList(a *eval.Args, name string) ([]string, error) {
+	v := a.Value(name)
+	if v == nil {
+		return nil, nil
+	}
+	if s, ok := v.(eval.Str); ok {
+		return []string{string(s)}, nil
+	}
+	l, ok := v.(*eval.List)
+	if !ok {
+		return nil, a.Errorf(name, "%s must be a list of strings like [\"x\", \"y\"], got %s", name, eval.Describe(v))
+	}
+	out := make([]string, len(l.Elems))
+	for i, e := range l.Elems {
+		s, ok := e.(eval.Str)
+		if !ok {
+			return nil, a.Errorf(name, "%s must hold strings, element %d is %s", name, i+1, eval.Describe(e))
+		}
+		out[i] = string(s)
+	}
+	return out, nil
+}
+
+func readCSV(a *eval.Args) (eval.Value, error) {
+	path, err := a.Str("path")
+	if err != nil {
+		return nil, err
+	}
+	want, err := stringList(a, "columns")
+	if err != nil {
+		return nil, err
+	}
+	in := a.Th.Interp()
+	real, err := in.Sandbox().ReadPath(in.BaseDir(), path)
+	if err != nil {
+		return nil, a.Errorf("path", "%v", err)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, a.Errorf("path", "%v", err)
+	}
+	m, err := parseCSV(path, data, want)
+	if err != nil {
+		return nil, a.Errorf("path", "%v", err)
+	}
+	return eval.NewMat(m), nil
+}
+
+// parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL.
+func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s is empty: it needs a header row and data", name)
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	index := map[string]int{}
+	for i, h := range header {
+		index[strings.TrimSpace(h)] = i
+	}
+	var cols []int
+	if want == nil {
+		for i := range header {
+			cols = append(cols, i)
+		}
+		want = header
+	} else {
+		for _, w := range want {
+			i, ok := index[w]
+			if !ok {
+				return nil, fmt.Errorf("%s has no column %q; its columns are %s", name, w, strings.Join(header, ", "))
+			}
+			cols = append(cols, i)
+		}
+	}
+	var values []float64
+	rows := 0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := r.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("%s:%d: the row has %d fields but the header has %d", name, line, len(rec), len(header))
+		}
+		for k, c := range cols {
+			cell := strings.TrimSpace(rec[c])
+			_, col := r.FieldPos(c)
+			if cell == "" || strings.EqualFold(cell, "na") || strings.EqualFold(cell, "nan") {
+				return nil, fmt.Errorf("%s:%d:%d: missing value in column %q", name, line, col, want[k])
+			}
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d:%d: not a number: %q in column %q", name, line, col, cell, want[k])
+			}
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s:%d:%d: infinite value %q in column %q", name, line, col, cell, want[k])
+			}
+			values = append(values, v)
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, fmt.Errorf("%s has a header but no data rows", name)
+	}
+	return mat.NewDense(rows, len(cols), values), nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d:%d: %v", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+func fmtCSV(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// tableCSV renders a matrix, vector or record of equal-length vectors.
+func tableCSV(v eval.Value, names []string) ([]byte, error) {
+	var header []string
+	var cols [][]float64
+	switch v := v.(type) {
+	case *eval.Vec:
+		header, cols = []string{"x"}, [][]float64{v.Data}
+	case *eval.Mat:
+		r, c := v.Dims()
+		for j := 0; j < c; j++ {
+			header = append(header, "x"+strconv.Itoa(j+1))
+			col := make([]float64, r)
+			for i := range col {
+				col[i] = v.M.At(i, j)
+			}
+			cols = append(cols, col)
+		}
+	case *eval.Record:
+		for _, k := range v.AttrNames() {
+			f, _ := v.Attr(k)
+			xs, ok := eval.ToFloats(f)
+			if !ok {
+				return nil, fmt.Errorf("field %s is %s; a table needs vectors", k, eval.Describe(f))
+			}
+			if len(cols) > 0 && len(xs) != len(cols[0]) {
+				return nil, fmt.Errorf("field %s has %d values but %s has %d", k, len(xs), header[0], len(cols[0]))
+			}
+			header, cols = append(header, k), append(cols, xs)
+		}
+	default:
+		return nil, fmt.Errorf("cannot write %s as a table", eval.Describe(v))
+	}
+	if names != nil {
+		if len(names) != len(header) {
+			return nil, fmt.Errorf("%d column names for %d columns", len(names), len(header))
+		}
+		header = names
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(header)
+	n := 0
+	if len(cols) > 0 {
+		n = len(cols[0])
+	}
+	rec := make([]string, len(cols))
+	for i := 0; i < n; i++ {
+		for j, c := range cols {
+			rec[j] = fmtCSV(c[i])
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+func writePath(a *eval.Args, name string) (string, error) {
+	p, err := a.Str(name)
+	if err != nil {
+		return "", err
+	}
+	in := a.Th.Interp()
+	real, err := in.Sandbox().WritePath(in.BaseDir(), p)
+	if err != nil {
+		return "", a.Errorf(name, "%v", err)
+	}
+	return real, nil
+}
+
+func writeCSV(a *eval.Args) (eval.Value, error) {
+	names, err := stringList(a, "columns")
+	if err != nil {
+		return nil, err
+	}
+	data, err := tableCSV(a.Value("value"), names)
+	if err != nil {
+		return nil, a.Errorf("value", "%v", err)
+	}
+	path, err := writePath(a, "path")
+	if err != nil {
+		return nil, err
+	}
+	if err := eval.WriteFileAtomic(path, data); err != nil {
+		return nil, a.Errorf("path", "%v", err)
+	}
+	return nil, nil
+}
+
+func save(a *eval.Args) (eval.Value, error) {
+	to, err := a.Str("to")
+	if err != nil {
+		return nil, err
+	}
+	v := a.Value("value")
+	var data []byte
+	switch strings.ToLower(filepath.Ext(to)) {
+	case ".csv":
+		if cw, ok := v.(CSVWriter); ok {
+			var b bytes.Buffer
+			if err := cw.WriteCSV(&b); err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			data = b.Bytes()
+		} else if data, err = tableCSV(v, nil); err != nil {
+			return nil, a.Errorf("value", "%v; save it to a .json file instead", err)
+		}
+	case ".json":
+		data, err = json.MarshalIndent(eval.ToJSON(v), "", "  ")
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		data = append(data, '\n')
+	default:
+		return nil, a.Errorf("to", "to must end in .csv or .json, got %q", to)
+	}
+	path, err := writePath(a, "to")
+	if err != nil {
+		return nil, err
+	}
+	if err := eval.WriteFileAtomic(path, data); err != nil {
+		return nil, a.Errorf("to", "%v", err)
+	}
+	return nil, nil
 }

@@ -293,3 +293,12 @@ func ToMatrix(v Value) (*mat.Dense, bool) {
 	}
 	return nil, false
 }
+
+// RestErrorf makes an error positioned at variadic argument i.
+func (a *Args) RestErrorf(i int, format string, args ...any) error {
+	pos := a.Pos
+	if i < len(a.RestPos) {
+		pos = a.RestPos[i]
+	}
+	return &ast.Error{Pos: pos, Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+}
