@@ -49,6 +49,10 @@ type Thread struct {
 	// Checking asks observation families to check the point for known
 	// pathologies (and Warn) while the density is evaluated.
 	Checking bool
+	// Capture, when set, receives what each observation family resolved
+	// its parameters to while the density is evaluated (embedding reads a
+	// posterior draw's BKE hyperparameters this way).
+	Capture func(any)
 }
 
 func (in *Interpreter) newThread(ctx context.Context) *Thread {

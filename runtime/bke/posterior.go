@@ -53,31 +53,32 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 // at the rows of at from the distribution Posterior returns, using rng: the
 // mean plus Lξ, LLᵀ the covariance (with the jitter of factorJitter when it
 // is not numerically positive definite, as on a fine grid) and ξ standard
-// normal.
-func (md *Model) DrawPosterior(dst []float64, h Hyper, at *mat.Dense, rng *rand.Rand) error {
+// normal. When mean is not nil it also receives the posterior mean.
+func (md *Model) DrawPosterior(dst, mean []float64, h Hyper, at *mat.Dense, rng *rand.Rand) error {
 	if at != nil {
 		if r, _ := at.Dims(); len(dst) != r {
 			panic(fmt.Sprintf("bke: DrawPosterior: len(dst) = %d for %d points", len(dst), r))
 		}
 	}
-	mean, cov, err := md.Posterior(h, at)
+	mu, cov, err := md.Posterior(h, at)
 	if err != nil {
 		return err
 	}
+	copy(mean, mu)
 	chol, _, err := factorJitter(cov, "the posterior covariance of the embedding")
 	if err != nil {
 		return err
 	}
 	var u mat.TriDense
 	chol.UTo(&u)
-	xi := mat.NewVecDense(len(mean), nil)
-	for i := range mean {
+	xi := mat.NewVecDense(len(mu), nil)
+	for i := range mu {
 		xi.SetVec(i, rng.NormFloat64())
 	}
 	var draw mat.VecDense
 	draw.MulVec(u.T(), xi)
 	for i := range dst {
-		dst[i] = mean[i] + draw.AtVec(i)
+		dst[i] = mu[i] + draw.AtVec(i)
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func TestDrawPosterior(t *testing.T) {
 	d := make([]float64, 3)
 	draw := rand.New(rand.NewPCG(47, 48))
 	for k := 0; k < draws; k++ {
-		if err := md.DrawPosterior(d, h, at, draw); err != nil {
+		if err := md.DrawPosterior(d, nil, h, at, draw); err != nil {
 			t.Fatal(err)
 		}
 		for i := range d {

@@ -1,0 +1,517 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/bke"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+func init() {
+	b := eval.Register(`bke(kernel, noise, landmarks, prior = "normalised", eta?, variant = "derived")`,
+		`The Bayesian kernel embedding observation family (Flaxman et al. 2016): x ~ bke(rbf(ell), noise: tau2, landmarks: z) adds the marginal pseudolikelihood of the data x, Jacobian included, computed in O(m³ + nmD) without any n×n matrix. kernel: rbf(ell) or c * rbf(ell), isotropic or ARD (the prior covariance r = ∫k k dν has a closed form only for the squared-exponential kernel). noise: τ², a number or a parameter. prior: "normalised" (r = σ⁴exp(-|x-y|²/(4ℓ²)), as the authors' Stan program), "lebesgue" or "gaussian" (with eta, the scale of ν). variant: "derived" (the derivation) or "published" (what the authors' Stan program computes, D = 1 only; for reproducing the paper).`,
+		bkeBuiltin)
+	b.AD = true
+	eval.Register(`bkl(x, landmarks?, noise = 1, m?, seed?)`,
+		`Bayesian kernel learning: the rbf lengthscale maximising the BKE marginal pseudolikelihood of x with τ² = noise, found globally (a log-spaced grid of 100 lengthscales, then golden-section refinement of the best three local maxima). A drop-in replacement for median_heuristic. Without landmarks, m rows of x (default min(50, n/5)) are held out as landmarks.`,
+		bklBuiltin)
+	eval.Register(`split(x, m, seed?)`,
+		`Holds out m random rows of x as landmarks: a record {data, landmarks} (the paper's suggestion for choosing BKE landmarks).`,
+		func(a *eval.Args) (eval.Value, error) {
+			x, err := a.Matrix("x")
+			if err != nil {
+				return nil, err
+			}
+			m, err := a.PositiveInt("m")
+			if err != nil {
+				return nil, err
+			}
+			if n, _ := x.Dims(); m >= n {
+				return nil, a.Errorf("m", "cannot hold out %d of %d rows", m, n)
+			}
+			seed, err := a.Seed()
+			if err != nil {
+				return nil, err
+			}
+			rest, z := bke.Split(x, m, seed)
+			return eval.NewRecord().Set("data", eval.NewMat(rest)).Set("landmarks", eval.NewMat(z)), nil
+		})
+	eval.Register(`embedding(post, x, at, level = 0.8, draws = 200, seed?, values?)`,
+		`The posterior of the mean embedding of the data x at the points at (eqs. 7–8 of Flaxman et al., with the landmarks as inducing points): for each of draws posterior draws of the hyperparameters (from sample on a model with a bke observation), one GP draw of the embedding; returns {at, mean, lower, upper, level}, lower and upper the pointwise central credible band. post may instead be the model itself with fixed hyperparameters in values: {ell: ...}; the band then comes from the GP's predictive variance.`,
+		embeddingBuiltin)
+	eval.Register(`witness(postP, xP, postQ, xQ, at, level = 0.8, draws = 200, seed?)`,
+		`The posterior of the witness function μ_P − μ_Q at the points at: for each hyperparameter draw (paired by index when postP and postQ are the same posterior), a GP draw of each embedding and their difference; returns {at, mean, lower, upper, level}. Where the band excludes 0, the distributions differ.`,
+		witnessBuiltin)
+}
+
+// bkeFamily is the value of bke(...).
+type bkeFamily struct {
+	kernel *eval.KernelVal
+	ell    []int // positions of the lengthscales in kernel.Hyper
+	amp    int   // position of the amplitude, −1 for a plain rbf
+	noise  eval.Value
+	zv     eval.Value
+	z      *mat.Dense
+	opt    bke.Options
+	pos    ast.Pos
+}
+
+// bkeResolved is what a bke observation resolved its parameters to.
+type bkeResolved struct {
+	h   bke.Hyper
+	z   *mat.Dense
+	opt bke.Options
+}
+
+var (
+	_ eval.ObsFamily = (*bkeFamily)(nil)
+	_ eval.ADHolder  = (*bkeFamily)(nil)
+)
+
+func (f *bkeFamily) Type() string { return "observation family" }
+func (f *bkeFamily) String() string {
+	r, c := f.z.Dims()
+	return fmt.Sprintf("bke(%s, noise: %s, landmarks: %d×%d matrix)", f.kernel, f.noise, r, c)
+}
+func (f *bkeFamily) HasAD() bool { return f.kernel.HasAD() || eval.IsAD(f.noise) }
+
+func bkeBuiltin(a *eval.Args) (eval.Value, error) {
+	k, err := kernelArg(a, "kernel")
+	if err != nil {
+		return nil, err
+	}
+	f := &bkeFamily{kernel: k, amp: -1, pos: a.Pos}
+	inner := k.K
+	if s, ok := inner.(*kernels.Scaled); ok {
+		f.amp, inner = 0, s.K
+	}
+	st, ok := inner.(*kernels.Stationary)
+	if !ok || !st.IsRBF() {
+		return nil, a.Errorf("kernel", "bke needs rbf(ell) or c * rbf(ell), got %s: the prior covariance r = ∫k(x,u)k(u,y)ν(du) has a closed form only for the squared-exponential kernel", k)
+	}
+	start := 0
+	if f.amp == 0 {
+		start = 1
+	}
+	for i := range st.Ell {
+		f.ell = append(f.ell, start+i)
+	}
+	switch v := a.Value("noise").(type) {
+	case eval.Num, *eval.ADNum:
+		f.noise = v
+	default:
+		return nil, a.Errorf("noise", "noise (τ²) must be a number or a parameter, got %s", eval.Describe(v))
+	}
+	if x, _ := eval.ToFloat(f.noise); !(x > 0) {
+		return nil, a.Errorf("noise", "noise (τ²) must be positive, got %v", x)
+	}
+	f.zv = a.Value("landmarks")
+	if f.z, err = a.Matrix("landmarks"); err != nil {
+		return nil, err
+	}
+	switch p, _ := a.Str("prior"); p {
+	case "normalised", "normalized":
+		f.opt.Prior = bke.Normalised
+	case "lebesgue":
+		f.opt.Prior = bke.Lebesgue
+	case "gaussian":
+		f.opt.Prior = bke.Gaussian
+		if a.Value("eta") == nil {
+			return nil, a.Errorf("prior", `prior "gaussian" needs eta, the scale of the Gaussian measure`)
+		}
+		if f.opt.Eta, err = a.Num("eta"); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, a.Errorf("prior", `prior must be "normalised", "lebesgue" or "gaussian", got %s`, eval.Describe(a.Value("prior")))
+	}
+	switch v, _ := a.Str("variant"); v {
+	case "derived":
+	case "published":
+		f.opt.Variant = bke.Published
+	default:
+		return nil, a.Errorf("variant", `variant must be "derived" or "published", got %s`, eval.Describe(a.Value("variant")))
+	}
+	return f, nil
+}
+
+func (f *bkeFamily) hyper() bke.Hyper {
+	var hv []float64
+	hv = f.kernel.K.Hyper(hv)
+	h := bke.Hyper{Amp: 1}
+	for _, i := range f.ell {
+		h.Ell = append(h.Ell, hv[i])
+	}
+	if f.amp >= 0 {
+		h.Amp = hv[f.amp]
+	}
+	h.Tau2, _ = eval.ToFloat(f.noise)
+	return h
+}
+
+type bkeKey struct {
+	data, z eval.Value
+	opt     bke.Options
+}
+
+// LogLik is the marginal pseudolikelihood of data, with its gradient
+// recorded on the tape when the kernel or τ² depend on model parameters.
+func (f *bkeFamily) LogLik(th *eval.Thread, data eval.Value) (eval.Value, error) {
+	x, ok := eval.ToMatrix(data)
+	if !ok {
+		return nil, fmt.Errorf("bke: the data must be a matrix or a vector, got %s", eval.Describe(data))
+	}
+	mv, err := th.Cache(bkeKey{data, f.zv, f.opt}, func() (any, error) { return bke.New(x, f.z, f.opt) })
+	if err != nil {
+		return nil, &ast.Error{Pos: f.pos, Msg: err.Error()}
+	}
+	md := mv.(*bke.Model)
+	h := f.hyper()
+	if th.Capture != nil {
+		th.Capture(bkeResolved{h: h, z: f.z, opt: f.opt})
+	}
+	if th.Checking {
+		if bad, msg := md.Degenerate(h); bad {
+			th.Warn(f.pos, "bke: "+msg)
+		}
+	}
+	if !f.HasAD() {
+		lp, err := md.LogDensity(h, nil)
+		return eval.Num(lp), err
+	}
+	var g bke.Grad
+	lp, err := md.LogDensity(h, &g)
+	if err != nil {
+		return nil, err
+	}
+	// Map the gradient onto the kernel's hyperparameters and τ².
+	dh := make([]float64, len(f.kernel.Hyper))
+	for j, i := range f.ell {
+		dh[i] = g.Ell[j]
+	}
+	if f.amp >= 0 {
+		dh[f.amp] = g.Amp
+	}
+	v := f.kernel.Record(lp, dh)
+	if n, ok := f.noise.(*eval.ADNum); ok {
+		t := n.T
+		var base ad.Var
+		if a, ok := v.(*eval.ADNum); ok {
+			base = a.V
+		} else {
+			base = t.Input(lp)
+		}
+		v = &eval.ADNum{T: t, V: t.Node(lp, []ad.Var{base, n.V}, []float64{1, g.Tau2})}
+	}
+	return v, nil
+}
+
+func bklBuiltin(a *eval.Args) (eval.Value, error) {
+	x, err := a.Matrix("x")
+	if err != nil {
+		return nil, err
+	}
+	tau2, err := a.Num("noise")
+	if err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	var z *mat.Dense
+	if a.Value("landmarks") != nil {
+		if z, err = a.Matrix("landmarks"); err != nil {
+			return nil, err
+		}
+	} else {
+		m := min(50, n/5)
+		if a.Value("m") != nil {
+			if m, err = a.PositiveInt("m"); err != nil {
+				return nil, err
+			}
+		}
+		if m < max(d, 1) || m >= n {
+			return nil, a.Errorf("x", "cannot hold out %d landmarks from %d rows in %d dimensions; give landmarks: or more data", m, n, d)
+		}
+		seed, err := a.Seed()
+		if err != nil {
+			return nil, err
+		}
+		x, z = bke.Split(x, m, seed)
+	}
+	r, err := bke.BKL(x, z, bke.BKLSettings{Tau2: tau2})
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return eval.Num(r.Ell), nil
+}
+
+// hyperDraws evaluates the model at up to n posterior draws, evenly spaced
+// over all chains, and returns the BKE hyperparameters at each.
+func hyperDraws(a *eval.Args, post *Posterior, n int) ([]bkeResolved, error) {
+	var all [][]float64
+	for _, ch := range post.Result.Chains {
+		all = append(all, ch.Draws...)
+	}
+	if n > len(all) {
+		n = len(all)
+	}
+	th := a.Th.Fork()
+	var got []bkeResolved
+	th.Capture = func(v any) {
+		if r, ok := v.(bkeResolved); ok && len(got) < cap(got) {
+			got = append(got, r)
+		}
+	}
+	d := post.Comp.NewDensity(th)
+	out := make([]bkeResolved, 0, n)
+	for k := 0; k < n; k++ {
+		q := all[k*len(all)/n]
+		got = make([]bkeResolved, 0, 1)
+		if _, err := d.Value(q); err != nil {
+			return nil, err
+		}
+		if len(got) == 0 {
+			return nil, a.Errorf("post", "model %s has no bke observation, so its posterior has no embedding", post.Model.Name)
+		}
+		out = append(out, got[0])
+	}
+	return out, nil
+}
+
+// gridArg reads the evaluation points: a vector (one dimension) or matrix.
+func gridArg(a *eval.Args) (*mat.Dense, error) {
+	at, err := a.Matrix("at")
+	if err != nil {
+		return nil, err
+	}
+	if at.IsEmpty() {
+		return nil, a.Errorf("at", "at has no points")
+	}
+	return at, nil
+}
+
+func levelArg(a *eval.Args) (float64, error) {
+	l, err := a.Num("level")
+	if err == nil && !(l > 0 && l < 1) {
+		err = a.Errorf("level", "level must be between 0 and 1, got %v", l)
+	}
+	return l, err
+}
+
+// band summarises draws (draw × point) into a record with the pointwise
+// mean of the means and the central credible band.
+func band(a *eval.Args, at *mat.Dense, draws, means [][]float64, level float64) eval.Value {
+	p, _ := at.Dims()
+	mean, lower, upper := make([]float64, p), make([]float64, p), make([]float64, p)
+	col := make([]float64, len(draws))
+	for j := 0; j < p; j++ {
+		for i := range draws {
+			col[i] = draws[i][j]
+			mean[j] += means[i][j] / float64(len(means))
+		}
+		sort.Float64s(col)
+		lower[j] = quantile7(col, (1-level)/2)
+		upper[j] = quantile7(col, (1+level)/2)
+	}
+	rec := eval.NewRecord()
+	if _, c := at.Dims(); c == 1 {
+		rec.Set("at", &eval.Vec{Data: mat.Col(nil, 0, at)})
+	} else {
+		rec.Set("at", eval.NewMat(at))
+	}
+	rec.Set("mean", &eval.Vec{Data: mean}).Set("lower", &eval.Vec{Data: lower}).Set("upper", &eval.Vec{Data: upper}).Set("level", eval.Num(level))
+	return rec
+}
+
+// embedder draws μ for one data set at the grid.
+type embedder struct {
+	x      *mat.Dense
+	models map[*mat.Dense]*bke.Model
+}
+
+func (e *embedder) draw(r bkeResolved, at *mat.Dense, rng *rand.Rand) ([]float64, []float64, error) {
+	md, ok := e.models[r.z]
+	if !ok {
+		var err error
+		if md, err = bke.New(e.x, r.z, r.opt); err != nil {
+			return nil, nil, err
+		}
+		e.models[r.z] = md
+	}
+	p, _ := at.Dims()
+	dst, mean := make([]float64, p), make([]float64, p)
+	err := md.DrawPosterior(dst, mean, r.h, at, rng)
+	return dst, mean, err
+}
+
+func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
+	x, err := a.Matrix("x")
+	if err != nil {
+		return nil, err
+	}
+	at, err := gridArg(a)
+	if err != nil {
+		return nil, err
+	}
+	level, err := levelArg(a)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := a.Value("post").(*eval.Model); ok {
+		return fixedEmbedding(a, m, x, at, level)
+	}
+	post, ok := a.Value("post").(*Posterior)
+	if !ok {
+		return nil, a.Errorf("post", "post must be a posterior from sample (or a model with values:), got %s", eval.Describe(a.Value("post")))
+	}
+	n, err := a.PositiveInt("draws")
+	if err != nil {
+		return nil, err
+	}
+	rng, err := a.Rand()
+	if err != nil {
+		return nil, err
+	}
+	hs, err := hyperDraws(a, post, n)
+	if err != nil {
+		return nil, err
+	}
+	e := &embedder{x: x, models: map[*mat.Dense]*bke.Model{}}
+	draws, means := make([][]float64, len(hs)), make([][]float64, len(hs))
+	for i, h := range hs {
+		if draws[i], means[i], err = e.draw(h, at, rng); err != nil {
+			return nil, a.Fail("%v", err)
+		}
+	}
+	return band(a, at, draws, means, level), nil
+}
+
+// fixedEmbedding is the GP posterior at fixed hyperparameters: the mean and
+// a Gaussian band from the predictive variance.
+func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64) (eval.Value, error) {
+	if a.Value("values") == nil {
+		return nil, a.Errorf("post", "with a model, give its parameter values: values: {ell: ...}")
+	}
+	vals, err := recordValues(a, "values")
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.Th.Compile(a.Pos, m, vals, eval.Terms{Likelihood: true})
+	if err != nil {
+		return nil, err
+	}
+	if c.Dim() != 0 {
+		return nil, a.Errorf("values", "give a value for every parameter of %s", m.Name)
+	}
+	th := a.Th.Fork()
+	var got *bkeResolved
+	th.Capture = func(v any) {
+		if r, ok := v.(bkeResolved); ok && got == nil {
+			got = &r
+		}
+	}
+	if _, err := c.NewDensity(th).Value(nil); err != nil {
+		return nil, err
+	}
+	if got == nil {
+		return nil, a.Errorf("post", "model %s has no bke observation", m.Name)
+	}
+	md, err := bke.New(x, got.z, got.opt)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	mean, cov, err := md.Posterior(got.h, at)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	zq := normalQuantile((1 + level) / 2)
+	p := len(mean)
+	lower, upper, sd := make([]float64, p), make([]float64, p), make([]float64, p)
+	for j := range mean {
+		sd[j] = math.Sqrt(math.Max(cov.At(j, j), 0))
+		lower[j], upper[j] = mean[j]-zq*sd[j], mean[j]+zq*sd[j]
+	}
+	rec := eval.NewRecord()
+	if _, cc := at.Dims(); cc == 1 {
+		rec.Set("at", &eval.Vec{Data: mat.Col(nil, 0, at)})
+	} else {
+		rec.Set("at", eval.NewMat(at))
+	}
+	rec.Set("mean", &eval.Vec{Data: mean}).Set("lower", &eval.Vec{Data: lower}).Set("upper", &eval.Vec{Data: upper}).
+		Set("sd", &eval.Vec{Data: sd}).Set("level", eval.Num(level))
+	return rec, nil
+}
+
+func witnessBuiltin(a *eval.Args) (eval.Value, error) {
+	pp, ok := a.Value("postP").(*Posterior)
+	if !ok {
+		return nil, a.Errorf("postP", "postP must be a posterior from sample, got %s", eval.Describe(a.Value("postP")))
+	}
+	pq, ok := a.Value("postQ").(*Posterior)
+	if !ok {
+		return nil, a.Errorf("postQ", "postQ must be a posterior from sample, got %s", eval.Describe(a.Value("postQ")))
+	}
+	xp, err := a.Matrix("xP")
+	if err != nil {
+		return nil, err
+	}
+	xq, err := a.Matrix("xQ")
+	if err != nil {
+		return nil, err
+	}
+	at, err := gridArg(a)
+	if err != nil {
+		return nil, err
+	}
+	level, err := levelArg(a)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.PositiveInt("draws")
+	if err != nil {
+		return nil, err
+	}
+	rng, err := a.Rand()
+	if err != nil {
+		return nil, err
+	}
+	hp, err := hyperDraws(a, pp, n)
+	if err != nil {
+		return nil, err
+	}
+	hq := hp
+	if pq != pp {
+		if hq, err = hyperDraws(a, pq, n); err != nil {
+			return nil, err
+		}
+	}
+	k := min(len(hp), len(hq))
+	ep := &embedder{x: xp, models: map[*mat.Dense]*bke.Model{}}
+	eq := &embedder{x: xq, models: map[*mat.Dense]*bke.Model{}}
+	draws, means := make([][]float64, k), make([][]float64, k)
+	for i := 0; i < k; i++ {
+		dp, mp, err := ep.draw(hp[i], at, rng)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		dq, mq, err := eq.draw(hq[i], at, rng)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		for j := range dp {
+			dp[j] -= dq[j]
+			mp[j] -= mq[j]
+		}
+		draws[i], means[i] = dp, mp
+	}
+	return band(a, at, draws, means, level), nil
+}
+
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

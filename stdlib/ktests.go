@@ -1,0 +1,207 @@
+package stdlib
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/bke"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+func init() {
+	eval.Register(`mmd(x, y, k, estimator = "unbiased")`,
+		`The squared maximum mean discrepancy between the samples x and y (rows are observations) with kernel k: "unbiased" (the U-statistic; sizes may differ), "biased" (mean(Kxx) + mean(Kyy) - 2 mean(Kxy)) or "linear" (consecutive pairs, the first min(m, n) rows of each).`,
+		func(a *eval.Args) (eval.Value, error) {
+			x, y, err := twoSamples(a)
+			if err != nil {
+				return nil, err
+			}
+			k, err := kernelArg(a, "k")
+			if err != nil {
+				return nil, err
+			}
+			est, err := a.Str("estimator")
+			if err != nil {
+				return nil, err
+			}
+			v, err := kernels.MMD2(k.K, x, y, est)
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			return eval.Num(v), nil
+		})
+	eval.Register(`hsic(x, y, kx, ky, estimator = "biased")`,
+		`The Hilbert–Schmidt independence criterion between paired rows of x and y with kernels kx and ky: "biased" (tr(KHLH)/n²) or "unbiased" (Song et al. 2012).`,
+		func(a *eval.Args) (eval.Value, error) {
+			x, y, err := twoSamples(a)
+			if err != nil {
+				return nil, err
+			}
+			kx, err := kernelArg(a, "kx")
+			if err != nil {
+				return nil, err
+			}
+			ky, err := kernelArg(a, "ky")
+			if err != nil {
+				return nil, err
+			}
+			est, err := a.Str("estimator")
+			if err != nil {
+				return nil, err
+			}
+			v, err := kernels.HSIC(kx.K, ky.K, x, y, est)
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			return eval.Num(v), nil
+		})
+	eval.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator = "unbiased")`,
+		`The kernel two-sample test of P = Q with a permutation null (seeded, run in parallel). k is a kernel, or "median" (rbf with the median heuristic on the pooled sample), "bkl" (rbf with the BKL lengthscale of the pooled sample) or "aggregate" (rbf kernels at median × 2^k, k = -2..2, combined as a maximum of standardised statistics). Returns {statistic, pvalue, estimator, method, permutations, kernel}.`,
+		mmdTest)
+	eval.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased")`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl". Returns {statistic, pvalue, estimator, method, permutations, kernel_x, kernel_y}.`,
+		hsicTest)
+}
+
+func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
+	x, err := a.Matrix("x")
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := a.Matrix("y")
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+// chooseKernel resolves a kernel argument that may name a rule.
+func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (kernels.Kernel, error) {
+	switch v := a.Value(name).(type) {
+	case *eval.KernelVal:
+		return v.K, nil
+	case eval.Str:
+		switch v {
+		case "median":
+			m, err := kernels.MedianHeuristic(data, seed)
+			if err != nil {
+				return nil, a.Errorf(name, "%v", err)
+			}
+			if m == 0 {
+				return nil, a.Errorf(name, "the median distance is 0: every pair of points coincides")
+			}
+			return kernels.NewRBF([]float64{m})
+		case "bkl":
+			n, d := data.Dims()
+			m := min(50, n/5)
+			if m < max(d, 1) {
+				return nil, a.Errorf(name, "too few rows (%d) to hold out landmarks for bkl", n)
+			}
+			rest, z := bke.Split(data, m, seed)
+			r, err := bke.BKL(rest, z, bke.BKLSettings{})
+			if err != nil {
+				return nil, a.Errorf(name, "%v", err)
+			}
+			return kernels.NewRBF([]float64{r.Ell})
+		}
+	}
+	return nil, a.Errorf(name, `%s must be a kernel, "median" or "bkl", got %s`, name, eval.Describe(a.Value(name)))
+}
+
+func result(r kernels.TestResult) eval.Value {
+	rec := eval.NewRecord()
+	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
+		Set("estimator", eval.Str(r.Estimator)).Set("method", eval.Str(r.Method))
+	if r.Permutations > 0 {
+		rec.Set("permutations", eval.Num(r.Permutations))
+	}
+	if r.KernelY != "" {
+		rec.Set("kernel_x", eval.Str(r.Kernel)).Set("kernel_y", eval.Str(r.KernelY))
+	} else {
+		rec.Set("kernel", eval.Str(r.Kernel))
+	}
+	if r.Bandwidths != nil {
+		rec.Set("bandwidths", &eval.Vec{Data: r.Bandwidths})
+	}
+	return rec
+}
+
+func testSettings(a *eval.Args) (kernels.TestSettings, error) {
+	var s kernels.TestSettings
+	var err error
+	if s.Permutations, err = intArg(a, "permutations", 1); err != nil {
+		return s, err
+	}
+	if s.Seed, err = a.Seed(); err != nil {
+		return s, err
+	}
+	s.Estimator, err = a.Str("estimator")
+	return s, err
+}
+
+func mmdTest(a *eval.Args) (eval.Value, error) {
+	x, y, err := twoSamples(a)
+	if err != nil {
+		return nil, err
+	}
+	s, err := testSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := a.Value("k").(eval.Str); ok && v == "aggregate" {
+		r, err := kernels.MMDAggregateTest(x, y, s)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		return result(r), nil
+	}
+	rx, dx := x.Dims()
+	ry, dy := y.Dims()
+	if dx != dy {
+		return nil, a.Fail("the samples have different numbers of columns: %d×%d and %d×%d", rx, dx, ry, dy)
+	}
+	var pooled mat.Dense
+	pooled.Stack(x, y)
+	k, err := chooseKernel(a, "k", &pooled, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r, err := kernels.MMDTest(k, x, y, s)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return result(r), nil
+}
+
+func hsicTest(a *eval.Args) (eval.Value, error) {
+	x, y, err := twoSamples(a)
+	if err != nil {
+		return nil, err
+	}
+	s, err := testSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	method, err := a.Str("method")
+	if err != nil {
+		return nil, err
+	}
+	kx, err := chooseKernel(a, "kx", x, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	ky, err := chooseKernel(a, "ky", y, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r, err := kernels.HSICTest(kx, ky, x, y, method, s)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	if math.IsNaN(r.PValue) {
+		return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
+	}
+	return result(r), nil
+}
