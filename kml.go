@@ -1,0 +1,148 @@
+// Package kml embeds the KML interpreter in a Go program: make an
+// Interpreter, Set Go values into its scope, Eval KML source, and Get the
+// results back as Go values.
+//
+//	in := kml.New(kml.Seed(7), kml.Dirs("data"))
+//	in.Set("x", []float64{0.3, -1.2, 2.2})
+//	v, err := in.Eval("mean(x)")
+//
+// Scripts can read and write files only inside the directories granted
+// with Dirs (none by default); a path that leaves them through ".." or a
+// symbolic link is refused. A Context option cancels a running fit.
+package kml
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	_ "github.com/kml-lang/kml/stdlib" // registers the builtins
+)
+
+// Interpreter is a KML session: names bound by one Eval are visible to the
+// next. It is not safe for concurrent use.
+type Interpreter struct {
+	in *eval.Interpreter
+	n  int
+}
+
+// Option configures an Interpreter.
+type Option func(*eval.Options)
+
+// Stdout sets where print writes (default os.Stdout).
+func Stdout(w io.Writer) Option { return func(o *eval.Options) { o.Stdout = w } }
+
+// Stderr sets where warnings go (default os.Stderr).
+func Stderr(w io.Writer) Option { return func(o *eval.Options) { o.Stderr = w } }
+
+// Seed sets the seed of random functions called without `seed:`.
+func Seed(seed uint64) Option {
+	return func(o *eval.Options) { o.Seed, o.SeedSet = seed, true }
+}
+
+// Dirs grants the script read and write access to dirs (and everything
+// below them). Relative paths in the script resolve against the first.
+func Dirs(dirs ...string) Option {
+	return func(o *eval.Options) {
+		o.Dirs = append(o.Dirs, dirs...)
+		if o.BaseDir == "" && len(dirs) > 0 {
+			o.BaseDir = dirs[0]
+		}
+	}
+}
+
+// Context cancels running evaluations when done.
+func Context(ctx context.Context) Option { return func(o *eval.Options) { o.Context = ctx } }
+
+// JSON makes print write each argument as a line of JSON.
+func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
+
+// New makes an interpreter.
+func New(opts ...Option) *Interpreter {
+	var o eval.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Interpreter{in: eval.New(o)}
+}
+
+// Set binds name to a Go value: float64 (and integers), bool, string,
+// []float64, *mat.Dense (rows are observations), []any, []string or
+// map[string]any.
+func (it *Interpreter) Set(name string, v any) error {
+	kv, err := eval.FromGo(v)
+	if err != nil {
+		return err
+	}
+	return it.in.Define(name, kv)
+}
+
+// Get returns the value bound to name as a Go value: float64, bool,
+// string, []float64, *mat.Dense, map[string]any or []any.
+func (it *Interpreter) Get(name string) (any, error) {
+	v, ok := it.in.Lookup(name)
+	if !ok {
+		return nil, errors.New("kml: " + name + " is not bound")
+	}
+	return eval.ToGo(v)
+}
+
+// Eval runs src and returns the value of its last statement when that is
+// an expression (converted as Get does), or nil.
+func (it *Interpreter) Eval(src string) (any, error) {
+	it.n++
+	name := "<eval>"
+	if it.n > 1 {
+		name = "<eval " + itoa(it.n) + ">"
+	}
+	v, err := it.in.Eval(name, src)
+	if err != nil {
+		return nil, err
+	}
+	if v == eval.NoneValue {
+		return nil, nil
+	}
+	return eval.ToGo(v)
+}
+
+// EvalFile runs a file; relative paths in it resolve against its directory
+// (which must also be granted with Dirs for the script to read there).
+func (it *Interpreter) EvalFile(path string) error {
+	_, err := it.in.EvalFile(path)
+	return err
+}
+
+// Check parses and checks src without running it.
+func (it *Interpreter) Check(src string) error {
+	return it.in.Check("<check>", src)
+}
+
+// FormatError renders an error from Eval, EvalFile or Check as the command
+// line does: "FILE:LINE:COL: error: message", the source line and a caret.
+func (it *Interpreter) FormatError(err error) string {
+	var b bytes.Buffer
+	it.in.Sources().Print(&b, err)
+	return b.String()
+}
+
+// IsSyntaxError reports an error found before anything ran (syntax or
+// check), as opposed to a runtime error.
+func IsSyntaxError(err error) bool {
+	var list ast.ErrorList
+	return errors.As(err, &list)
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+

@@ -1,0 +1,41 @@
+package kml_test
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml"
+)
+
+// A Go program sets data into a script's scope, evaluates KML on it and
+// reads the results back.
+func ExampleInterpreter() {
+	in := kml.New(kml.Seed(1))
+	in.Set("y", []float64{1.5, 2.5, 3.5})
+	in.Set("X", mat.NewDense(3, 2, []float64{1, 0, 1, 1, 1, 2}))
+
+	v, err := in.Eval("X @ [0.5, 1] + y")
+	if err != nil {
+		fmt.Println(in.FormatError(err))
+		return
+	}
+	fmt.Println(v)
+
+	_, err = in.Eval("let s = {mean: mean(y), n: len(y)}")
+	if err != nil {
+		fmt.Println(in.FormatError(err))
+		return
+	}
+	s, _ := in.Get("s")
+	fmt.Println(s.(map[string]any)["mean"], s.(map[string]any)["n"])
+
+	_, err = in.Eval("y + [1, 2]")
+	fmt.Print(in.FormatError(err))
+	// Output:
+	// [2 4 6]
+	// 2.5 3
+	// <eval 3>:1:3: error: shapes do not match for +: vector of length 3 and vector of length 2
+	// y + [1, 2]
+	//   ^
+}

@@ -1,0 +1,104 @@
+package kml_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kml-lang/kml"
+)
+
+func TestSandbox(t *testing.T) {
+	root := t.TempDir()
+	inside := filepath.Join(root, "inside")
+	outside := filepath.Join(root, "outside")
+	os.Mkdir(inside, 0o755)
+	os.Mkdir(outside, 0o755)
+	os.WriteFile(filepath.Join(inside, "ok.csv"), []byte("x\n1\n2\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.csv"), []byte("x\n7\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.csv"), filepath.Join(inside, "link.csv"))
+	os.Symlink(outside, filepath.Join(inside, "linkdir"))
+
+	in := kml.New(kml.Dirs(inside), kml.Stdout(&bytes.Buffer{}))
+	cases := []struct{ src, want string }{
+		{`read_csv("ok.csv")`, ""},
+		{`write_csv([1, 2], "out.csv")`, ""},
+		{`read_csv("../outside/secret.csv")`, "is outside the directories this script may use"},
+		{`read_csv("link.csv")`, "is outside the directories this script may use"},
+		{`read_csv("linkdir/secret.csv")`, "is outside the directories this script may use"},
+		{`write_csv([1], "../outside/x.csv")`, "is outside the directories this script may use"},
+		{`write_csv([1], "linkdir/x.csv")`, "is outside the directories this script may use"},
+		{`read_csv("` + filepath.Join(outside, "secret.csv") + `")`, "is outside the directories this script may use"},
+		{`read_csv("missing.csv")`, "missing.csv: no such file"},
+	}
+	for _, c := range cases {
+		_, err := in.Eval(c.src)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.src, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.csv")); err == nil {
+		t.Error("a refused write left a file outside")
+	}
+	// With no directories granted nothing can be read.
+	none := kml.New()
+	if _, err := none.Eval(`read_csv("` + filepath.Join(inside, "ok.csv") + `")`); err == nil || !strings.Contains(err.Error(), "may not read or write files") {
+		t.Errorf("no grants: %v", err)
+	}
+}
+
+func TestSetGetRoundTrip(t *testing.T) {
+	in := kml.New()
+	if err := in.Set("r", map[string]any{"a": 1.5, "b": []float64{1, 2}, "c": "s", "d": true}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := in.Eval("r.b[2] + r.a")
+	if err != nil || v.(float64) != 3.5 {
+		t.Errorf("got %v, %v", v, err)
+	}
+	if err := in.Set("1x", 1.0); err == nil {
+		t.Error("an invalid name was accepted")
+	}
+	if err := in.Set("ch", make(chan int)); err == nil {
+		t.Error("a channel was accepted")
+	}
+	if _, err := in.Get("nope"); err == nil {
+		t.Error("Get of an unbound name succeeded")
+	}
+}
+
+func TestContextCancelsAFit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	in := kml.New(kml.Context(ctx))
+	start := time.Now()
+	_, err := in.Eval(`model m {
+  w[200] ~ normal(0, 1)
+}
+let p = sample(m, warmup: 100000, draws: 100000)`)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("got %v, want an interruption", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("cancellation took %v", time.Since(start))
+	}
+}
+
+func TestSyntaxErrorsAreDistinguished(t *testing.T) {
+	in := kml.New()
+	_, err := in.Eval("let = 3")
+	if !kml.IsSyntaxError(err) {
+		t.Errorf("%v is not reported as a syntax error", err)
+	}
+	_, err = in.Eval("[1] + [1, 2]")
+	if err == nil || kml.IsSyntaxError(err) {
+		t.Errorf("%v should be a runtime error", err)
+	}
+}
