@@ -288,3 +288,14 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	in.parsed[name] = f
 	return real, f, nil
 }
+
+// EvalFileContext is EvalFile with its own cancellation context.
+func (in *Interpreter) EvalFileContext(ctx context.Context, path string) (Value, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	in.pushBase(path)
+	defer in.popBase()
+	return in.EvalContext(ctx, path, string(src))
+}

@@ -200,3 +200,32 @@ func expectHint(ut *participle.UnexpectedTokenError) string {
 	}
 	return hint
 }
+
+// Incomplete reports whether src stops in the middle of a statement: inside
+// an open bracket or model body, or after an operator, a comma or a keyword
+// that needs more. The REPL reads another line when it does.
+func Incomplete(src string) bool {
+	toks, _ := scan("<input>", src)
+	depth, ifs := 0, 0 // open brackets; `if`s still waiting for their `else`
+	var last *lexer.Token
+	for i := range toks {
+		t := &toks[i]
+		switch {
+		case t.Type == tokEOF || t.Type == tokEOL:
+			continue
+		case t.Type == tokPunct && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
+			depth++
+		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+			depth--
+		case t.Type == tokKeyword && t.Value == "if":
+			ifs++
+		case t.Type == tokKeyword && t.Value == "else":
+			ifs--
+		}
+		last = t
+	}
+	if depth > 0 || ifs > 0 {
+		return true
+	}
+	return last != nil && (last.Type == tokPunct || last.Type == tokKeyword) && continuers[last.Value]
+}

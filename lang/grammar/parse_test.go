@@ -160,3 +160,23 @@ func TestErrorsAreAllReported(t *testing.T) {
 		t.Errorf("want errors on lines 1 and 3, got %v", err)
 	}
 }
+
+func TestIncomplete(t *testing.T) {
+	for src, want := range map[string]bool{
+		"let x = 1":              false,
+		"let x = (1 +":           true,
+		"let x = 1 +":            true,
+		"model m {":              true,
+		"model m {\n a ~ n(0,1)": true,
+		"model m {\n}":           false,
+		"let y = if x":           true,
+		"f(1,":                   true,
+		"print(\"(\")":           false,
+		"# (":                    false,
+		"let r = {a: 1,\n b: 2}": false,
+	} {
+		if got := Incomplete(src); got != want {
+			t.Errorf("Incomplete(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+// Command kml runs KML programs, checks them, and offers an interactive
+// prompt.
+//
+//	kml run FILE.kml [--seed N] [--json]
+//	kml check FILE.kml
+//	kml repl
+//	kml version
+//	kml help
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/repl"
+	_ "github.com/kml-lang/kml/stdlib"
+)
+
+// version is the release of this command.
+const version = "0.1.0"
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitStatic  = 2 // syntax, check or usage errors
+)
+
+const usage = `KML — a language for Bayesian kernel methods.
+
+Usage:
+  kml run FILE.kml [--seed N] [--json]   run a program
+  kml check FILE.kml                     parse and check without running
+  kml repl                               the interactive prompt (also: kml on a terminal)
+  kml version                            print the version
+  kml help                               print this help
+
+run options:
+  --seed N   seed for random functions called without seed: (default 1)
+  --json     print writes each argument as a line of JSON
+
+Exit status: 0 success, 1 runtime error, 2 syntax, check or usage error.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// terminal reports whether f is an interactive terminal.
+func terminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && readline.IsTerminal(int(file.Fd()))
+}
+
+// run is the command, with its streams passed in so tests can drive it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "error: internal error: %v\n", r)
+			fmt.Fprintln(stderr, "note: this is a bug in KML; please report it with the program that caused it")
+			if os.Getenv("KML_DEBUG") != "" {
+				stderr.Write(debug.Stack())
+			}
+			status = exitRuntime
+		}
+	}()
+	if len(args) == 0 {
+		if terminal(stdin) {
+			return runREPL(stdin, stdout, stderr)
+		}
+		fmt.Fprint(stderr, usage)
+		return exitStatic
+	}
+	switch args[0] {
+	case "run":
+		return runFile(args[1:], stdout, stderr)
+	case "check":
+		return checkFile(args[1:], stdout, stderr)
+	case "repl":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "error: kml repl takes no arguments\n")
+			return exitStatic
+		}
+		return runREPL(stdin, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return exitOK
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "error: unknown command %q\n\n%s", args[0], usage)
+	return exitStatic
+}
+
+// runOptions parses `FILE [--seed N] [--json]` in any order.
+func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool) (file string, opts eval.Options, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case allowRunFlags && strings.HasPrefix(a, "-") && name == "json":
+			opts.JSON = true
+		case allowRunFlags && strings.HasPrefix(a, "-") && name == "seed":
+			if !hasVal {
+				if i+1 >= len(args) {
+					fmt.Fprintf(stderr, "error: --seed needs a number\n")
+					return "", opts, false
+				}
+				i++
+				val = args[i]
+			}
+			seed, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				fmt.Fprintf(stderr, "error: --seed needs a whole number ≥ 0, got %q\n", val)
+				return "", opts, false
+			}
+			opts.Seed, opts.SeedSet = seed, true
+		case strings.HasPrefix(a, "-") && a != "-":
+			fmt.Fprintf(stderr, "error: kml %s: unknown option %s\n", cmd, a)
+			return "", opts, false
+		case file == "":
+			file = a
+		default:
+			fmt.Fprintf(stderr, "error: kml %s takes one file, got %q and %q\n", cmd, file, a)
+			return "", opts, false
+		}
+	}
+	if file == "" {
+		fmt.Fprintf(stderr, "error: kml %s needs a file: kml %s FILE.kml\n", cmd, cmd)
+		return "", opts, false
+	}
+	return file, opts, true
+}
+
+// grants lets a script use its own directory and the working directory.
+func grants(file string, opts *eval.Options) {
+	dir, _ := filepath.Abs(filepath.Dir(file))
+	wd, _ := os.Getwd()
+	opts.Dirs = []string{dir, wd}
+	opts.BaseDir = dir
+}
+
+func runFile(args []string, stdout, stderr io.Writer) int {
+	file, opts, ok := runOptions("run", args, stderr, true)
+	if !ok {
+		return exitStatic
+	}
+	grants(file, &opts)
+	opts.Stdout, opts.Stderr = stdout, stderr
+	opts.Progress = terminal(stderr)
+	in := eval.New(opts)
+	_, err := in.EvalFile(file)
+	return report(in, err, stderr)
+}
+
+func checkFile(args []string, stdout, stderr io.Writer) int {
+	file, opts, ok := runOptions("check", args, stderr, false)
+	if !ok {
+		return exitStatic
+	}
+	grants(file, &opts)
+	opts.Stdout, opts.Stderr = stdout, stderr
+	in := eval.New(opts)
+	return report(in, in.CheckFile(file), stderr)
+}
+
+// report prints err for the user and returns the exit status.
+func report(in *eval.Interpreter, err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var list ast.ErrorList
+	var one *ast.Error
+	switch {
+	case errors.As(err, &list):
+		in.Sources().Print(stderr, err)
+		return exitStatic
+	case errors.As(err, &one):
+		in.Sources().Print(stderr, err)
+		return exitRuntime
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitStatic
+	}
+	fmt.Fprintf(stderr, "error: %v\n", err)
+	return exitRuntime
+}
+
+func runREPL(stdin io.Reader, stdout, stderr io.Writer) int {
+	wd, _ := os.Getwd()
+	in := eval.New(eval.Options{Stdout: stdout, Stderr: stderr, Dirs: []string{wd}, BaseDir: wd, Progress: terminal(stderr)})
+	rc, ok := stdin.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(stdin)
+	}
+	if err := repl.Run(repl.Config{Interp: in, Stdin: rc, Stdout: stdout, Stderr: stderr}); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitRuntime
+	}
+	return exitOK
+}

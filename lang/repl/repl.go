@@ -1,0 +1,288 @@
+// Package repl is KML's interactive prompt on github.com/chzyer/readline:
+// line editing, history in the user's cache directory, multi-line input
+// (an open bracket, a model body or a trailing operator continues), tab
+// completion of names, `:help`, `:load`, `:type` and `:quit`, and Ctrl-C
+// that cancels a running evaluation and returns to the prompt.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/grammar"
+)
+
+const (
+	prompt     = "kml> "
+	contPrompt = "...> "
+)
+
+// Config configures Run. Zero fields take the process's standard streams
+// and a history file in the user's cache directory.
+type Config struct {
+	Interp *eval.Interpreter
+	Stdin  io.ReadCloser
+	Stdout io.Writer
+	Stderr io.Writer
+	// HistoryFile keeps the lines across sessions; "" picks
+	// os.UserCacheDir()/kml/history, "-" keeps none.
+	HistoryFile string
+	// Interrupts delivers Ctrl-C while an evaluation runs; nil installs a
+	// SIGINT handler for the length of each evaluation.
+	Interrupts <-chan os.Signal
+	// Terminal says whether Stdin is a terminal; nil asks readline.
+	Terminal func() bool
+}
+
+// Run reads, evaluates and prints until :quit or end of input.
+func Run(cfg Config) error {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	history := cfg.HistoryFile
+	if history == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			os.MkdirAll(filepath.Join(dir, "kml"), 0o755)
+			history = filepath.Join(dir, "kml", "history")
+		}
+	}
+	if history == "-" {
+		history = ""
+	}
+	r := &session{in: cfg.Interp, out: cfg.Stdout, errw: cfg.Stderr, interrupts: cfg.Interrupts}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:          prompt,
+		HistoryFile:     history,
+		AutoComplete:    completer{r},
+		InterruptPrompt: "^C",
+		EOFPrompt:       "",
+		Stdin:           cfg.Stdin,
+		Stdout:          cfg.Stdout,
+		Stderr:          cfg.Stderr,
+		FuncIsTerminal:  cfg.Terminal,
+	})
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	fmt.Fprintln(cfg.Stdout, "KML — kernel modelling language. :help for help, :quit to leave.")
+	var buf []string
+	for {
+		if len(buf) == 0 {
+			rl.SetPrompt(prompt)
+		} else {
+			rl.SetPrompt(contPrompt)
+		}
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			buf = nil // Ctrl-C while typing drops the input
+			continue
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(buf) == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
+			if quit := r.command(strings.TrimSpace(line)); quit {
+				return nil
+			}
+			continue
+		}
+		buf = append(buf, line)
+		src := strings.Join(buf, "\n")
+		if strings.TrimSpace(src) == "" {
+			buf = nil
+			continue
+		}
+		if grammar.Incomplete(src) {
+			continue
+		}
+		buf = nil
+		r.eval(src, true)
+	}
+}
+
+// session is the state of one REPL.
+type session struct {
+	in         *eval.Interpreter
+	out, errw  io.Writer
+	n          int
+	interrupts <-chan os.Signal
+}
+
+// eval runs one input with Ctrl-C cancelling it.
+func (r *session) eval(src string, show bool) {
+	r.n++
+	name := fmt.Sprintf("<repl %d>", r.n)
+	v, err := r.run(func(ctx context.Context) (eval.Value, error) {
+		return r.in.EvalContext(ctx, name, src)
+	})
+	if err != nil {
+		r.in.Sources().Print(r.errw, err)
+		return
+	}
+	if show && v != nil && v != eval.NoneValue {
+		fmt.Fprintln(r.out, v.String())
+	}
+}
+
+// run calls f with a context that Ctrl-C cancels.
+func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Value, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := r.interrupts
+	if sig == nil {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt)
+		defer signal.Stop(ch)
+		sig = ch
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+		case <-done:
+		}
+	}()
+	return f(ctx)
+}
+
+var commands = []string{":help", ":load", ":type", ":quit"}
+
+// command runs a `:` command and reports whether to leave.
+func (r *session) command(line string) bool {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case ":quit", ":q", ":exit":
+		return true
+	case ":help", ":h":
+		r.help(arg)
+	case ":load", ":l":
+		if arg == "" {
+			fmt.Fprintln(r.errw, "usage: :load FILE")
+			return false
+		}
+		_, err := r.run(func(ctx context.Context) (eval.Value, error) {
+			return r.in.EvalFileContext(ctx, arg)
+		})
+		if err != nil {
+			r.in.Sources().Print(r.errw, err)
+		}
+	case ":type", ":t":
+		if arg == "" {
+			fmt.Fprintln(r.errw, "usage: :type EXPR")
+			return false
+		}
+		r.n++
+		v, err := r.run(func(ctx context.Context) (eval.Value, error) {
+			return r.in.EvalContext(ctx, fmt.Sprintf("<repl %d>", r.n), arg)
+		})
+		if err != nil {
+			r.in.Sources().Print(r.errw, err)
+			return false
+		}
+		fmt.Fprintln(r.out, eval.Describe(v))
+	default:
+		fmt.Fprintf(r.errw, "unknown command %s; try :help\n", name)
+	}
+	return false
+}
+
+func (r *session) help(name string) {
+	if name == "" {
+		fmt.Fprint(r.out, `Type KML statements and expressions; an expression's value is printed.
+An unclosed bracket, a model body or a trailing operator continues on the next line.
+  :help NAME   the signature and documentation of a builtin or function
+  :load FILE   run a file in this session
+  :type EXPR   the kind and shape of EXPR's value
+  :quit        leave (also Ctrl-D); Ctrl-C stops a running evaluation
+Builtins:
+`)
+		names := r.in.Registry().Names()
+		fmt.Fprintln(r.out, wrap(names, 78))
+		return
+	}
+	if b, ok := r.in.Registry().Get(name); ok {
+		if v, ok := r.in.Lookup(name); !ok || v == nil {
+			fmt.Fprintf(r.out, "%s\n  %s\n", b.Sig, b.Doc)
+			return
+		}
+	}
+	if v, ok := r.in.Lookup(name); ok {
+		if c, ok := v.(eval.Callable); ok {
+			fmt.Fprintf(r.out, "%s (defined in this session)\n", c.Signature())
+		} else {
+			fmt.Fprintf(r.out, "%s: %s\n", name, eval.Describe(v))
+		}
+		return
+	}
+	fmt.Fprintf(r.errw, "no builtin or name %q\n", name)
+}
+
+func wrap(words []string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range words {
+		if i > 0 {
+			if col+2+len(w) > width {
+				b.WriteString("\n")
+				col = 0
+			} else {
+				b.WriteString(", ")
+				col += 2
+			}
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
+}
+
+// completer completes names and `:` commands at the cursor.
+type completer struct{ r *session }
+
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	start := pos
+	for start > 0 && isNameRune(line[start-1]) {
+		start--
+	}
+	prefix := string(line[start:pos])
+	var candidates []string
+	if start > 0 && line[start-1] == ':' && strings.TrimSpace(string(line[:start-1])) == "" {
+		for _, cmd := range commands {
+			candidates = append(candidates, cmd[1:])
+		}
+	} else {
+		candidates = c.r.in.Names()
+	}
+	sort.Strings(candidates)
+	var out [][]rune
+	for _, cand := range candidates {
+		if strings.HasPrefix(cand, prefix) && cand != prefix {
+			out = append(out, []rune(cand[len(prefix):]))
+		}
+	}
+	return out, len([]rune(prefix))
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127
+}
