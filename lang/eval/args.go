@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -63,13 +64,23 @@ func (a *Args) PosOf(name string) ast.Pos {
 // Errorf makes an error positioned at argument name, prefixed with the
 // builtin's name.
 func (a *Args) Errorf(name, format string, args ...any) error {
-	return &ast.Error{Pos: a.PosOf(name), Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+	return &ast.Error{Pos: a.PosOf(name), Msg: a.prefixed(fmt.Sprintf(format, args...))}
+}
+
+// prefixed puts the builtin's name before msg unless msg already starts
+// with it (errors from the runtime packages often name the kernel or the
+// distribution, which is the builtin).
+func (a *Args) prefixed(msg string) string {
+	if strings.HasPrefix(msg, a.b.Name+":") {
+		return msg
+	}
+	return a.b.Name + ": " + msg
 }
 
 // Fail makes an error positioned at the call, prefixed with the builtin's
 // name.
 func (a *Args) Fail(format string, args ...any) error {
-	return &ast.Error{Pos: a.Pos, Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+	return &ast.Error{Pos: a.Pos, Msg: a.prefixed(fmt.Sprintf(format, args...))}
 }
 
 func (a *Args) need(name string) (Value, error) {
@@ -300,5 +311,5 @@ func (a *Args) RestErrorf(i int, format string, args ...any) error {
 	if i < len(a.RestPos) {
 		pos = a.RestPos[i]
 	}
-	return &ast.Error{Pos: pos, Msg: a.b.Name + ": " + fmt.Sprintf(format, args...)}
+	return &ast.Error{Pos: pos, Msg: a.prefixed(fmt.Sprintf(format, args...))}
 }

@@ -286,6 +286,16 @@ func (s *scanner) filter() []lexer.Token {
 			}
 			out = append(out, t)
 			continue
+		case t.Type == tokKeyword && statementKeywords[t.Value] && !inBlock():
+			// A statement keyword cannot stand inside ( ) or [ ]: a bracket
+			// was left open. Close the brackets back to the enclosing block
+			// so the statement starts afresh (the parser reports the bracket).
+			for len(stack) > 0 && !stack[len(stack)-1].block {
+				stack = stack[:len(stack)-1]
+			}
+			if len(out) > 0 && out[len(out)-1].Type != tokEOL {
+				out = append(out, lexer.Token{Type: tokEOL, Value: "\n", Pos: t.Pos})
+			}
 		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):
 			stack = append(stack, frame{open: t.Value})
 		case t.Type == tokPunct && t.Value == "{":

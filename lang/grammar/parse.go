@@ -39,13 +39,12 @@ var (
 func Parse(filename, src string) (*ast.File, error) {
 	toks, errs := scan(filename, src)
 	file := &ast.File{Name: filename}
-	chunks, unclosed := splitStatements(toks)
-	for i, chunk := range chunks {
-		if unclosed != nil && i == len(chunks)-1 {
-			errs.Add(ast.Pos{File: filename, Line: unclosed.Pos.Line, Col: unclosed.Pos.Column},
-				"%q is never closed", unclosed.Value)
-			break
+	for _, c := range splitStatements(toks) {
+		if u := c.unclosed; u != nil {
+			errs.Add(ast.Pos{File: filename, Line: u.Pos.Line, Col: u.Pos.Column}, "%q is never closed", u.Value)
+			continue
 		}
+		chunk := c.toks
 		g, err := parseTokens(stmtParser, chunk)
 		if err != nil {
 			// A scan error in this statement already explains what follows.
@@ -97,21 +96,35 @@ func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token) (*G, error)
 	return p.ParseFromLexer(peek)
 }
 
+// chunk is one top-level statement's tokens, ending with an EOF token;
+// unclosed is the bracket it leaves open, if any.
+type chunk struct {
+	toks     []lexer.Token
+	unclosed *lexer.Token
+}
+
 // splitStatements cuts the token stream at the statement ends that lie
-// outside every bracket; each piece ends with an EOF token. A model's body
-// keeps its own statement ends. It also returns the outermost bracket left
-// open at the end of input, if any.
-func splitStatements(toks []lexer.Token) ([][]lexer.Token, *lexer.Token) {
-	var out [][]lexer.Token
+// outside every bracket. A model's body keeps its own statement ends. A
+// statement keyword (let, fn, model, import) inside an open bracket cannot
+// belong there, so the bracket is reported as never closed and a new
+// statement starts at the keyword: one missing ")" does not swallow the rest
+// of the file.
+func splitStatements(toks []lexer.Token) []chunk {
+	var out []chunk
 	var open []lexer.Token
 	start := 0
-	eof := toks[len(toks)-1]
 	flush := func(end int, at lexer.Position) {
 		if end > start {
 			piece := make([]lexer.Token, 0, end-start+1)
 			piece = append(piece, toks[start:end]...)
-			out = append(out, append(piece, lexer.Token{Type: tokEOF, Pos: at}))
+			c := chunk{toks: append(piece, lexer.Token{Type: tokEOF, Pos: at})}
+			if len(open) > 0 {
+				c.unclosed = &open[0]
+			}
+			out = append(out, c)
 		}
+		open = nil
+		start = end
 	}
 	for i, t := range toks[:len(toks)-1] {
 		switch {
@@ -124,13 +137,25 @@ func splitStatements(toks []lexer.Token) ([][]lexer.Token, *lexer.Token) {
 		case t.Type == tokEOL && len(open) == 0:
 			flush(i, t.Pos)
 			start = i + 1
+		case t.Type == tokKeyword && len(open) > 0 && statementKeywords[t.Value] && !insideModel(open):
+			flush(i, t.Pos)
 		}
 	}
-	flush(len(toks)-1, eof.Pos)
-	if len(open) > 0 {
-		return out, &open[0]
+	flush(len(toks)-1, toks[len(toks)-1].Pos)
+	return out
+}
+
+var statementKeywords = map[string]bool{"let": true, "fn": true, "model": true, "import": true}
+
+// insideModel reports an open model body among the brackets, where `let`
+// gets its own, better, error from the lowering.
+func insideModel(open []lexer.Token) bool {
+	for _, t := range open {
+		if t.Value == "{" {
+			return true
+		}
 	}
-	return out, nil
+	return false
 }
 
 func scanErrorWithin(errs ast.ErrorList, chunk []lexer.Token) bool {

@@ -3,6 +3,7 @@ package hmc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -56,14 +57,23 @@ func pathfinderInits(ctx context.Context, models []Model, chains int, seed uint6
 	}
 	outs := make([]pathOut, paths)
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, len(models))
+	// Each running path holds a model of its own: they are not safe for
+	// concurrent use.
+	free := make(chan Model, len(models))
+	for _, m := range models {
+		free <- m
+	}
 	for p := 0; p < paths; p++ {
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			m := models[p%len(models)]
+			m := <-free
+			defer func() { free <- m }()
+			defer func() {
+				if r := recover(); r != nil {
+					outs[p] = pathOut{err: fmt.Errorf("internal error: %v", r)}
+				}
+			}()
 			rng := rand.New(rand.NewPCG(seed, 0x70617468+uint64(p)))
 			ev := &evaluator{m: m, grad: make([]float64, dim)}
 			draws, logW, err := onePath(ctx, ev, rng, fixed)

@@ -84,6 +84,13 @@ func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*R
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			defer func() {
+				// A panic in a chain (a bug in a model) must not take the
+				// process down; it becomes the run's error.
+				if r := recover(); r != nil {
+					errs[c] = fmt.Errorf("hmc: internal error in chain %d: %v", c+1, r)
+				}
+			}()
 			chain, n, err := runChain(ctx, models[c], inits[c], chainRand(s.Seed, c), s, progress)
 			gradEvals.Add(n)
 			res.Chains[c], errs[c] = chain, err

@@ -104,6 +104,11 @@ func Maximize(newObj func() (Objective, error), s OptimizeSettings) (*OptimizeRe
 			defer wg.Done()
 			o := <-free
 			defer func() { free <- o }()
+			defer func() {
+				if r := recover(); r != nil {
+					res.Starts[k] = StartResult{Err: fmt.Errorf("internal error: %v", r), Value: math.NaN()}
+				}
+			}()
 			res.Starts[k] = runStart(o, k, s)
 		}(k)
 	}
@@ -271,7 +276,7 @@ func Profile(newObj func() (Objective, error), points [][]float64, workers int) 
 			defer wg.Done()
 			grad := make([]float64, o.Dim())
 			for i := range next {
-				lp, err := o.LogDensity(grad, points[i])
+				lp, err := safeEval(o, grad, points[i])
 				if err != nil || math.IsNaN(lp) {
 					lp = math.Inf(-1)
 				}
@@ -285,4 +290,14 @@ func Profile(newObj func() (Objective, error), points [][]float64, workers int) 
 	close(next)
 	wg.Wait()
 	return out, nil
+}
+
+// safeEval evaluates o, turning a panic (a bug in a model) into an error.
+func safeEval(o Objective, grad, q []float64) (lp float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return o.LogDensity(grad, q)
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the script tests")
+
+// TestScripts runs every testdata/*.kml at the repository root with
+// `kml run` and compares stdout, stderr and the exit status with
+// testdata/NAME.golden: the stdout, then "--- stderr" and the stderr if
+// any, then "--- exit N" if N ≠ 0. A first line "# args: ..." adds
+// command-line options. Run with -update to rewrite the goldens.
+func TestScripts(t *testing.T) {
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "testdata", "*.kml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".kml")
+		t.Run(name, func(t *testing.T) {
+			rel := filepath.Join("testdata", filepath.Base(file))
+			got := runScript(t, root, rel)
+			golden := filepath.Join(root, "testdata", name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("no golden file (run go test ./cmd/kml -update): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s: output differs from %s\n--- got:\n%s\n--- want:\n%s", rel, golden, got, want)
+			}
+		})
+	}
+}
+
+// runScript runs one script from the repository root and renders its
+// output in the golden format.
+func runScript(t *testing.T, root, rel string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", rel}
+	if first, _, _ := strings.Cut(string(src), "\n"); strings.HasPrefix(first, "# args:") {
+		args = append(args, strings.Fields(strings.TrimPrefix(first, "# args:"))...)
+	}
+	var stdout, stderr bytes.Buffer
+	wd, _ := os.Getwd()
+	if err := os.Chdir(root); err != nil {
+		t.Fatal(err)
+	}
+	status := run(args, strings.NewReader(""), &stdout, &stderr)
+	os.Chdir(wd)
+	out := stdout.String()
+	if stderr.Len() > 0 {
+		out += "--- stderr\n" + stderr.String()
+	}
+	// Absolute paths differ between checkouts.
+	out = strings.ReplaceAll(out, root, "$ROOT")
+	if status != 0 {
+		out += fmt.Sprintf("--- exit %d\n", status)
+	}
+	return out
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("repository root not found at %s", dir)
+	}
+	return dir
+}
