@@ -44,11 +44,11 @@ func init() {
 			rest, z := bke.Split(x, m, seed)
 			return eval.NewRecord().Set("data", eval.NewMat(rest)).Set("landmarks", eval.NewMat(z)), nil
 		})
-	eval.Register(`embedding(post, x, at, level = 0.8, draws = 200, seed?, values?)`,
-		`The posterior of the mean embedding of the data x at the points at (eqs. 7–8 of Flaxman et al., with the landmarks as inducing points): for each of draws posterior draws of the hyperparameters (from sample on a model with a bke observation), one GP draw of the embedding; returns {at, mean, lower, upper, level}, lower and upper the pointwise central credible band. post may instead be the model itself with fixed hyperparameters in values: {ell: ...}; the band then comes from the GP's predictive variance.`,
+	eval.Register(`embedding(post, x, at, level = 0.8, draws = 200, seed?, values?, inducing = "landmarks")`,
+		`The posterior of the mean embedding of the data x at the points at (eqs. 7–8 of Flaxman et al.): GP regression of the empirical embedding μ̂(u) = mean_i k(x_i, u), observed with noise τ²/n at the inducing points u — "landmarks" (the model's, default), "data" (every row of x, as the paper; O(n³)) or a matrix of points (such as the grid at). For each of draws posterior draws of the hyperparameters (from sample on a model with a bke observation), one GP draw; returns {at, mean, lower, upper, level}, lower and upper the pointwise central credible band. post may instead be the model itself with fixed hyperparameters in values: {ell: ...}; the band then comes from the predictive variance.`,
 		embeddingBuiltin)
-	eval.Register(`witness(postP, xP, postQ, xQ, at, level = 0.8, draws = 200, seed?)`,
-		`The posterior of the witness function μ_P − μ_Q at the points at: for each hyperparameter draw (paired by index when postP and postQ are the same posterior), a GP draw of each embedding and their difference; returns {at, mean, lower, upper, level}. Where the band excludes 0, the distributions differ.`,
+	eval.Register(`witness(postP, xP, postQ, xQ, at, level = 0.8, draws = 200, seed?, inducing = "landmarks")`,
+		`The posterior of the witness function μ_P − μ_Q at the points at: for each hyperparameter draw (paired by index when postP and postQ are the same posterior), a GP draw of each embedding (as embedding, with the same inducing points) and their difference; returns {at, mean, lower, upper, level}. Where the band excludes 0, the distributions differ.`,
 		witnessBuiltin)
 }
 
@@ -333,17 +333,44 @@ func band(a *eval.Args, at *mat.Dense, draws, means [][]float64, level float64) 
 // embedder draws μ for one data set at the grid.
 type embedder struct {
 	x      *mat.Dense
+	points *mat.Dense // the inducing points; nil: the model's landmarks
 	models map[*mat.Dense]*bke.Model
 }
 
+// newEmbedder reads the inducing: argument for data x.
+func newEmbedder(a *eval.Args, x *mat.Dense) (*embedder, error) {
+	e := &embedder{x: x, models: map[*mat.Dense]*bke.Model{}}
+	switch v := a.Value("inducing").(type) {
+	case eval.Str:
+		switch v {
+		case "landmarks":
+		case "data":
+			e.points = x
+		default:
+			return nil, a.Errorf("inducing", `inducing must be "landmarks", "data" or a matrix of points, got %q`, string(v))
+		}
+	default:
+		m, ok := eval.ToMatrix(v)
+		if !ok {
+			return nil, a.Errorf("inducing", `inducing must be "landmarks", "data" or a matrix of points, got %s`, eval.Describe(v))
+		}
+		e.points = m
+	}
+	return e, nil
+}
+
 func (e *embedder) draw(r bkeResolved, at *mat.Dense, rng *rand.Rand) ([]float64, []float64, error) {
-	md, ok := e.models[r.z]
+	z := r.z
+	if e.points != nil {
+		z = e.points
+	}
+	md, ok := e.models[z]
 	if !ok {
 		var err error
-		if md, err = bke.New(e.x, r.z, r.opt); err != nil {
+		if md, err = bke.New(e.x, z, r.opt); err != nil {
 			return nil, nil, err
 		}
-		e.models[r.z] = md
+		e.models[z] = md
 	}
 	p, _ := at.Dims()
 	dst, mean := make([]float64, p), make([]float64, p)
@@ -383,7 +410,10 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &embedder{x: x, models: map[*mat.Dense]*bke.Model{}}
+	e, err := newEmbedder(a, x)
+	if err != nil {
+		return nil, err
+	}
 	draws, means := make([][]float64, len(hs)), make([][]float64, len(hs))
 	for i, h := range hs {
 		if draws[i], means[i], err = e.draw(h, at, rng); err != nil {
@@ -423,7 +453,15 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 	if got == nil {
 		return nil, a.Errorf("post", "model %s has no bke observation", m.Name)
 	}
-	md, err := bke.New(x, got.z, got.opt)
+	e, err := newEmbedder(a, x)
+	if err != nil {
+		return nil, err
+	}
+	z := got.z
+	if e.points != nil {
+		z = e.points
+	}
+	md, err := bke.New(x, z, got.opt)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
@@ -493,8 +531,14 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 	}
 	k := min(len(hp), len(hq))
-	ep := &embedder{x: xp, models: map[*mat.Dense]*bke.Model{}}
-	eq := &embedder{x: xq, models: map[*mat.Dense]*bke.Model{}}
+	ep, err := newEmbedder(a, xp)
+	if err != nil {
+		return nil, err
+	}
+	eq, err := newEmbedder(a, xq)
+	if err != nil {
+		return nil, err
+	}
 	draws, means := make([][]float64, k), make([][]float64, k)
 	for i := 0; i < k; i++ {
 		dp, mp, err := ep.draw(hp[i], at, rng)

@@ -181,7 +181,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if err != nil {
 			return "", "", err
 		}
-		poly.Color = color.RGBA{R: 31, G: 119, B: 180, A: 70}
+		poly.Color = color.NRGBA{R: 31, G: 119, B: 180, A: 70}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
 		zero, _ := plotter.NewLine(plotter.XYs{{X: x[0], Y: 0}, {X: x[len(x)-1], Y: 0}})

@@ -88,3 +88,30 @@ func repoRoot(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestExamples runs every program in examples/ from a copy of the directory
+// (they write their pictures next to themselves) and expects success.
+func TestExamples(t *testing.T) {
+	root := repoRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, "examples", "*.kml"))
+	if len(files) == 0 {
+		t.Fatal("no examples")
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if status := run([]string{"run", filepath.Join(dir, name)}, strings.NewReader(""), &stdout, &stderr); status != 0 {
+				t.Errorf("%s exited %d:\n%s%s", name, status, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
