@@ -59,18 +59,24 @@ func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	return &tokenList{toks: toks}, nil
 }
 
+// tokenList feeds pre-scanned tokens to participle, then eof (or, when
+// eof is unset, the list's own last token) for ever.
 type tokenList struct {
 	toks []lexer.Token
+	eof  *lexer.Token
 	i    int
 }
 
 func (l *tokenList) Next() (lexer.Token, error) {
-	if l.i >= len(l.toks) {
-		return l.toks[len(l.toks)-1], nil
+	if l.i < len(l.toks) {
+		t := l.toks[l.i]
+		l.i++
+		return t, nil
 	}
-	t := l.toks[l.i]
-	l.i++
-	return t, nil
+	if l.eof != nil {
+		return *l.eof, nil
+	}
+	return l.toks[len(l.toks)-1], nil
 }
 
 // scan splits src into tokens, ending with an EOF token. Newlines become EOL
@@ -80,6 +86,7 @@ func (l *tokenList) Next() (lexer.Token, error) {
 // collected and scanning goes on.
 func scan(file, src string) ([]lexer.Token, ast.ErrorList) {
 	s := &scanner{file: file, src: src, line: 1, col: 1}
+	s.toks = make([]lexer.Token, 0, len(src)/2+8) // at most about one token per two bytes
 	s.run()
 	return s.filter(), s.errs
 }
@@ -103,7 +110,11 @@ func (s *scanner) astPos(p lexer.Position) ast.Pos {
 
 // advance moves over n bytes that hold no newline.
 func (s *scanner) advance(n int) {
-	s.col += utf8.RuneCountInString(s.src[s.off : s.off+n])
+	for _, c := range []byte(s.src[s.off : s.off+n]) {
+		if c < utf8.RuneSelf || utf8.RuneStart(c) {
+			s.col++ // count runes: every byte but continuation bytes
+		}
+	}
 	s.off += n
 }
 
@@ -139,7 +150,10 @@ func (s *scanner) run() {
 		case isDigit(c) || (c == '.' && s.off+1 < len(s.src) && isDigit(s.src[s.off+1])):
 			s.scanNumber(start)
 		default:
-			r, size := utf8.DecodeRuneInString(s.src[s.off:])
+			r, size := rune(c), 1
+			if c >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s.src[s.off:])
+			}
 			if r == '_' || unicode.IsLetter(r) {
 				n := s.identLen()
 				word := s.src[s.off : s.off+n]
@@ -189,8 +203,16 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func (s *scanner) identLen() int {
 	n := 0
 	for s.off+n < len(s.src) {
+		c := s.src[s.off+n]
+		if c < utf8.RuneSelf { // ASCII fast path
+			if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+				n++
+				continue
+			}
+			break
+		}
 		r, size := utf8.DecodeRuneInString(s.src[s.off+n:])
-		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.No, r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.No, r) {
 			break
 		}
 		n += size

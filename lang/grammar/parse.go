@@ -24,11 +24,7 @@ var quotedTokens = regexp.MustCompile(`^"[^"]+"( \| "[^"]+")*$`)
 var (
 	stmtParser = participle.MustBuild[gStmt](
 		participle.Lexer(definition{}),
-		participle.UseLookahead(3),
-	)
-	exprParser = participle.MustBuild[gExpr](
-		participle.Lexer(definition{}),
-		participle.UseLookahead(3),
+		participle.UseLookahead(1),
 	)
 )
 
@@ -44,11 +40,10 @@ func Parse(filename, src string) (*ast.File, error) {
 			errs.Add(ast.Pos{File: filename, Line: u.Pos.Line, Col: u.Pos.Column}, "%q is never closed", u.Value)
 			continue
 		}
-		chunk := c.toks
-		g, err := parseTokens(stmtParser, chunk)
+		g, err := parseTokens(stmtParser, c.toks, &c.eof)
 		if err != nil {
 			// A scan error in this statement already explains what follows.
-			if !scanErrorWithin(errs, chunk) {
+			if !scanErrorWithin(errs, c.toks) {
 				errs = append(errs, convertError(filename, err))
 			}
 			continue
@@ -76,30 +71,40 @@ func ParseExpr(filename, src string) (ast.Expr, error) {
 			kept = append(kept, t)
 		}
 	}
-	g, err := parseTokens(exprParser, kept)
+	peek, err := lexer.Upgrade(&tokenList{toks: kept})
 	if err != nil {
+		return nil, err
+	}
+	var g gExpr
+	if err := g.Parse(peek); err != nil {
+		if err == participle.NextMatch {
+			err = &participle.UnexpectedTokenError{Unexpected: *peek.Peek(), Expect: "an expression"}
+		}
 		return nil, ast.ErrorList{convertError(filename, err)}
 	}
-	lw := &lowerer{file: filename}
-	e := lw.expr(g)
-	if len(lw.errs) > 0 {
-		return nil, lw.errs
+	if t := peek.Peek(); t.Type != tokEOF {
+		return nil, ast.ErrorList{convertError(filename, &participle.UnexpectedTokenError{Unexpected: *t})}
 	}
-	return e, nil
+	if len(g.Errs) > 0 {
+		return nil, g.Errs
+	}
+	return g.X, nil
 }
 
-func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token) (*G, error) {
-	peek, err := lexer.Upgrade(&tokenList{toks: toks})
+func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token, eof *lexer.Token) (*G, error) {
+	peek, err := lexer.Upgrade(&tokenList{toks: toks, eof: eof})
 	if err != nil {
 		return nil, err
 	}
 	return p.ParseFromLexer(peek)
 }
 
-// chunk is one top-level statement's tokens, ending with an EOF token;
-// unclosed is the bracket it leaves open, if any.
+// chunk is one top-level statement's tokens (a view of the scanned tokens)
+// and the EOF token that ends it; unclosed is the bracket it leaves open,
+// if any.
 type chunk struct {
 	toks     []lexer.Token
+	eof      lexer.Token
 	unclosed *lexer.Token
 }
 
@@ -115,9 +120,7 @@ func splitStatements(toks []lexer.Token) []chunk {
 	start := 0
 	flush := func(end int, at lexer.Position) {
 		if end > start {
-			piece := make([]lexer.Token, 0, end-start+1)
-			piece = append(piece, toks[start:end]...)
-			c := chunk{toks: append(piece, lexer.Token{Type: tokEOF, Pos: at})}
+			c := chunk{toks: toks[start:end:end], eof: lexer.Token{Type: tokEOF, Pos: at}}
 			if len(open) > 0 {
 				c.unclosed = &open[0]
 			}
@@ -220,10 +223,21 @@ func expectHint(ut *participle.UnexpectedTokenError) string {
 	}
 	hint := strings.TrimSuffix(msg[i+len("(expected "):], ")")
 	// Only hints made of literal tokens help; the rest name grammar structs.
+	if strings.HasPrefix(hint, "a ") || strings.HasPrefix(hint, "an ") {
+		return hint
+	}
 	if !quotedTokens.MatchString(hint) || len(hint) > 40 {
 		return ""
 	}
-	return hint
+	// `"," | "]"` reads as "`,` or `]`".
+	parts := strings.Split(hint, " | ")
+	for i, p := range parts {
+		parts[i] = "`" + strings.Trim(p, `"`) + "`"
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // Incomplete reports whether src stops in the middle of a statement: inside

@@ -126,13 +126,13 @@ func TestUnicodeColumns(t *testing.T) {
 func TestSyntaxErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"let a = 1 let b = 2", "1:11: error: unexpected \"let\"; start each statement on a new line or after `;`"},
-		{"let s = x[1 2]", "1:13: error: expected `,`, `:` or `]` in an index"},
+		{"let s = x[1 2]", "1:13: error: unexpected number 2, expected `,`, `:` or `]`"},
 		{"x ~ normal(0, 1)", "1:3: error: `~` statements belong inside a model"},
 		{"let q = \"abc", "1:9: error: unterminated string"},
 		{"let z = 1 & 2", "1:11: error: unexpected \"&\" (did you mean \"&&\"?)"},
 		{"a = 3", "1:1: error: to bind a name write `let a = ...`"},
 		{"let a = (1 + 2", "1:9: error: \"(\" is never closed"},
-		{"let a = (1 + 2]", "1:15: error: unexpected \"]\", expected \")\""},
+		{"let a = (1 + 2]", "1:15: error: unexpected \"]\", expected `)`"},
 		{"model m {\n  let a = 1\n}", "2:3: error: `let` is not allowed inside a model"},
 		{"model m {\n  print(1)\n}", "2:3: error: a model holds only"},
 		{"model m {\n  a ~ normal(0, 1) b ~ normal(0, 1)\n}", "2:20: error: expected a new line or `;` before this statement"},
