@@ -145,4 +145,3 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
-
