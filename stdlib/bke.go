@@ -180,7 +180,7 @@ func (f *bkeFamily) LogLik(th *eval.Thread, data eval.Value) (eval.Value, error)
 	}
 	if th.Checking {
 		if bad, msg := md.Degenerate(h); bad {
-			th.Warn(f.pos, "bke: "+msg)
+			th.WarnOnce("bke: degenerate", f.pos, "bke: "+msg)
 		}
 	}
 	if !f.HasAD() {

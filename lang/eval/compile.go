@@ -514,7 +514,11 @@ func (th *Thread) Cache(key any, build func() (any, error)) (any, error) {
 
 // Warn records a warning about the model being evaluated, once per message;
 // outside a model evaluation it prints it at once.
-func (th *Thread) Warn(pos ast.Pos, msg string) {
+func (th *Thread) Warn(pos ast.Pos, msg string) { th.WarnOnce(msg, pos, msg) }
+
+// WarnOnce is Warn keeping only the first message recorded under key (the
+// same pathology seen at many draws is one warning).
+func (th *Thread) WarnOnce(key string, pos ast.Pos, msg string) {
 	c := th.comp
 	if c == nil {
 		th.in.Warn(pos, msg)
@@ -522,10 +526,10 @@ func (th *Thread) Warn(pos ast.Pos, msg string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.warned[msg] {
+	if c.warned[key] {
 		return
 	}
-	c.warned[msg] = true
+	c.warned[key] = true
 	c.Warnings = append(c.Warnings, msg)
 }
 
