@@ -164,10 +164,20 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 			b.WriteByte(',')
 		}
 		name, _ := json.Marshal(p.Name)
-		fmt.Fprintf(&b, `%s:{"mean":%s,"sd":%s,"q5":%s,"q50":%s,"q95":%s,"rhat":%s,"ess_bulk":%s,"ess_tail":%s,"mcse_mean":%s}`,
-			name, num(p.Mean), num(p.SD), num(p.Q5), num(p.Q50), num(p.Q95), num(p.Rhat), num(p.ESSBulk), num(p.ESSTail), num(p.MCSEMean))
+		fmt.Fprintf(&b, `%s:{"mean":%s,"sd":%s,"q5":%s,"q50":%s,"q95":%s,"rhat":%s,"ess_bulk":%s,"ess_tail":%s}`,
+			name, num(p.Mean), num(p.SD), num(p.Q5), num(p.Q50), num(p.Q95), num(p.Rhat), num(p.ESSBulk), num(p.ESSTail))
 	}
-	b.WriteString(`},"diagnostics":{"ebfmi":[`)
+	// Beyond the documented object, the diagnostics sit in an object of
+	// their own so that "params" keeps exactly the documented keys.
+	b.WriteString(`},"diagnostics":{"mcse_mean":{`)
+	for i, p := range s.Params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(p.Name)
+		fmt.Fprintf(&b, `%s:%s`, name, num(p.MCSEMean))
+	}
+	b.WriteString(`},"ebfmi":[`)
 	for i, e := range s.EBFMI {
 		if i > 0 {
 			b.WriteByte(',')
