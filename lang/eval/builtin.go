@@ -195,3 +195,26 @@ func constant(e ast.Expr) (Value, error) {
 	}
 	return nil, fmt.Errorf("default %s is not a literal", ast.Format(e))
 }
+
+// Usage writes the builtin's call pattern with its defaults, as `:help`
+// shows it: `optimize(m, fix?, starts = 1, objective = "map")`.
+func (b *Builtin) Usage() string {
+	var parts []string
+	for i, p := range b.Sig.Params {
+		switch {
+		case b.Defaults[i] != nil:
+			parts = append(parts, p.Name+" = "+Repr(b.Defaults[i]))
+		case p.Optional:
+			parts = append(parts, p.Name+"?")
+		default:
+			parts = append(parts, p.Name)
+		}
+	}
+	if b.Sig.Variadic != "" {
+		parts = append(parts, b.Sig.Variadic+"...")
+	}
+	if b.Sig.AnyNamed {
+		parts = append(parts, "NAME: value...")
+	}
+	return b.Name + "(" + strings.Join(parts, ", ") + ")"
+}

@@ -222,7 +222,7 @@ Builtins:
 	}
 	if b, ok := r.in.Registry().Get(name); ok {
 		if v, ok := r.in.Lookup(name); !ok || v == nil {
-			fmt.Fprintf(r.out, "%s\n  %s\n", b.Sig, b.Doc)
+			fmt.Fprintf(r.out, "%s\n%s\n", b.Usage(), indent(strings.Fields(b.Doc), 76))
 			return
 		}
 	}
@@ -235,6 +235,28 @@ Builtins:
 		return
 	}
 	fmt.Fprintf(r.errw, "no builtin or name %q\n", name)
+}
+
+// indent fills words into lines of at most width columns, indented by two.
+func indent(words []string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, w := range words {
+		n := len([]rune(w))
+		if col > 0 && col+1+n > width {
+			b.WriteString("\n")
+			col = 0
+		}
+		if col == 0 {
+			b.WriteString("  ")
+		} else {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(w)
+		col += n
+	}
+	return b.String()
 }
 
 func wrap(words []string, width int) string {
