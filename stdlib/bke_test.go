@@ -204,3 +204,44 @@ let fixed = embedding(m, p, at: grid, values: {ell: 0.3})
 		t.Error("the fixed-hyperparameter embedding has no sd")
 	}
 }
+
+// TestBKEModelGradient checks the gradient path from the bke family back
+// through the kernel's hyperparameters and τ² onto the model parameters,
+// including a scaled ARD kernel built from expressions of the parameters.
+func TestBKEModelGradient(t *testing.T) {
+	in, _ := run(t, `
+let x = cbind(draw(normal(0, 1), 60, seed: 1), draw(normal(0, 2), 60, seed: 2))
+let z = landmarks(x, 8, seed: 3)
+model m {
+  le[2] ~ normal(0, 1)
+  amp ~ gamma(2, 2)
+  tau2 ~ gamma(2, 2)
+  k = amp * rbf(exp(le) + 0.3)
+  x ~ bke(k, noise: tau2 / 2, landmarks: z)
+}
+`)
+	m := lookup[*eval.Model](t, in, "m")
+	c, err := in.Compile(m, nil, eval.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.NewDensityFor(in)
+	q := []float64{0.2, -0.4, 0.3, -0.1}
+	grad := make([]float64, 4)
+	if _, err := d.LogDensity(grad, q); err != nil {
+		t.Fatal(err)
+	}
+	for i := range q {
+		h := 1e-5
+		qp := append([]float64(nil), q...)
+		qm := append([]float64(nil), q...)
+		qp[i] += h
+		qm[i] -= h
+		fp, _ := d.Value(qp)
+		fm, _ := d.Value(qm)
+		want := (fp - fm) / (2 * h)
+		if math.Abs(grad[i]-want) > 1e-5*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s: gradient %v, finite differences %v", c.Names()[i], grad[i], want)
+		}
+	}
+}
