@@ -12,6 +12,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/bke"
+	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -307,7 +308,7 @@ func levelArg(a *eval.Args) (float64, error) {
 
 // band summarises draws (draw × point) into a record with the pointwise
 // mean of the means and the central credible band.
-func band(a *eval.Args, at *mat.Dense, draws, means [][]float64, level float64) eval.Value {
+func band(at *mat.Dense, draws, means [][]float64, level float64) eval.Value {
 	p, _ := at.Dims()
 	mean, lower, upper := make([]float64, p), make([]float64, p), make([]float64, p)
 	col := make([]float64, len(draws))
@@ -317,17 +318,22 @@ func band(a *eval.Args, at *mat.Dense, draws, means [][]float64, level float64) 
 			mean[j] += means[i][j] / float64(len(means))
 		}
 		sort.Float64s(col)
-		lower[j] = quantile7(col, (1-level)/2)
-		upper[j] = quantile7(col, (1+level)/2)
+		lower[j] = hmc.SortedQuantile(col, (1-level)/2)
+		upper[j] = hmc.SortedQuantile(col, (1+level)/2)
 	}
+	return bandRecord(at, mean, lower, upper).Set("level", eval.Num(level))
+}
+
+// bandRecord is {at, mean, lower, upper}, at a vector for one-dimensional
+// points.
+func bandRecord(at *mat.Dense, mean, lower, upper []float64) *eval.Record {
 	rec := eval.NewRecord()
 	if _, c := at.Dims(); c == 1 {
 		rec.Set("at", &eval.Vec{Data: mat.Col(nil, 0, at)})
 	} else {
 		rec.Set("at", eval.NewMat(at))
 	}
-	rec.Set("mean", &eval.Vec{Data: mean}).Set("lower", &eval.Vec{Data: lower}).Set("upper", &eval.Vec{Data: upper}).Set("level", eval.Num(level))
-	return rec
+	return rec.Set("mean", &eval.Vec{Data: mean}).Set("lower", &eval.Vec{Data: lower}).Set("upper", &eval.Vec{Data: upper})
 }
 
 // embedder draws μ for one data set at the grid.
@@ -420,7 +426,7 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Fail("%v", err)
 		}
 	}
-	return band(a, at, draws, means, level), nil
+	return band(at, draws, means, level), nil
 }
 
 // fixedEmbedding is the GP posterior at fixed hyperparameters: the mean and
@@ -476,15 +482,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 		sd[j] = math.Sqrt(math.Max(cov.At(j, j), 0))
 		lower[j], upper[j] = mean[j]-zq*sd[j], mean[j]+zq*sd[j]
 	}
-	rec := eval.NewRecord()
-	if _, cc := at.Dims(); cc == 1 {
-		rec.Set("at", &eval.Vec{Data: mat.Col(nil, 0, at)})
-	} else {
-		rec.Set("at", eval.NewMat(at))
-	}
-	rec.Set("mean", &eval.Vec{Data: mean}).Set("lower", &eval.Vec{Data: lower}).Set("upper", &eval.Vec{Data: upper}).
-		Set("sd", &eval.Vec{Data: sd}).Set("level", eval.Num(level))
-	return rec, nil
+	return bandRecord(at, mean, lower, upper).Set("sd", &eval.Vec{Data: sd}).Set("level", eval.Num(level)), nil
 }
 
 func witnessBuiltin(a *eval.Args) (eval.Value, error) {
@@ -555,7 +553,7 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		draws[i], means[i] = dp, mp
 	}
-	return band(a, at, draws, means, level), nil
+	return band(at, draws, means, level), nil
 }
 
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/hmc"
 )
 
 // HasMoments is a value with a mean and a standard deviation of its own (a
@@ -82,7 +83,7 @@ var reducers = []reducer{
 		if e := nonEmpty("median", xs); e != "" {
 			return 0, e
 		}
-		return quantile7(sorted(xs), 0.5), ""
+		return hmc.SortedQuantile(sorted(xs), 0.5), ""
 	}},
 }
 
@@ -103,16 +104,6 @@ func sorted(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s
-}
-
-// quantile7 is R's type 7 (numpy's default) on sorted data.
-func quantile7(s []float64, p float64) float64 {
-	h := float64(len(s)-1) * p
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
 
 func init() {
@@ -163,7 +154,7 @@ func init() {
 					if len(xs) == 0 {
 						return nil, a.Errorf("x", "quantile of an empty vector")
 					}
-					out[c] = quantile7(sorted(xs), ps[0])
+					out[c] = hmc.SortedQuantile(sorted(xs), ps[0])
 				}
 				if !matrix {
 					return eval.Num(out[0]), nil
@@ -179,7 +170,7 @@ func init() {
 			}
 			out := make([]float64, len(ps))
 			for i, p := range ps {
-				out[i] = quantile7(s, p)
+				out[i] = hmc.SortedQuantile(s, p)
 			}
 			return &eval.Vec{Data: out}, nil
 		})

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/kml-lang/kml/lang/ast"
-	"github.com/kml-lang/kml/runtime/ad"
 )
 
 // Env maps names to values; scopes nest through parent. Builtins are not
@@ -35,15 +34,13 @@ func (e *Env) Define(name string, v Value) { e.vars[name] = v }
 // maxDepth bounds recursion so a runaway fn is an error, not a crash.
 const maxDepth = 2000
 
-// Thread is one evaluation in progress: the interpreter it belongs to, the
-// call depth, and, while a model's log density is evaluated, the tape that
-// records it. The sampler's chains each have their own Thread.
+// Thread is one evaluation in progress: the interpreter it belongs to, its
+// context and call depth, and, while a model's log density is evaluated, the
+// compiled model. The sampler's chains each have their own Thread.
 type Thread struct {
 	in    *Interpreter
 	ctx   context.Context
 	depth int
-	// Tape is set while a model's log density is being evaluated.
-	Tape *ad.Tape
 	// comp is the compiled model whose log density is being evaluated.
 	comp *Compiled
 	// Checking asks observation families to check the point for known

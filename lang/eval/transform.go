@@ -4,11 +4,12 @@ import (
 	"math"
 
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
 )
 
 // transform maps a parameter's unconstrained value u ∈ ℝ onto the support
 // of its prior: identity on ℝ, lo + e^u on (lo, ∞), hi − e^u on (−∞, hi),
-// and lo + (hi − lo)·logistic(u) on (lo, hi). The sampler works on u and adds
+// and lo + (hi − lo)·dist.Logistic(u) on (lo, hi). The sampler works on u and adds
 // log |dx/du|, the log-Jacobian.
 type transform struct {
 	lo, hi float64
@@ -33,8 +34,8 @@ func (tr transform) constrain(u float64) (x, logJ float64) {
 	switch {
 	case tr.lower() && tr.upper():
 		w := tr.hi - tr.lo
-		s := logistic(u)
-		return tr.lo + w*s, math.Log(w) - softplus(-u) - softplus(u)
+		s := dist.Logistic(u)
+		return tr.lo + w*s, math.Log(w) - dist.Softplus(-u) - dist.Softplus(u)
 	case tr.lower():
 		return tr.lo + math.Exp(u), u
 	case tr.upper():
@@ -74,9 +75,9 @@ func (tr transform) record(t *ad.Tape, u ad.Var) (x, logJ ad.Var, hasJ bool) {
 	switch {
 	case tr.lower() && tr.upper():
 		w := tr.hi - tr.lo
-		s := logistic(uv)
+		s := dist.Logistic(uv)
 		x = t.Node(tr.lo+w*s, []ad.Var{u}, []float64{w * s * (1 - s)})
-		logJ = t.Node(math.Log(w)-softplus(-uv)-softplus(uv), []ad.Var{u}, []float64{1 - 2*s})
+		logJ = t.Node(math.Log(w)-dist.Softplus(-uv)-dist.Softplus(uv), []ad.Var{u}, []float64{1 - 2*s})
 		return x, logJ, true
 	case tr.lower():
 		e := math.Exp(uv)
@@ -86,23 +87,4 @@ func (tr transform) record(t *ad.Tape, u ad.Var) (x, logJ ad.Var, hasJ bool) {
 		return t.Node(tr.hi-e, []ad.Var{u}, []float64{-e}), u, true
 	}
 	return u, 0, false
-}
-
-func logistic(u float64) float64 {
-	if u >= 0 {
-		return 1 / (1 + math.Exp(-u))
-	}
-	e := math.Exp(u)
-	return e / (1 + e)
-}
-
-// softplus is log(1 + e^u) without overflow.
-func softplus(u float64) float64 {
-	if u > 35 {
-		return u
-	}
-	if u < -35 {
-		return math.Exp(u)
-	}
-	return math.Log1p(math.Exp(u))
 }

@@ -108,8 +108,8 @@ func TestREPLSession(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	d.interrupts <- os.Interrupt
 	d.waitFor(t, "interrupted")
-	d.send("1 + 1\r")
-	d.waitFor(t, "2\n")
+	d.send("1 + 41\r")
+	d.waitFor(t, "42\n")
 
 	d.send(":quit\r")
 	select {

@@ -87,16 +87,16 @@ func (uniform) Mean(p []float64) float64               { return (p[0] + p[1]) / 
 func (uniform) StdDev(p []float64) float64             { return (p[1] - p[0]) / math.Sqrt(12) }
 func (uniform) Support(p []float64) (float64, float64) { return p[0], p[1] }
 
-// bernoulli_logit(alpha): P(x = 1) = logistic(α); log p = xα − log(1 + e^α).
+// bernoulli_logit(alpha): P(x = 1) = Logistic(α); log p = xα − log(1 + e^α).
 type bernoulliLogit struct{ family }
 
 func (bernoulliLogit) Discrete() bool { return true }
 func (bernoulliLogit) LogProb(x float64, p []float64) float64 {
 	switch x {
 	case 1:
-		return -softplus(-p[0])
+		return -Softplus(-p[0])
 	case 0:
-		return -softplus(p[0])
+		return -Softplus(p[0])
 	}
 	return -inf
 }
@@ -105,18 +105,18 @@ func (f bernoulliLogit) LogProbGrad(dp []float64, x float64, p []float64) (float
 		dp[0] = 0
 		return -inf, 0
 	}
-	dp[0] = x - logistic(p[0])
+	dp[0] = x - Logistic(p[0])
 	return f.LogProb(x, p), 0
 }
 func (bernoulliLogit) Rand(r *rand.Rand, p []float64) float64 {
-	if r.Float64() < logistic(p[0]) {
+	if r.Float64() < Logistic(p[0]) {
 		return 1
 	}
 	return 0
 }
-func (bernoulliLogit) Mean(p []float64) float64 { return logistic(p[0]) }
+func (bernoulliLogit) Mean(p []float64) float64 { return Logistic(p[0]) }
 func (bernoulliLogit) StdDev(p []float64) float64 {
-	q := logistic(p[0])
+	q := Logistic(p[0])
 	return math.Sqrt(q * (1 - q))
 }
 func (bernoulliLogit) Support([]float64) (float64, float64) { return 0, 1 }

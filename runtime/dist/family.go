@@ -141,8 +141,8 @@ var (
 	logSqrt2Pi = 0.5 * math.Log(2*math.Pi)
 )
 
-// softplus is log(1 + e^u) without overflow.
-func softplus(u float64) float64 {
+// Softplus is log(1 + e^u) without overflow.
+func Softplus(u float64) float64 {
 	if u > 35 {
 		return u
 	}
@@ -152,7 +152,8 @@ func softplus(u float64) float64 {
 	return math.Log1p(math.Exp(u))
 }
 
-func logistic(u float64) float64 {
+// Logistic is 1/(1 + e^−u), without overflow.
+func Logistic(u float64) float64 {
 	if u >= 0 {
 		return 1 / (1 + math.Exp(-u))
 	}

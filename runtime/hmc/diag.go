@@ -320,10 +320,11 @@ func EBFMI(energy []float64) float64 {
 func Quantile(x []float64, p float64) float64 {
 	s := append([]float64(nil), x...)
 	sort.Float64s(s)
-	return sortedQuantile(s, p)
+	return SortedQuantile(s, p)
 }
 
-func sortedQuantile(s []float64, p float64) float64 {
+// SortedQuantile is Quantile on data already sorted ascending.
+func SortedQuantile(s []float64, p float64) float64 {
 	n := len(s)
 	if n == 0 {
 		return math.NaN()

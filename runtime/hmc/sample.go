@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -272,14 +273,14 @@ func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
 // progressBar draws one line on a terminal, at most ten times a second.
 type progressBar struct {
 	mu    sync.Mutex
-	w     interface{ Write([]byte) (int, error) }
+	w     io.Writer
 	total int
 	done  int
 	last  time.Time
 	start time.Time
 }
 
-func newProgressBar(w interface{ Write([]byte) (int, error) }, total int) *progressBar {
+func newProgressBar(w io.Writer, total int) *progressBar {
 	return &progressBar{w: w, total: total, start: time.Now()}
 }
 
