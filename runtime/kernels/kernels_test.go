@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,7 +66,9 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	set := &fd.Settings{Formula: fd.Central, Step: 1e-6}
 	for _, d := range []int{1, 2, 5} {
-		for name, k := range testKernels(d) {
+		ks := testKernels(d)
+		for _, name := range slices.Sorted(maps.Keys(ks)) {
+			k := ks[name]
 			for trial := 0; trial < 3; trial++ {
 				x := randomPoints(rng, 1, d).RawRowView(0)
 				y := randomPoints(rng, 1, d).RawRowView(0)
@@ -106,7 +110,9 @@ func TestGramEqualsNaiveLoop(t *testing.T) {
 	for _, d := range []int{1, 2, 5, 20} {
 		x := randomPoints(rng, 70, d)
 		y := randomPoints(rng, 45, d)
-		for name, k := range testKernels(d) {
+		ks := testKernels(d)
+		for _, name := range slices.Sorted(maps.Keys(ks)) {
+			k := ks[name]
 			g, err := Gram(k, x)
 			if err != nil {
 				t.Fatal(err)
@@ -178,7 +184,9 @@ func TestGramMatricesArePositiveDefinite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, d := range []int{1, 2, 5} {
 		x := randomPoints(rng, 60, d)
-		for name, k := range testKernels(d) {
+		ks := testKernels(d)
+		for _, name := range slices.Sorted(maps.Keys(ks)) {
+			k := ks[name]
 			g, _ := Gram(k, x)
 			mean := 0.0
 			for i := 0; i < 60; i++ {

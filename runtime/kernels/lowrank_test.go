@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -80,7 +82,8 @@ func TestRandomFourierFeatures(t *testing.T) {
 		"matern32":  must(NewMatern(3, []float64{1.2})),
 		"2*mat52":   must(NewScaled(2, must(NewMatern(5, []float64{1, 2, 1.5})))),
 	}
-	for name, k := range kernels {
+	for _, name := range slices.Sorted(maps.Keys(kernels)) {
+		k := kernels[name]
 		kfull, _ := Gram(k, x)
 		rms := func(features int) float64 {
 			total := 0.0
