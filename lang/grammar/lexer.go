@@ -286,7 +286,10 @@ func (s *scanner) filter() []lexer.Token {
 		block bool // a model's { }, where newlines separate statements
 	}
 	var stack []frame
-	out := make([]lexer.Token, 0, len(s.toks))
+	// Filter in place: out never gets ahead of the token being read, except
+	// when an EOL is inserted with nothing dropped yet, which copies first.
+	out := s.toks[:0]
+	aliased := true
 	inBlock := func() bool { return len(stack) == 0 || stack[len(stack)-1].block }
 	for i, t := range s.toks {
 		switch {
@@ -316,6 +319,10 @@ func (s *scanner) filter() []lexer.Token {
 				stack = stack[:len(stack)-1]
 			}
 			if len(out) > 0 && out[len(out)-1].Type != tokEOL {
+				if aliased && len(out) == i {
+					out = append(make([]lexer.Token, 0, len(s.toks)+8), out...)
+					aliased = false
+				}
 				out = append(out, lexer.Token{Type: tokEOL, Value: "\n", Pos: t.Pos})
 			}
 		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):

@@ -11,7 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -34,29 +37,60 @@ var (
 // the next from being read.
 func Parse(filename, src string) (*ast.File, error) {
 	toks, errs := scan(filename, src)
-	file := &ast.File{Name: filename}
-	for _, c := range splitStatements(toks) {
+	chunks := splitStatements(toks)
+	// Statements parse independently, so a long file is parsed by several
+	// workers; the results are kept in statement order.
+	stmts := make([]ast.Stmt, len(chunks))
+	chunkErrs := make([]ast.ErrorList, len(chunks))
+	parseChunk := func(i int) {
+		c := &chunks[i]
 		if u := c.unclosed; u != nil {
-			errs.Add(ast.Pos{File: filename, Line: u.Pos.Line, Col: u.Pos.Column}, "%q is never closed", u.Value)
-			continue
+			chunkErrs[i] = ast.ErrorList{{Pos: ast.Pos{File: filename, Line: u.Pos.Line, Col: u.Pos.Column}, Msg: fmt.Sprintf("%q is never closed", u.Value)}}
+			return
 		}
 		g, err := parseTokens(stmtParser, c.toks, &c.eof)
 		if err != nil {
 			// A scan error in this statement already explains what follows.
 			if !scanErrorWithin(errs, c.toks) {
-				errs = append(errs, convertError(filename, err))
+				chunkErrs[i] = ast.ErrorList{convertError(filename, err)}
 			}
-			continue
+			return
 		}
 		lw := &lowerer{file: filename}
-		if s := lw.stmt(g, true); s != nil {
+		stmts[i] = lw.stmt(g, true)
+		chunkErrs[i] = lw.errs
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(chunks)/parallelChunks)
+	if workers <= 1 {
+		for i := range chunks {
+			parseChunk(i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(chunks); i = int(next.Add(1)) - 1 {
+					parseChunk(i)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	file := &ast.File{Name: filename}
+	for i, s := range stmts {
+		if s != nil {
 			file.Stmts = append(file.Stmts, s)
 		}
-		errs = append(errs, lw.errs...)
+		errs = append(errs, chunkErrs[i]...)
 	}
 	errs.Sort()
 	return file, errs.Err()
 }
+
+// parallelChunks is the number of statements per extra parsing worker:
+// below it, starting goroutines costs more than it saves.
+const parallelChunks = 256
 
 // ParseExpr parses src as a single expression (the REPL's `:type EXPR`).
 func ParseExpr(filename, src string) (ast.Expr, error) {

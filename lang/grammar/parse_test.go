@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -177,6 +178,54 @@ func TestIncomplete(t *testing.T) {
 	} {
 		if got := Incomplete(src); got != want {
 			t.Errorf("Incomplete(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+// A statement keyword right after an open bracket, with no newline dropped
+// before it, makes the scanner insert a statement end in place.
+func TestKeywordInsideBracketRecovers(t *testing.T) {
+	f, err := Parse("t.kml", "print(let x = 2\nprint(x)")
+	list, _ := err.(ast.ErrorList)
+	if len(list) != 1 || list[0].Pos.Line != 1 || list[0].Pos.Col != 6 {
+		t.Fatalf("want one error at 1:6, got %v", err)
+	}
+	if len(f.Stmts) != 2 {
+		t.Errorf("want the let and the print, got %d statements", len(f.Stmts))
+	}
+}
+
+// A long file is parsed by several workers; statements and errors must
+// come back in source order.
+func TestLongFileKeepsOrder(t *testing.T) {
+	var b strings.Builder
+	const n = 3000
+	for i := 1; i <= n; i++ {
+		if i%500 == 0 {
+			fmt.Fprintf(&b, "let e%d = (%d +\n", i, i) // never closed
+			continue
+		}
+		fmt.Fprintf(&b, "let v%d = %d\n", i, i)
+	}
+	f, err := Parse("t.kml", b.String())
+	list, _ := err.(ast.ErrorList)
+	if len(list) != n/500 {
+		t.Fatalf("want %d errors, got %v", n/500, err)
+	}
+	for k, e := range list {
+		if e.Pos.Line != 500*(k+1) {
+			t.Errorf("error %d on line %d, want %d", k+1, e.Pos.Line, 500*(k+1))
+		}
+	}
+	if len(f.Stmts) != n-n/500 {
+		t.Fatalf("want %d statements, got %d", n-n/500, len(f.Stmts))
+	}
+	line := 0
+	for _, s := range f.Stmts {
+		if l := s.Pos().Line; l <= line {
+			t.Fatalf("statement on line %d after one on line %d", l, line)
+		} else {
+			line = l
 		}
 	}
 }
