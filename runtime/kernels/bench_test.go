@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The Gram benchmarks report ns per entry computed and, as sub-benchmark
@@ -37,16 +39,27 @@ func BenchmarkRBFGram5000D10(b *testing.B) {
 	// A symmetric Gram matrix computes each pair once: n(n+1)/2 entries.
 	entries := 5000 * 5001 / 2
 	b.Run("exp", func(b *testing.B) { benchExp(b, entries) })
+	// workers=N fills a reused matrix (as a model evaluating it at every
+	// step does); alloc includes mapping in a fresh 200 MB matrix.
+	dst := mat.NewSymDense(5000, nil)
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := GramN(k, x, w); err != nil {
+				if err := GramInto(dst, k, x, w); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
 		})
 	}
+	b.Run("alloc/workers=1", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := GramN(k, x, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+	})
 	b.Run("grad", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, _, err := GramGrad(k, x); err != nil {

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -28,10 +29,28 @@ func GramN(k Kernel, x *mat.Dense, workers int) (*mat.SymDense, error) {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	out := make([]float64, n*n)
-	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: x.RawMatrix().Cols, sym: true, workers: workerCount(workers)}
-	g.fill(k, out)
-	return mat.NewSymDense(n, out), nil
+	dst := mat.NewSymDense(n, nil)
+	if err := GramInto(dst, k, x, workers); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// GramInto is GramN writing into dst, an n×n SymDense whose storage is
+// reused: a model that evaluates the Gram matrix at every step allocates it
+// once (a fresh 5000×5000 matrix costs more to map in than to fill).
+func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
+	if err := checkInputs(k, x, nil); err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	raw := dst.RawSymmetric()
+	if raw.N != n || raw.Stride != n || raw.Uplo != blas.Upper {
+		return fmt.Errorf("gram: destination is %d×%d, data has %d rows", raw.N, raw.N, n)
+	}
+	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
+	g.fill(k, raw.Data)
+	return nil
 }
 
 // gramFull is Gram with both triangles filled, row-major, for the
@@ -172,6 +191,19 @@ func (g *grid) jStart(i int) int {
 func (g *grid) fill(k Kernel, out []float64) {
 	switch k := k.(type) {
 	case *Stationary:
+		if g.dim < blasMinDim {
+			// One pass: each block's distances are turned into kernel
+			// values while they are still in cache.
+			xs, ys := g.scaled(k.Ell)
+			g.parallel(func(i0, i1 int) {
+				g.sqDistRows(xs, ys, out, i0, i1)
+				for i := i0; i < i1; i++ {
+					row := out[i*g.m : (i+1)*g.m]
+					k.applyRow(row[g.jStart(i):])
+				}
+			})
+			return
+		}
 		g.sqDist(k.Ell, out)
 		g.parallel(func(i0, i1 int) {
 			for i := i0; i < i1; i++ {
@@ -260,6 +292,16 @@ func (k *Stationary) applyRow(row []float64) {
 
 // sqDist writes the scaled squared distances Σ_d (x_d − y_d)²/ℓ_d².
 func (g *grid) sqDist(ell []float64, out []float64) {
+	xs, ys := g.scaled(ell)
+	if g.dim >= blasMinDim {
+		g.sqDistBLAS(xs, ys, out)
+		return
+	}
+	g.sqDistDirect(xs, ys, out)
+}
+
+// scaled returns the points divided by the lengthscales.
+func (g *grid) scaled(ell []float64) (xs, ys []float64) {
 	d := g.dim
 	inv := make([]float64, d)
 	for i := range inv {
@@ -278,16 +320,12 @@ func (g *grid) sqDist(ell []float64, out []float64) {
 		}
 		return s
 	}
-	xs := scale(g.xs, g.n)
-	ys := xs
+	xs = scale(g.xs, g.n)
+	ys = xs
 	if !g.sym {
 		ys = scale(g.ys, g.m)
 	}
-	if d >= blasMinDim {
-		g.sqDistBLAS(xs, ys, out)
-		return
-	}
-	g.sqDistDirect(xs, ys, out)
+	return xs, ys
 }
 
 // sqDistLoop is sqDist forced onto the direct loops (for benchmarks).
@@ -296,46 +334,49 @@ func (g *grid) sqDistLoop(out []float64) {
 }
 
 // sqDistDirect writes squared distances of pre-scaled points by direct
-// loops, written out for D = 1 and 2.
+// loops.
 func (g *grid) sqDistDirect(xs, ys, out []float64) {
+	g.parallel(func(i0, i1 int) { g.sqDistRows(xs, ys, out, i0, i1) })
+}
+
+// sqDistRows is sqDistDirect for rows i0 to i1, written out for D = 1 and 2.
+func (g *grid) sqDistRows(xs, ys, out []float64, i0, i1 int) {
 	d := g.dim
-	g.parallel(func(i0, i1 int) {
-		switch d {
-		case 1:
-			for i := i0; i < i1; i++ {
-				x0 := xs[i]
-				row := out[i*g.m : (i+1)*g.m]
-				for j := g.jStart(i); j < g.m; j++ {
-					t := x0 - ys[j]
-					row[j] = t * t
-				}
-			}
-		case 2:
-			for i := i0; i < i1; i++ {
-				x0, x1 := xs[2*i], xs[2*i+1]
-				row := out[i*g.m : (i+1)*g.m]
-				for j := g.jStart(i); j < g.m; j++ {
-					t0, t1 := x0-ys[2*j], x1-ys[2*j+1]
-					row[j] = t0*t0 + t1*t1
-				}
-			}
-		default:
-			for i := i0; i < i1; i++ {
-				x := xs[i*d : (i+1)*d]
-				row := out[i*g.m : (i+1)*g.m]
-				for j := g.jStart(i); j < g.m; j++ {
-					y := ys[j*d : (j+1)*d]
-					y = y[:len(x)] // lets the compiler drop the bounds checks
-					u := 0.0
-					for c, xv := range x {
-						t := xv - y[c]
-						u += t * t
-					}
-					row[j] = u
-				}
+	switch d {
+	case 1:
+		for i := i0; i < i1; i++ {
+			x0 := xs[i]
+			row := out[i*g.m : (i+1)*g.m]
+			for j := g.jStart(i); j < g.m; j++ {
+				t := x0 - ys[j]
+				row[j] = t * t
 			}
 		}
-	})
+	case 2:
+		for i := i0; i < i1; i++ {
+			x0, x1 := xs[2*i], xs[2*i+1]
+			row := out[i*g.m : (i+1)*g.m]
+			for j := g.jStart(i); j < g.m; j++ {
+				t0, t1 := x0-ys[2*j], x1-ys[2*j+1]
+				row[j] = t0*t0 + t1*t1
+			}
+		}
+	default:
+		for i := i0; i < i1; i++ {
+			x := xs[i*d : (i+1)*d]
+			row := out[i*g.m : (i+1)*g.m]
+			for j := g.jStart(i); j < g.m; j++ {
+				y := ys[j*d : (j+1)*d]
+				y = y[:len(x)] // lets the compiler drop the bounds checks
+				u := 0.0
+				for c, xv := range x {
+					t := xv - y[c]
+					u += t * t
+				}
+				row[j] = u
+			}
+		}
+	}
 }
 
 // sqDistBLAS uses ‖x‖² + ‖y‖² − 2xᵀy with the products from BLAS (Syrk for

@@ -273,3 +273,32 @@ func TestFromDistancesEqualsCross(t *testing.T) {
 		}
 	}
 }
+
+// GramInto reuses a destination: whatever it held before, the result equals
+// a fresh Gram matrix, and a destination of the wrong size is refused.
+func TestGramIntoReusesDestination(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	x := randomPoints(rng, 90, 3)
+	dst := mat.NewSymDense(90, nil)
+	ks := testKernels(3)
+	for _, name := range slices.Sorted(maps.Keys(ks)) {
+		raw := dst.RawSymmetric().Data
+		for i := range raw {
+			raw[i] = math.NaN()
+		}
+		if err := GramInto(dst, ks[name], x, 2); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Gram(ks[name], x)
+		for i := 0; i < 90; i++ {
+			for j := 0; j < 90; j++ {
+				if dst.At(i, j) != want.At(i, j) {
+					t.Fatalf("%s: GramInto[%d,%d] = %v, Gram %v", name, i, j, dst.At(i, j), want.At(i, j))
+				}
+			}
+		}
+	}
+	if err := GramInto(mat.NewSymDense(10, nil), ks["rbf"], x, 1); err == nil || !strings.Contains(err.Error(), "90 rows") {
+		t.Errorf("a 10×10 destination for 90 rows: err %v", err)
+	}
+}
