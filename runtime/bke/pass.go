@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 )
 
 // blockRows is the number of data rows summed together before their block
@@ -204,7 +206,7 @@ func (ps *pass) shifts() {
 				v := xi[d] - zl[d]
 				q += v * v * ps.p.inv2[d]
 			}
-			e := math.Exp(-q / 2)
+			e := fastexp.ExpNegOrZero(-q / 2)
 			ps.c[l] += e
 			if !ps.grad {
 				continue
