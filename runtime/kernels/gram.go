@@ -44,12 +44,12 @@ func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
 		return err
 	}
 	n, d := x.Dims()
-	raw := dst.RawSymmetric()
-	if raw.N != n || raw.Stride != n || raw.Uplo != blas.Upper {
-		return fmt.Errorf("gram: destination is %d×%d, data has %d rows", raw.N, raw.N, n)
+	buf, err := symBuffer(dst, n)
+	if err != nil {
+		return err
 	}
 	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
-	g.fill(k, raw.Data)
+	g.fill(k, buf)
 	return nil
 }
 
@@ -74,12 +74,65 @@ func CrossN(k Kernel, x, y *mat.Dense, workers int) (*mat.Dense, error) {
 	if err := checkInputs(k, x, y); err != nil {
 		return nil, err
 	}
+	n, _ := x.Dims()
+	m, _ := y.Dims()
+	dst := mat.NewDense(n, m, nil)
+	if err := CrossInto(dst, k, x, y, workers); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// CrossInto is CrossN writing into dst, an n×m Dense whose storage is reused.
+func CrossInto(dst *mat.Dense, k Kernel, x, y *mat.Dense, workers int) error {
+	if err := checkInputs(k, x, y); err != nil {
+		return err
+	}
 	n, d := x.Dims()
 	m, _ := y.Dims()
-	out := make([]float64, n*m)
+	buf, err := denseBuffer(dst, n, m)
+	if err != nil {
+		return err
+	}
 	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
-	g.fill(k, out)
-	return mat.NewDense(n, m, out), nil
+	g.fill(k, buf)
+	return nil
+}
+
+// denseBuffer returns a's storage if a is a compact n×m matrix.
+func denseBuffer(a *mat.Dense, n, m int) ([]float64, error) {
+	raw := a.RawMatrix()
+	if raw.Rows != n || raw.Cols != m || raw.Stride != m {
+		return nil, fmt.Errorf("kernel matrix: destination is %d×%d, want %d×%d", raw.Rows, raw.Cols, n, m)
+	}
+	return raw.Data[:n*m], nil
+}
+
+// symBuffer returns a's storage if a is an n×n upper-triangle SymDense.
+func symBuffer(a *mat.SymDense, n int) ([]float64, error) {
+	raw := a.RawSymmetric()
+	if raw.N != n || raw.Stride != n || raw.Uplo != blas.Upper {
+		return nil, fmt.Errorf("gram: destination is %d×%d, data has %d rows", raw.N, raw.N, n)
+	}
+	return raw.Data, nil
+}
+
+// gradInto fills val and one buffer per hyperparameter: stationary kernels
+// in place, others computed and copied.
+func (g *grid) gradInto(k Kernel, val []float64, grads [][]float64) error {
+	if len(grads) != k.NumHyper() {
+		return fmt.Errorf("kernel matrix: %d derivative matrices for %d hyperparameters", len(grads), k.NumHyper())
+	}
+	if s, ok := k.(*Stationary); ok {
+		g.stationaryGradInto(s, val, grads)
+		return nil
+	}
+	v, dk := g.fillGrad(k)
+	copy(val, v)
+	for h := range dk {
+		copy(grads[h], dk[h])
+	}
+	return nil
 }
 
 // GramGrad returns the Gram matrix and its derivative with respect to each
@@ -96,6 +149,28 @@ func GramGrad(k Kernel, x *mat.Dense) (*mat.SymDense, []*mat.SymDense, error) {
 		out[i] = mat.NewSymDense(n, dk)
 	}
 	return mat.NewSymDense(n, val), out, nil
+}
+
+// GramGradInto is GramGrad writing into dst and dgrads (one n×n matrix per
+// hyperparameter), whose storage is reused. Stationary kernels are written
+// in place; other kernels are computed and then copied.
+func GramGradInto(dst *mat.SymDense, dgrads []*mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
+	if err := checkInputs(k, x, nil); err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	val, err := symBuffer(dst, n)
+	if err != nil {
+		return err
+	}
+	grads := make([][]float64, len(dgrads))
+	for h, a := range dgrads {
+		if grads[h], err = symBuffer(a, n); err != nil {
+			return err
+		}
+	}
+	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
+	return g.gradInto(k, val, grads)
 }
 
 // CrossGrad returns K(x, y) and its derivative with respect to each
@@ -118,6 +193,28 @@ func CrossGradN(k Kernel, x, y *mat.Dense, workers int) (*mat.Dense, []*mat.Dens
 		out[i] = mat.NewDense(n, m, dk)
 	}
 	return mat.NewDense(n, m, val), out, nil
+}
+
+// CrossGradInto is CrossGradN writing into dst and dgrads (one n×m matrix
+// per hyperparameter), whose storage is reused.
+func CrossGradInto(dst *mat.Dense, dgrads []*mat.Dense, k Kernel, x, y *mat.Dense, workers int) error {
+	if err := checkInputs(k, x, y); err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	m, _ := y.Dims()
+	val, err := denseBuffer(dst, n, m)
+	if err != nil {
+		return err
+	}
+	grads := make([][]float64, len(dgrads))
+	for h, a := range dgrads {
+		if grads[h], err = denseBuffer(a, n, m); err != nil {
+			return err
+		}
+	}
+	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	return g.gradInto(k, val, grads)
 }
 
 func workerCount(w int) int {
@@ -505,12 +602,37 @@ func (g *grid) fillGrad(k Kernel) ([]float64, [][]float64) {
 func (g *grid) stationaryGrad(k *Stationary) ([]float64, [][]float64) {
 	size := g.n * g.m
 	val := make([]float64, size)
-	nh := k.NumHyper()
-	grads := make([][]float64, nh)
+	grads := make([][]float64, k.NumHyper())
 	for h := range grads {
 		grads[h] = make([]float64, size)
 	}
+	g.stationaryGradInto(k, val, grads)
+	return val, grads
+}
+
+// stationaryGradInto is stationaryGrad writing into given buffers.
+func (g *grid) stationaryGradInto(k *Stationary, val []float64, grads [][]float64) {
+	nh := len(grads)
 	d := g.dim
+	if k.kind == profRBF && len(k.Ell) == 1 && d < blasMinDim {
+		// The common case in one pass per block: u from the scaled points,
+		// then k = e^{−u/2} and ∂k/∂ℓ = k·u/ℓ.
+		xs, ys := g.scaled(k.Ell)
+		dl, inv := grads[0], 1/k.Ell[0]
+		g.parallel(func(i0, i1 int) {
+			g.sqDistRows(xs, ys, val, i0, i1)
+			for i := i0; i < i1; i++ {
+				lo, hi := i*g.m+g.jStart(i), (i+1)*g.m
+				row, drow := val[lo:hi], dl[lo:hi]
+				for j, u := range row {
+					v := expNeg(-0.5 * u)
+					row[j] = v
+					drow[j] = v * u * inv
+				}
+			}
+		})
+		return
+	}
 	iso := len(k.Ell) == 1
 	g.parallel(func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
@@ -536,5 +658,4 @@ func (g *grid) stationaryGrad(k *Stationary) ([]float64, [][]float64) {
 			}
 		}
 	})
-	return val, grads
 }

@@ -302,3 +302,85 @@ func TestGramIntoReusesDestination(t *testing.T) {
 		t.Errorf("a 10×10 destination for 90 rows: err %v", err)
 	}
 }
+
+// GramGradInto gives GramGrad's values and derivatives whatever its
+// destinations held, for stationary kernels (written in place) and others.
+func TestGramGradIntoReusesDestinations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	x := randomPoints(rng, 70, 2)
+	ks := testKernels(2)
+	for _, name := range slices.Sorted(maps.Keys(ks)) {
+		k := ks[name]
+		dst := mat.NewSymDense(70, nil)
+		dk := make([]*mat.SymDense, k.NumHyper())
+		for h := range dk {
+			dk[h] = mat.NewSymDense(70, nil)
+		}
+		for _, a := range append([]*mat.SymDense{dst}, dk...) {
+			raw := a.RawSymmetric().Data
+			for i := range raw {
+				raw[i] = math.NaN()
+			}
+		}
+		if err := GramGradInto(dst, dk, k, x, 2); err != nil {
+			t.Fatal(err)
+		}
+		want, wantD, _ := GramGrad(k, x)
+		for i := 0; i < 70; i++ {
+			for j := 0; j < 70; j++ {
+				if dst.At(i, j) != want.At(i, j) {
+					t.Fatalf("%s: value[%d,%d] = %v, GramGrad %v", name, i, j, dst.At(i, j), want.At(i, j))
+				}
+				for h := range dk {
+					if dk[h].At(i, j) != wantD[h].At(i, j) {
+						t.Fatalf("%s: d/d%s[%d,%d] = %v, GramGrad %v", name, k.HyperNames()[h], i, j, dk[h].At(i, j), wantD[h].At(i, j))
+					}
+				}
+			}
+		}
+	}
+	if err := GramGradInto(mat.NewSymDense(70, nil), nil, ks["rbf"], x, 1); err == nil {
+		t.Error("no derivative matrix for rbf's lengthscale: want an error")
+	}
+}
+
+// CrossGradInto gives CrossGrad's matrices and CrossInto gives Cross's,
+// whatever their destinations held, and refuse a destination of the wrong shape.
+func TestCrossIntoReusesDestinations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	x, y := randomPoints(rng, 40, 2), randomPoints(rng, 25, 2)
+	ks := testKernels(2)
+	for _, name := range slices.Sorted(maps.Keys(ks)) {
+		k := ks[name]
+		val := mat.NewDense(40, 25, nil)
+		dk := make([]*mat.Dense, k.NumHyper())
+		for h := range dk {
+			dk[h] = mat.NewDense(40, 25, nil)
+		}
+		for _, a := range append([]*mat.Dense{val}, dk...) {
+			raw := a.RawMatrix().Data
+			for i := range raw {
+				raw[i] = math.NaN()
+			}
+		}
+		if err := CrossGradInto(val, dk, k, x, y, 2); err != nil {
+			t.Fatal(err)
+		}
+		want, wantD, _ := CrossGrad(k, x, y)
+		if !mat.Equal(val, want) {
+			t.Errorf("%s: CrossGradInto values differ from CrossGrad", name)
+		}
+		for h := range dk {
+			if !mat.Equal(dk[h], wantD[h]) {
+				t.Errorf("%s: CrossGradInto d/d%s differs from CrossGrad", name, k.HyperNames()[h])
+			}
+		}
+		val.Zero()
+		if wantV, _ := Cross(k, x, y); CrossInto(val, k, x, y, 1) != nil || !mat.Equal(val, wantV) {
+			t.Errorf("%s: CrossInto differs from Cross", name)
+		}
+	}
+	if err := CrossInto(mat.NewDense(25, 40, nil), ks["rbf"], x, y, 1); err == nil || !strings.Contains(err.Error(), "want 40×25") {
+		t.Errorf("a 25×40 destination: err %v", err)
+	}
+}
