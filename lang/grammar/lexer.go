@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"io"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -59,11 +60,10 @@ func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	return &tokenList{toks: toks}, nil
 }
 
-// tokenList feeds pre-scanned tokens to participle, then eof (or, when
-// eof is unset, the list's own last token) for ever.
+// tokenList feeds pre-scanned tokens to participle, then its last token
+// for ever.
 type tokenList struct {
 	toks []lexer.Token
-	eof  *lexer.Token
 	i    int
 }
 
@@ -73,10 +73,78 @@ func (l *tokenList) Next() (lexer.Token, error) {
 		l.i++
 		return t, nil
 	}
-	if l.eof != nil {
-		return *l.eof, nil
-	}
 	return l.toks[len(l.toks)-1], nil
+}
+
+// compactList feeds compact tokens to participle, expanded as it reads
+// them, then eof for ever.
+type compactList struct {
+	src  *source
+	toks []token
+	eof  token
+	i    int
+}
+
+func (l *compactList) Next() (lexer.Token, error) {
+	if l.i < len(l.toks) {
+		t := l.toks[l.i]
+		l.i++
+		return l.src.lexToken(t), nil
+	}
+	return l.src.lexToken(l.eof), nil
+}
+
+// token is a scanned token in 20 bytes rather than participle's 64: a long
+// file has a token for every two or three bytes, and allocating and
+// clearing participle's tokens for all of them at once was a third of the
+// time to parse one. The value is src[off:off+n] or, when n < 0, the one
+// the scanner made up for its type (synthValue).
+type token struct {
+	typ       int8
+	off, n    int32
+	line, col int32
+}
+
+func (t token) is(typ lexer.TokenType) bool { return lexer.TokenType(t.typ) == typ }
+
+// source is what the tokens point into.
+type source struct {
+	file, src string
+}
+
+func (s *source) value(t token) string {
+	if t.n < 0 {
+		return synthValue(t.typ)
+	}
+	return s.src[t.off : t.off+t.n]
+}
+
+// synthValue is the value of a token the scanner inserted: a statement end
+// before a statement keyword, or an unterminated string's stand-in.
+func synthValue(typ int8) string {
+	switch lexer.TokenType(typ) {
+	case tokEOL:
+		return "\n"
+	case tokString:
+		return `""`
+	}
+	return ""
+}
+
+func (s *source) lexToken(t token) lexer.Token {
+	return lexer.Token{
+		Type:  lexer.TokenType(t.typ),
+		Value: s.value(t),
+		Pos:   lexer.Position{Filename: s.file, Offset: int(t.off), Line: int(t.line), Column: int(t.col)},
+	}
+}
+
+func (s *source) lexTokens(toks []token) []lexer.Token {
+	out := make([]lexer.Token, len(toks))
+	for i, t := range toks {
+		out[i] = s.lexToken(t)
+	}
+	return out
 }
 
 // scan splits src into tokens, ending with an EOF token. Newlines become EOL
@@ -85,27 +153,38 @@ func (l *tokenList) Next() (lexer.Token, error) {
 // EOLs collapse to one. Errors (an unterminated string, a stray character) are
 // collected and scanning goes on.
 func scan(file, src string) ([]lexer.Token, ast.ErrorList) {
-	s := &scanner{file: file, src: src, line: 1, col: 1}
-	s.toks = make([]lexer.Token, 0, len(src)/2+8) // at most about one token per two bytes
+	s, toks := scanCompact(file, src)
+	return s.lexTokens(toks), s.errs
+}
+
+// scanCompact is scan with compact tokens.
+func scanCompact(file, src string) (*scanner, []token) {
+	s := &scanner{source: source{file: file, src: src}, line: 1, col: 1}
+	if len(src) > math.MaxInt32 {
+		s.errs.Add(ast.Pos{File: file, Line: 1, Col: 1}, "the source is %d bytes; the limit is %d", len(src), math.MaxInt32)
+		s.emit(tokEOF, s.pos(), 0)
+		return s, s.toks
+	}
+	s.toks = make([]token, 0, len(src)/2+8) // at most about one token per two bytes
 	s.run()
-	return s.filter(), s.errs
+	return s, s.filter()
 }
 
 type scanner struct {
-	file      string
-	src       string
+	source
 	off       int
 	line, col int
-	toks      []lexer.Token
+	toks      []token
 	errs      ast.ErrorList
 }
 
-func (s *scanner) pos() lexer.Position {
-	return lexer.Position{Filename: s.file, Offset: s.off, Line: s.line, Column: s.col}
-}
+// mark is a position in the source.
+type mark struct{ off, line, col int }
 
-func (s *scanner) astPos(p lexer.Position) ast.Pos {
-	return ast.Pos{File: s.file, Line: p.Line, Col: p.Column}
+func (s *scanner) pos() mark { return mark{s.off, s.line, s.col} }
+
+func (s *scanner) astPos(p mark) ast.Pos {
+	return ast.Pos{File: s.file, Line: p.line, Col: p.col}
 }
 
 // advance moves over n bytes that hold no newline.
@@ -118,8 +197,10 @@ func (s *scanner) advance(n int) {
 	s.off += n
 }
 
-func (s *scanner) emit(typ lexer.TokenType, start lexer.Position, value string) {
-	s.toks = append(s.toks, lexer.Token{Type: typ, Value: value, Pos: start})
+// emit adds a token whose value is the n bytes at start, or, with n < 0,
+// the value synthValue gives its type.
+func (s *scanner) emit(typ lexer.TokenType, start mark, n int) {
+	s.toks = append(s.toks, token{typ: int8(typ), off: int32(start.off), n: int32(n), line: int32(start.line), col: int32(start.col)})
 }
 
 var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
@@ -130,7 +211,7 @@ func (s *scanner) run() {
 		start := s.pos()
 		switch {
 		case c == '\n':
-			s.emit(tokEOL, start, "\n")
+			s.emit(tokEOL, start, 1)
 			s.off++
 			s.line++
 			s.col = 1
@@ -143,7 +224,7 @@ func (s *scanner) run() {
 			}
 			s.advance(n)
 		case c == ';':
-			s.emit(tokEOL, start, ";")
+			s.emit(tokEOL, start, 1)
 			s.advance(1)
 		case c == '"':
 			s.scanString(start)
@@ -161,7 +242,7 @@ func (s *scanner) run() {
 				if keywords[word] {
 					typ = tokKeyword
 				}
-				s.emit(typ, start, word)
+				s.emit(typ, start, n)
 				s.advance(n)
 				continue
 			}
@@ -170,7 +251,7 @@ func (s *scanner) run() {
 				matched := false
 				for _, op := range twoCharOps {
 					if two == op {
-						s.emit(tokPunct, start, op)
+						s.emit(tokPunct, start, 2)
 						s.advance(2)
 						matched = true
 						break
@@ -181,7 +262,7 @@ func (s *scanner) run() {
 				}
 			}
 			if strings.ContainsRune("+-*/%^@<>!=~:,.()[]{}", r) {
-				s.emit(tokPunct, start, string(r))
+				s.emit(tokPunct, start, size)
 				s.advance(size)
 				continue
 			}
@@ -195,7 +276,7 @@ func (s *scanner) run() {
 			s.advance(size)
 		}
 	}
-	s.emit(tokEOF, s.pos(), "")
+	s.emit(tokEOF, s.pos(), 0)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -221,7 +302,7 @@ func (s *scanner) identLen() int {
 }
 
 // scanNumber reads 1, 0.5, .5, 1e-3, 2.5E+10.
-func (s *scanner) scanNumber(start lexer.Position) {
+func (s *scanner) scanNumber(start mark) {
 	i := s.off
 	for i < len(s.src) && isDigit(s.src[i]) {
 		i++
@@ -246,7 +327,7 @@ func (s *scanner) scanNumber(start lexer.Position) {
 			i = j
 		}
 	}
-	s.emit(tokNumber, start, s.src[s.off:i])
+	s.emit(tokNumber, start, i-s.off)
 	s.advance(i - s.off)
 }
 
@@ -257,14 +338,14 @@ func isIdentStart(rest string) bool {
 
 // scanString reads a double-quoted string with Go escapes; the token keeps the
 // quotes and the lowering unquotes it.
-func (s *scanner) scanString(start lexer.Position) {
+func (s *scanner) scanString(start mark) {
 	for i := s.off + 1; i < len(s.src) && s.src[i] != '\n'; i++ {
 		if s.src[i] == '\\' {
 			i++
 			continue
 		}
 		if s.src[i] == '"' {
-			s.emit(tokString, start, s.src[s.off:i+1])
+			s.emit(tokString, start, i+1-s.off)
 			s.advance(i + 1 - s.off)
 			return
 		}
@@ -275,64 +356,64 @@ func (s *scanner) scanString(start lexer.Position) {
 	if n < 0 {
 		n = len(s.src) - s.off
 	}
-	s.emit(tokString, start, `""`)
+	s.emit(tokString, start, -1)
 	s.advance(n)
 }
 
 // filter drops the newlines that do not end a statement.
-func (s *scanner) filter() []lexer.Token {
-	type frame struct {
-		open  string
-		block bool // a model's { }, where newlines separate statements
-	}
-	var stack []frame
+func (s *scanner) filter() []token {
+	var stack []bool // per open bracket: is it a model's { }, where newlines separate statements?
 	// Filter in place: out never gets ahead of the token being read, except
 	// when an EOL is inserted with nothing dropped yet, which copies first.
 	out := s.toks[:0]
 	aliased := true
-	inBlock := func() bool { return len(stack) == 0 || stack[len(stack)-1].block }
+	inBlock := func() bool { return len(stack) == 0 || stack[len(stack)-1] }
 	for i, t := range s.toks {
+		v := s.value(t)
 		switch {
-		case t.Type == tokEOL:
+		case t.is(tokEOL):
 			if !inBlock() {
 				continue
 			}
-			if len(out) == 0 || out[len(out)-1].Type == tokEOL {
+			if len(out) == 0 || out[len(out)-1].is(tokEOL) {
 				continue
 			}
-			if prev := out[len(out)-1]; (prev.Type == tokPunct || prev.Type == tokKeyword) && continuers[prev.Value] && t.Value == "\n" {
+			prev := out[len(out)-1]
+			pv := s.value(prev)
+			if (prev.is(tokPunct) || prev.is(tokKeyword)) && continuers[pv] && v == "\n" {
 				continue
 			}
-			if prev := out[len(out)-1]; prev.Type == tokPunct && (prev.Value == "{" || prev.Value == "(" || prev.Value == "[") {
+			if prev.is(tokPunct) && (pv == "{" || pv == "(" || pv == "[") {
 				continue
 			}
-			if next := nextSignificant(s.toks, i); next.Type == tokKeyword && (next.Value == "then" || next.Value == "else") && t.Value == "\n" {
-				continue
+			if next := nextSignificant(s.toks, i); next.is(tokKeyword) && v == "\n" {
+				if nv := s.value(next); nv == "then" || nv == "else" {
+					continue
+				}
 			}
 			out = append(out, t)
 			continue
-		case t.Type == tokKeyword && statementKeywords[t.Value] && !inBlock():
+		case t.is(tokKeyword) && statementKeywords[v] && !inBlock():
 			// A statement keyword cannot stand inside ( ) or [ ]: a bracket
 			// was left open. Close the brackets back to the enclosing block
 			// so the statement starts afresh (the parser reports the bracket).
-			for len(stack) > 0 && !stack[len(stack)-1].block {
+			for len(stack) > 0 && !stack[len(stack)-1] {
 				stack = stack[:len(stack)-1]
 			}
-			if len(out) > 0 && out[len(out)-1].Type != tokEOL {
+			if len(out) > 0 && !out[len(out)-1].is(tokEOL) {
 				if aliased && len(out) == i {
-					out = append(make([]lexer.Token, 0, len(s.toks)+8), out...)
+					out = append(make([]token, 0, len(s.toks)+8), out...)
 					aliased = false
 				}
-				out = append(out, lexer.Token{Type: tokEOL, Value: "\n", Pos: t.Pos})
+				out = append(out, token{typ: int8(tokEOL), off: t.off, n: -1, line: t.line, col: t.col})
 			}
-		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):
-			stack = append(stack, frame{open: t.Value})
-		case t.Type == tokPunct && t.Value == "{":
+		case t.is(tokPunct) && (v == "(" || v == "["):
+			stack = append(stack, false)
+		case t.is(tokPunct) && v == "{":
 			// `model NAME {` opens a block; any other brace is a record.
 			n := len(out)
-			block := n >= 2 && out[n-1].Type == tokIdent && out[n-2].Type == tokKeyword && out[n-2].Value == "model"
-			stack = append(stack, frame{open: "{", block: block})
-		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+			stack = append(stack, n >= 2 && out[n-1].is(tokIdent) && out[n-2].is(tokKeyword) && s.value(out[n-2]) == "model")
+		case t.is(tokPunct) && (v == ")" || v == "]" || v == "}"):
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
@@ -342,9 +423,9 @@ func (s *scanner) filter() []lexer.Token {
 	return out
 }
 
-func nextSignificant(toks []lexer.Token, i int) lexer.Token {
+func nextSignificant(toks []token, i int) token {
 	for j := i + 1; j < len(toks); j++ {
-		if toks[j].Type != tokEOL {
+		if !toks[j].is(tokEOL) {
 			return toks[j]
 		}
 	}

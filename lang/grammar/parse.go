@@ -36,8 +36,9 @@ var (
 // top-level statement is parsed on its own, so an error in one does not stop
 // the next from being read.
 func Parse(filename, src string) (*ast.File, error) {
-	toks, errs := scan(filename, src)
-	chunks := splitStatements(toks)
+	sc, toks := scanCompact(filename, src)
+	errs := sc.errs
+	chunks := sc.splitStatements(toks)
 	// Statements parse independently, so a long file is parsed by several
 	// workers; the results are kept in statement order.
 	stmts := make([]ast.Stmt, len(chunks))
@@ -45,10 +46,10 @@ func Parse(filename, src string) (*ast.File, error) {
 	parseChunk := func(i int) {
 		c := &chunks[i]
 		if u := c.unclosed; u != nil {
-			chunkErrs[i] = ast.ErrorList{{Pos: ast.Pos{File: filename, Line: u.Pos.Line, Col: u.Pos.Column}, Msg: fmt.Sprintf("%q is never closed", u.Value)}}
+			chunkErrs[i] = ast.ErrorList{{Pos: ast.Pos{File: filename, Line: int(u.line), Col: int(u.col)}, Msg: fmt.Sprintf("%q is never closed", sc.value(*u))}}
 			return
 		}
-		g, err := parseTokens(stmtParser, c.toks, &c.eof)
+		g, err := parseTokens(stmtParser, &compactList{src: &sc.source, toks: c.toks, eof: c.eof})
 		if err != nil {
 			// A scan error in this statement already explains what follows.
 			if !scanErrorWithin(errs, c.toks) {
@@ -125,8 +126,8 @@ func ParseExpr(filename, src string) (ast.Expr, error) {
 	return g.X, nil
 }
 
-func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token, eof *lexer.Token) (*G, error) {
-	peek, err := lexer.Upgrade(&tokenList{toks: toks, eof: eof})
+func parseTokens[G any](p *participle.Parser[G], toks lexer.Lexer) (*G, error) {
+	peek, err := lexer.Upgrade(toks)
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +138,9 @@ func parseTokens[G any](p *participle.Parser[G], toks []lexer.Token, eof *lexer.
 // and the EOF token that ends it; unclosed is the bracket it leaves open,
 // if any.
 type chunk struct {
-	toks     []lexer.Token
-	eof      lexer.Token
-	unclosed *lexer.Token
+	toks     []token
+	eof      token
+	unclosed *token
 }
 
 // splitStatements cuts the token stream at the statement ends that lie
@@ -148,37 +149,39 @@ type chunk struct {
 // belong there, so the bracket is reported as never closed and a new
 // statement starts at the keyword: one missing ")" does not swallow the rest
 // of the file.
-func splitStatements(toks []lexer.Token) []chunk {
+func (s *scanner) splitStatements(toks []token) []chunk {
 	var out []chunk
-	var open []lexer.Token
+	var open []token
 	start := 0
-	flush := func(end int, at lexer.Position) {
+	flush := func(end int, at token) {
 		if end > start {
-			c := chunk{toks: toks[start:end:end], eof: lexer.Token{Type: tokEOF, Pos: at}}
+			c := chunk{toks: toks[start:end:end], eof: token{typ: int8(tokEOF), off: at.off, line: at.line, col: at.col}}
 			if len(open) > 0 {
-				c.unclosed = &open[0]
+				u := open[0] // a copy: the stack is reused
+				c.unclosed = &u
 			}
 			out = append(out, c)
 		}
-		open = nil
+		open = open[:0]
 		start = end
 	}
 	for i, t := range toks[:len(toks)-1] {
+		v := s.value(t)
 		switch {
-		case t.Type == tokPunct && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
+		case t.is(tokPunct) && (v == "(" || v == "[" || v == "{"):
 			open = append(open, t)
-		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+		case t.is(tokPunct) && (v == ")" || v == "]" || v == "}"):
 			if len(open) > 0 {
 				open = open[:len(open)-1]
 			}
-		case t.Type == tokEOL && len(open) == 0:
-			flush(i, t.Pos)
+		case t.is(tokEOL) && len(open) == 0:
+			flush(i, t)
 			start = i + 1
-		case t.Type == tokKeyword && len(open) > 0 && statementKeywords[t.Value] && !insideModel(open):
-			flush(i, t.Pos)
+		case t.is(tokKeyword) && len(open) > 0 && statementKeywords[v] && !s.insideModel(open):
+			flush(i, t)
 		}
 	}
-	flush(len(toks)-1, toks[len(toks)-1].Pos)
+	flush(len(toks)-1, toks[len(toks)-1])
 	return out
 }
 
@@ -186,20 +189,20 @@ var statementKeywords = map[string]bool{"let": true, "fn": true, "model": true, 
 
 // insideModel reports an open model body among the brackets, where `let`
 // gets its own, better, error from the lowering.
-func insideModel(open []lexer.Token) bool {
+func (s *scanner) insideModel(open []token) bool {
 	for _, t := range open {
-		if t.Value == "{" {
+		if s.value(t) == "{" {
 			return true
 		}
 	}
 	return false
 }
 
-func scanErrorWithin(errs ast.ErrorList, chunk []lexer.Token) bool {
-	first, last := chunk[0].Pos, chunk[len(chunk)-1].Pos
+func scanErrorWithin(errs ast.ErrorList, chunk []token) bool {
+	first, last := chunk[0], chunk[len(chunk)-1]
 	for _, e := range errs {
-		after := e.Pos.Line > first.Line || e.Pos.Line == first.Line && e.Pos.Col >= first.Column
-		before := e.Pos.Line < last.Line || e.Pos.Line == last.Line && e.Pos.Col <= last.Column
+		after := e.Pos.Line > int(first.line) || e.Pos.Line == int(first.line) && e.Pos.Col >= int(first.col)
+		before := e.Pos.Line < int(last.line) || e.Pos.Line == int(last.line) && e.Pos.Col <= int(last.col)
 		if after && before {
 			return true
 		}
