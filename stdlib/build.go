@@ -45,6 +45,22 @@ func init() {
 		}
 		return &eval.Vec{Data: out}, nil
 	})
+	eval.Register("which(mask)", "The 1-based positions of the nonzero (true) elements of a vector, so x[which(label == 3), :] keeps the rows whose label is 3.", func(a *eval.Args) (eval.Value, error) {
+		mask, err := a.Floats("mask")
+		if err != nil {
+			return nil, err
+		}
+		out := []float64{}
+		for i, v := range mask {
+			if math.IsNaN(v) {
+				return nil, a.Errorf("mask", "mask is NaN at position %d", i+1)
+			}
+			if v != 0 {
+				out = append(out, float64(i+1))
+			}
+		}
+		return &eval.Vec{Data: out}, nil
+	})
 	c := eval.Register("concat(values...)", "Joins numbers and vectors into one vector.", concat)
 	c.AD = true
 	eval.Register("rbind(values...)", "Stacks vectors (as rows) and matrices on top of one another; the widths must agree.", func(a *eval.Args) (eval.Value, error) {

@@ -105,6 +105,16 @@ func TestExamples(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
 	}
+	// The data the examples read.
+	inputs, _ := filepath.Glob(filepath.Join(root, "examples", "data", "*"))
+	os.Mkdir(filepath.Join(dir, "data"), 0o755)
+	for _, f := range inputs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "data", filepath.Base(f)), data, 0o644)
+	}
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
