@@ -28,6 +28,9 @@ import (
 // Hadamard ratio det G̃/Π_d G̃_dd is below hadamardLimit, the v_l weighted by
 // u_l being nearly linearly dependent, as when one landmark dominates), the
 // row is recomputed by cauchyBinet.
+// minNormal is the smallest normal float64.
+const minNormal = 0x1p-1022
+
 const (
 	tinyDiag      = 1e-290
 	hadamardLimit = 1e-4
@@ -67,6 +70,9 @@ func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
 				t := sc.t[k*4 : k*4+4]
 				sc.dj[k] = (t[0]/a - 2*ba*t[2]/c + t[3]/c) / r
 			}
+		}
+		if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
+			return 0.5 * math.Log(det), true // one logarithm where the product is representable
 		}
 		return 0.5 * (math.Log(a) + math.Log(c) + math.Log(r)), true
 	}
