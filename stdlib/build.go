@@ -29,17 +29,23 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if math.IsNaN(from) || math.IsInf(from, 0) {
+			return nil, a.Errorf("from", "from must be a finite number, got %v", from)
+		}
+		if math.IsNaN(to) || math.IsInf(to, 0) {
+			return nil, a.Errorf("to", "to must be a finite number, got %v", to)
+		}
 		if by == 0 || math.IsNaN(by) {
 			return nil, a.Errorf("by", "by must not be 0")
 		}
 		if (to-from)*by < 0 {
 			return nil, a.Errorf("by", "by = %v goes away from %v towards %v", by, from, to)
 		}
-		n := int(math.Floor((to-from)/by+1e-10)) + 1
-		if n > 1e8 {
-			return nil, a.Errorf("by", "seq would have %d elements", n)
+		n := math.Floor((to-from)/by+1e-10) + 1
+		if n > eval.MaxLength {
+			return nil, a.Errorf("by", "seq would have %.0f elements, more than the %d a vector may have", n, eval.MaxLength)
 		}
-		out := make([]float64, n)
+		out := make([]float64, int(n))
 		for i := range out {
 			out[i] = from + float64(i)*by
 		}
@@ -79,12 +85,12 @@ func init() {
 		return eval.NewMat(&t), nil
 	})
 	r := eval.Register("rep(x, times)", "The vector (or number) x repeated times times.", func(a *eval.Args) (eval.Value, error) {
-		times, err := a.Int("times")
+		times, err := a.Length("times")
 		if err != nil {
 			return nil, err
 		}
-		if times < 0 {
-			return nil, a.Errorf("times", "times must not be negative, got %d", times)
+		if n, ok := eval.ToFloats(a.Value("x")); ok && times*len(n) > eval.MaxLength {
+			return nil, a.Errorf("times", "x repeated %d times would have %d elements, more than the %d a vector may have", times, times*len(n), eval.MaxLength)
 		}
 		parts := make([]eval.Value, times)
 		for i := range parts {
@@ -104,7 +110,7 @@ func spaced(a *eval.Args, log bool) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.Int("n")
+	n, err := a.Length("n")
 	if err != nil {
 		return nil, err
 	}

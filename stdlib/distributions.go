@@ -66,12 +66,9 @@ func init() {
 			if a.Value("n") == nil {
 				return eval.Num(d.Family.Rand(rng, p)), nil
 			}
-			n, err := a.Int("n")
+			n, err := a.Length("n")
 			if err != nil {
 				return nil, err
-			}
-			if n < 0 {
-				return nil, a.Errorf("n", "n must not be negative, got %d", n)
 			}
 			out := make([]float64, n)
 			for i := range out {

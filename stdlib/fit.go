@@ -75,13 +75,25 @@ func objectiveTerms(a *eval.Args) (eval.Terms, error) {
 	return eval.Terms{}, a.Errorf("objective", "objective must be \"map\" or \"ml\", got %q", obj)
 }
 
-func intArg(a *eval.Args, name string, min int) (int, error) {
+// intArg reads an integer setting between lo and hi.
+func intArg(a *eval.Args, name string, lo, hi int) (int, error) {
 	n, err := a.Int(name)
-	if err == nil && n < min {
-		err = a.Errorf(name, "%s must be at least %d, got %d", name, min, n)
+	switch {
+	case err != nil:
+	case n < lo:
+		err = a.Errorf(name, "%s must be at least %d, got %d", name, lo, n)
+	case n > hi:
+		err = a.Errorf(name, "%s must be at most %d, got %d", name, hi, n)
 	}
 	return n, err
 }
+
+// Limits on sampler settings: beyond them a run would exhaust memory
+// (chains × draws are kept) or never end, and the value is surely a slip.
+const (
+	maxChains    = 1024
+	maxTreeDepth = 30
+)
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	m, err := modelArg(a, "m")
@@ -89,18 +101,21 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	var s hmc.Settings
-	if s.Chains, err = intArg(a, "chains", 1); err != nil {
+	if s.Chains, err = intArg(a, "chains", 1, maxChains); err != nil {
 		return nil, err
 	}
-	if s.Warmup, err = intArg(a, "warmup", 0); err != nil {
+	if s.Warmup, err = intArg(a, "warmup", 0, eval.MaxLength); err != nil {
 		return nil, err
 	}
 	s.NoWarmup = s.Warmup == 0
-	if s.Draws, err = intArg(a, "draws", 1); err != nil {
+	if s.Draws, err = intArg(a, "draws", 1, eval.MaxLength); err != nil {
 		return nil, err
 	}
-	if s.MaxDepth, err = intArg(a, "max_depth", 1); err != nil {
+	if s.MaxDepth, err = intArg(a, "max_depth", 1, maxTreeDepth); err != nil {
 		return nil, err
+	}
+	if s.Chains*s.Draws > eval.MaxLength {
+		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", s.Chains, s.Draws, eval.MaxLength)
 	}
 	if s.AdaptDelta, err = a.Num("adapt_delta"); err != nil {
 		return nil, err
@@ -228,7 +243,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	starts, err := intArg(a, "starts", 1)
+	starts, err := intArg(a, "starts", 1, 10_000)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,12 @@ func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if x.IsEmpty() {
+		return nil, nil, a.Errorf("x", "the sample x is empty")
+	}
+	if y.IsEmpty() {
+		return nil, nil, a.Errorf("y", "the sample y is empty")
+	}
 	return x, y, nil
 }
 
@@ -131,7 +137,7 @@ func result(r kernels.TestResult) eval.Value {
 func testSettings(a *eval.Args) (kernels.TestSettings, error) {
 	var s kernels.TestSettings
 	var err error
-	if s.Permutations, err = intArg(a, "permutations", 1); err != nil {
+	if s.Permutations, err = intArg(a, "permutations", 1, eval.MaxLength); err != nil {
 		return s, err
 	}
 	if s.Seed, err = a.Seed(); err != nil {

@@ -117,6 +117,26 @@ func (a *Args) Int(name string) (int, error) {
 }
 
 // PositiveInt returns an argument that must be a whole number ≥ 1.
+// MaxLength is the most elements a builtin makes one vector of: a larger
+// request is almost surely a slip (1e9 for 1e3), and would exhaust memory
+// rather than fail.
+const MaxLength = 100_000_000
+
+// Length is Int for a vector length: 0 to MaxLength.
+func (a *Args) Length(name string) (int, error) {
+	n, err := a.Int(name)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, a.Errorf(name, "%s must not be negative, got %d", name, n)
+	}
+	if n > MaxLength {
+		return 0, a.Errorf(name, "%s = %d is more than the %d elements a vector may have", name, n, MaxLength)
+	}
+	return n, nil
+}
+
 func (a *Args) PositiveInt(name string) (int, error) {
 	n, err := a.Int(name)
 	if err == nil && n < 1 {

@@ -19,7 +19,7 @@ func (th *Thread) stmts(list []ast.Stmt, env *Env, last bool) (Value, error) {
 		if err := th.cancelled(s.Pos()); err != nil {
 			return nil, err
 		}
-		v, err := th.stmt(s, env)
+		v, err := th.guardedStmt(s, env)
 		if err != nil {
 			return nil, err
 		}
@@ -28,6 +28,22 @@ func (th *Thread) stmts(list []ast.Stmt, env *Env, last bool) (Value, error) {
 		}
 	}
 	return result, nil
+}
+
+// guardedStmt is stmt turning a Go panic outside any builtin (builtins
+// have their own guard, with a sharper position) into an internal error at
+// the statement, so neither a script nor a Go program embedding KML sees a
+// stack trace.
+func (th *Thread) guardedStmt(s ast.Stmt, env *Env) (v Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = nil
+			err = &ast.Error{Pos: s.Pos(), Msg: fmt.Sprintf("internal error: %v", r),
+				Notes: []string{"this is a bug in KML; please report it with the script that caused it",
+					firstFrames(debug.Stack())}}
+		}
+	}()
+	return th.stmt(s, env)
 }
 
 func (th *Thread) stmt(s ast.Stmt, env *Env) (Value, error) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/kml-lang/kml/lang/ast"
 )
 
 // testRegistry has the few builtins these tests need.
@@ -145,5 +147,19 @@ func TestSessionKeepsNames(t *testing.T) {
 	}
 	if v, _ := in.Eval("4", "a"); v.String() != "5" {
 		t.Errorf("a = %v, want 5", v)
+	}
+}
+
+// A Go panic outside any builtin (here from a malformed tree: a field
+// access without a field name) reaches the caller as an internal error at
+// the statement, not as a panic.
+func TestPanicInStatementBecomesError(t *testing.T) {
+	in := New(Options{})
+	th := in.newThread(nil)
+	at := ast.Pos{File: "t.kml", Line: 3, Col: 1}
+	stmt := &ast.ExprStmt{X: &ast.Selector{X: &ast.Number{At: at, Value: 1}}}
+	_, err := th.stmts([]ast.Stmt{stmt}, NewEnv(in.env), true)
+	if err == nil || !strings.Contains(err.Error(), "t.kml:3:1: error: internal error") {
+		t.Fatalf("want an internal error at 3:1, got %v", err)
 	}
 }

@@ -533,6 +533,12 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	if inner(a, true) != inner(b, false) {
 		return nil, ast.Errorf(pos, "shapes do not match for @: %s and %s", describeArray(a), describeArray(b))
 	}
+	if inner(a, true) == 0 && a.rank == 1 && b.rank == 1 {
+		return Num(0), nil // the empty dot product
+	}
+	if a.n() == 0 || b.n() == 0 {
+		return nil, ast.Errorf(pos, "@ of an empty operand: %s and %s", describeArray(a), describeArray(b))
+	}
 	if a.t == nil && b.t == nil {
 		am := asDense(a, true)
 		bm := asDense(b, false)
