@@ -13,8 +13,8 @@ import (
 // 2022, "Pathfinder: parallel quasi-Newton variational inference"). Each
 // path maximises log p by L-BFGS from a uniform draw in (−2, 2); at iterates
 // along the path it fits the Gaussian N(x + Σ∇log p(x), Σ) with Σ the
-// L-BFGS inverse Hessian (built densely by BFGS updates from the stored
-// pairs), estimates its ELBO by Monte Carlo, and keeps the best. Draws from
+// L-BFGS inverse Hessian (in its compact low-rank form, so a path costs
+// O(D) per iterate, not O(D³)), estimates its ELBO by Monte Carlo, and keeps the best. Draws from
 // the paths' best Gaussians are pooled and the chains' starting points are
 // resampled without replacement with weights p(θ)/q(θ). A path stuck in a
 // minor mode hundreds of nats below the main one carries a negligible
@@ -31,12 +31,15 @@ const (
 	pfMaxLineHalf = 40 // step halvings in the line search
 )
 
-// gaussian is one Pathfinder approximation N(mu, LLᵀ).
+// gaussian is one Pathfinder approximation N(mu, Σ) with
+// Σ = Q L Lᵀ Qᵀ + γ(I − QQᵀ) (see approximation).
 type gaussian struct {
-	mu     []float64
-	chol   []float64 // lower triangular, row-major
-	logDet float64   // log |L|
-	elbo   float64
+	mu        []float64
+	q         [][]float64 // r orthonormal columns
+	chol      []float64   // L, r×r lower triangular, row-major
+	sqrtGamma float64
+	logDet    float64 // ½ log det Σ
+	elbo      float64
 }
 
 // iterate is one point of an L-BFGS path with the history up to it.
@@ -283,64 +286,173 @@ func twoLoop(dir, g []float64, S, Y [][]float64) {
 }
 
 // approximation builds the Gaussian of an iterate: Σ is the BFGS inverse
-// Hessian from the iterate's pairs, started at γI, and the mean is the
-// quasi-Newton step x + Σg.
+// Hessian from the iterate's J pairs, started at γI, and the mean is the
+// quasi-Newton step x + Σg. Σ is never formed: in the compact form of Byrd,
+// Nocedal and Schnabel (1994), Σ = γI + W M Wᵀ with W = [S γY] (D×2J) and
+//
+//	M = [ R⁻ᵀ(E + γYᵀY)R⁻¹   −R⁻ᵀ ]
+//	    [ −R⁻¹                  0  ],
+//
+// R the upper triangle of SᵀY and E its diagonal. With Q an orthonormal
+// basis of W's columns (r of them) and P = QᵀW, Σ = Q B Qᵀ + γ(I − QQᵀ)
+// where B = γI + P M Pᵀ is r×r, so draws and log det Σ cost O(DJ + J³)
+// rather than the O(D³) of a dense factorisation.
 func approximation(it iterate, dim int) *gaussian {
 	if len(it.s) == 0 || math.IsInf(it.lp, -1) {
 		return nil
 	}
-	k := len(it.s)
-	gamma := dot(it.s[k-1], it.y[k-1]) / dot(it.y[k-1], it.y[k-1])
-	sigma := make([]float64, dim*dim)
-	for i := 0; i < dim; i++ {
-		sigma[i*dim+i] = gamma
+	j := len(it.s)
+	S, Y := it.s, it.y
+	gamma := dot(S[j-1], Y[j-1]) / dot(Y[j-1], Y[j-1])
+	if !(gamma > 0) || math.IsInf(gamma, 1) {
+		return nil
 	}
-	hy := make([]float64, dim)
-	for p := range it.s {
-		s, y := it.s[p], it.y[p]
-		rho := 1 / dot(y, s)
-		// Σ ← (I − ρsyᵀ)Σ(I − ρysᵀ) + ρssᵀ
-		//   = Σ − ρ(s(Σy)ᵀ + (Σy)sᵀ) + (ρ²yᵀΣy + ρ)ssᵀ.
-		for i := 0; i < dim; i++ {
-			hy[i] = dot(sigma[i*dim:(i+1)*dim], y)
-		}
-		yhy := dot(y, hy)
-		c := rho*rho*yhy + rho
-		for i := 0; i < dim; i++ {
-			for j := 0; j < dim; j++ {
-				sigma[i*dim+j] += -rho*(s[i]*hy[j]+hy[i]*s[j]) + c*s[i]*s[j]
+	// R⁻¹ by back substitution (R's diagonal sᵢᵀyᵢ is positive: the path
+	// keeps only pairs with positive curvature).
+	rinv := make([]float64, j*j)
+	for c := 0; c < j; c++ {
+		for r := c; r >= 0; r-- {
+			v := 0.0
+			if r == c {
+				v = 1
 			}
+			for k := r + 1; k <= c; k++ {
+				v -= dot(S[r], Y[k]) * rinv[k*j+c]
+			}
+			rinv[r*j+c] = v / dot(S[r], Y[r])
 		}
 	}
-	l, ok := cholesky(sigma, dim)
+	// M, 2J×2J.
+	n := 2 * j
+	mid := make([]float64, j*j) // E + γYᵀY
+	for a := 0; a < j; a++ {
+		for b := 0; b < j; b++ {
+			mid[a*j+b] = gamma * dot(Y[a], Y[b])
+		}
+		mid[a*j+a] += dot(S[a], Y[a])
+	}
+	m := make([]float64, n*n)
+	for a := 0; a < j; a++ {
+		for b := 0; b < j; b++ {
+			v := 0.0
+			for p := 0; p < j; p++ {
+				for q := 0; q < j; q++ {
+					v += rinv[p*j+a] * mid[p*j+q] * rinv[q*j+b]
+				}
+			}
+			m[a*n+b] = v
+			m[a*n+j+b] = -rinv[b*j+a]   // −R⁻ᵀ
+			m[(j+a)*n+b] = -rinv[a*j+b] // −R⁻¹
+		}
+	}
+	w := make([][]float64, n) // W's columns
+	for a := 0; a < j; a++ {
+		w[a] = S[a]
+		w[j+a] = make([]float64, dim)
+		for i, v := range Y[a] {
+			w[j+a][i] = gamma * v
+		}
+	}
+	q := orthonormalBasis(w)
+	r := len(q)
+	// P = QᵀW (r×2J), then B = γI + P M Pᵀ.
+	pm := make([]float64, r*n)
+	for a := 0; a < r; a++ {
+		for b := 0; b < n; b++ {
+			pm[a*n+b] = dot(q[a], w[b])
+		}
+	}
+	bm := make([]float64, r*r)
+	for a := 0; a < r; a++ {
+		for b := 0; b < r; b++ {
+			v := 0.0
+			for k := 0; k < n; k++ {
+				for l := 0; l < n; l++ {
+					v += pm[a*n+k] * m[k*n+l] * pm[b*n+l]
+				}
+			}
+			bm[a*r+b] = v
+		}
+		bm[a*r+a] += gamma
+	}
+	l, ok := cholesky(bm, r)
 	if !ok {
 		return nil
 	}
+	// μ = x + Σg = x + γg + W M Wᵀg.
+	wg := make([]float64, n)
+	for k := range wg {
+		wg[k] = dot(w[k], it.g)
+	}
 	mu := make([]float64, dim)
-	for i := 0; i < dim; i++ {
-		mu[i] = it.x[i] + dot(sigma[i*dim:(i+1)*dim], it.g)
+	for i := range mu {
+		mu[i] = it.x[i] + gamma*it.g[i]
 	}
-	logDet := 0.0
-	for i := 0; i < dim; i++ {
-		logDet += math.Log(l[i*dim+i])
+	for k := 0; k < n; k++ {
+		c := dot(m[k*n:(k+1)*n], wg)
+		for i, v := range w[k] {
+			mu[i] += c * v
+		}
 	}
-	return &gaussian{mu: mu, chol: l, logDet: logDet}
+	logDet := 0.5 * float64(dim-r) * math.Log(gamma)
+	for a := 0; a < r; a++ {
+		logDet += math.Log(l[a*r+a])
+	}
+	return &gaussian{mu: mu, q: q, chol: l, sqrtGamma: math.Sqrt(gamma), logDet: logDet}
 }
 
-// draw returns θ = μ + Lz and log q(θ).
+// orthonormalBasis returns an orthonormal basis of the span of cols by
+// Gram–Schmidt, orthogonalising twice; a column (nearly) inside the span
+// of the earlier ones adds nothing.
+func orthonormalBasis(cols [][]float64) [][]float64 {
+	var q [][]float64
+	for _, c := range cols {
+		v := append([]float64(nil), c...)
+		norm0 := math.Sqrt(dot(v, v))
+		for pass := 0; pass < 2; pass++ {
+			for _, u := range q {
+				p := dot(u, v)
+				for i := range v {
+					v[i] -= p * u[i]
+				}
+			}
+		}
+		norm := math.Sqrt(dot(v, v))
+		if !(norm > 1e-10*norm0) {
+			continue
+		}
+		for i := range v {
+			v[i] /= norm
+		}
+		q = append(q, v)
+	}
+	return q
+}
+
+// draw returns θ = μ + QLQᵀz + √γ(z − QQᵀz), a draw from N(μ, Σ), and
+// log q(θ) = −½‖z‖² − ½ log det Σ − (D/2) log 2π.
 func (g *gaussian) draw(rng *rand.Rand) ([]float64, float64) {
-	dim := len(g.mu)
+	dim, r := len(g.mu), len(g.q)
 	z := make([]float64, dim)
 	for i := range z {
 		z[i] = rng.NormFloat64()
 	}
+	qz := make([]float64, r)
+	for a, u := range g.q {
+		qz[a] = dot(u, z)
+	}
 	theta := make([]float64, dim)
-	for i := 0; i < dim; i++ {
-		s := g.mu[i]
-		for j := 0; j <= i; j++ {
-			s += g.chol[i*dim+j] * z[j]
+	for i := range theta {
+		theta[i] = g.mu[i] + g.sqrtGamma*z[i]
+	}
+	for a, u := range g.q {
+		c := -g.sqrtGamma * qz[a]
+		for b := 0; b <= a; b++ {
+			c += g.chol[a*r+b] * qz[b]
 		}
-		theta[i] = s
+		for i, v := range u {
+			theta[i] += c * v
+		}
 	}
 	logQ := -0.5*dot(z, z) - g.logDet - 0.5*float64(dim)*math.Log(2*math.Pi)
 	return theta, logQ

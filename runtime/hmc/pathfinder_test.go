@@ -3,6 +3,7 @@ package hmc
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -116,4 +117,114 @@ func (s shifted) LogDensity(grad, q []float64) (float64, error) {
 		grad[i] /= s.scale
 	}
 	return lp, err
+}
+
+// denseBFGS is the reference for approximation: the inverse Hessian built
+// by applying the BFGS update Σ ← (I − ρsyᵀ)Σ(I − ρysᵀ) + ρssᵀ to γI pair
+// by pair, as a dense D×D matrix.
+func denseBFGS(it iterate, dim int) []float64 {
+	k := len(it.s)
+	gamma := dot(it.s[k-1], it.y[k-1]) / dot(it.y[k-1], it.y[k-1])
+	sigma := make([]float64, dim*dim)
+	for i := 0; i < dim; i++ {
+		sigma[i*dim+i] = gamma
+	}
+	for p := range it.s {
+		s, y := it.s[p], it.y[p]
+		rho := 1 / dot(y, s)
+		left := make([]float64, dim*dim) // (I − ρsyᵀ)Σ
+		for i := 0; i < dim; i++ {
+			for j := 0; j < dim; j++ {
+				v := sigma[i*dim+j]
+				for l := 0; l < dim; l++ {
+					v -= rho * s[i] * y[l] * sigma[l*dim+j]
+				}
+				left[i*dim+j] = v
+			}
+		}
+		for i := 0; i < dim; i++ {
+			for j := 0; j < dim; j++ {
+				v := left[i*dim+j]
+				for l := 0; l < dim; l++ {
+					v -= rho * left[i*dim+l] * y[l] * s[j]
+				}
+				sigma[i*dim+j] = v + rho*s[i]*s[j]
+			}
+		}
+	}
+	return sigma
+}
+
+// TestCompactApproximationMatchesDense checks Pathfinder's low-rank Gaussian
+// against the dense BFGS matrix: the same mean x + Σg, the same log det Σ,
+// and for its draws a log q equal to the dense normal log density.
+func TestCompactApproximationMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for _, c := range []struct{ dim, pairs int }{{1, 1}, {3, 1}, {7, 4}, {12, 6}, {4, 6}} {
+		// Pairs from a random positive definite Hessian, so sᵀy > 0.
+		a := make([]float64, c.dim*c.dim)
+		for i := 0; i < c.dim; i++ {
+			for j := 0; j < c.dim; j++ {
+				a[i*c.dim+j] = rng.NormFloat64()
+			}
+		}
+		h := make([]float64, c.dim*c.dim)
+		for i := 0; i < c.dim; i++ {
+			for j := 0; j < c.dim; j++ {
+				h[i*c.dim+j] = dot(a[i*c.dim:(i+1)*c.dim], a[j*c.dim:(j+1)*c.dim])
+			}
+			h[i*c.dim+i] += 0.5
+		}
+		it := iterate{x: make([]float64, c.dim), g: make([]float64, c.dim)}
+		for i := range it.x {
+			it.x[i], it.g[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		for p := 0; p < c.pairs; p++ {
+			s := make([]float64, c.dim)
+			for i := range s {
+				s[i] = rng.NormFloat64()
+			}
+			y := make([]float64, c.dim)
+			for i := range y {
+				y[i] = dot(h[i*c.dim:(i+1)*c.dim], s)
+			}
+			it.s, it.y = append(it.s, s), append(it.y, y)
+		}
+		g := approximation(it, c.dim)
+		if g == nil {
+			t.Fatalf("D=%d J=%d: no approximation", c.dim, c.pairs)
+		}
+		sigma := denseBFGS(it, c.dim)
+		l, ok := cholesky(sigma, c.dim)
+		if !ok {
+			t.Fatalf("D=%d J=%d: dense Σ not positive definite", c.dim, c.pairs)
+		}
+		halfLogDet := 0.0
+		for i := 0; i < c.dim; i++ {
+			halfLogDet += math.Log(l[i*c.dim+i])
+			want := it.x[i] + dot(sigma[i*c.dim:(i+1)*c.dim], it.g)
+			if math.Abs(g.mu[i]-want) > 1e-8*(1+math.Abs(want)) {
+				t.Errorf("D=%d J=%d: μ[%d] = %v, dense %v", c.dim, c.pairs, i, g.mu[i], want)
+			}
+		}
+		if math.Abs(g.logDet-halfLogDet) > 1e-8*(1+math.Abs(halfLogDet)) {
+			t.Errorf("D=%d J=%d: ½ log det Σ = %v, dense %v", c.dim, c.pairs, g.logDet, halfLogDet)
+		}
+		for d := 0; d < 5; d++ {
+			theta, logQ := g.draw(rng)
+			// Dense log N(θ; μ, Σ) by solving L u = θ − μ.
+			u := make([]float64, c.dim)
+			for i := 0; i < c.dim; i++ {
+				v := theta[i] - g.mu[i]
+				for k := 0; k < i; k++ {
+					v -= l[i*c.dim+k] * u[k]
+				}
+				u[i] = v / l[i*c.dim+i]
+			}
+			want := -0.5*dot(u, u) - halfLogDet - 0.5*float64(c.dim)*math.Log(2*math.Pi)
+			if math.Abs(logQ-want) > 1e-7*(1+math.Abs(want)) {
+				t.Errorf("D=%d J=%d: log q = %v, dense log density %v", c.dim, c.pairs, logQ, want)
+			}
+		}
+	}
 }
