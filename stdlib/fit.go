@@ -93,6 +93,7 @@ func intArg(a *eval.Args, name string, lo, hi int) (int, error) {
 const (
 	maxChains    = 1024
 	maxTreeDepth = 30
+	maxDenseDim  = 2000
 )
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
@@ -145,6 +146,9 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if c.Dim() == 0 {
 		return nil, a.Fail("model %s has no free parameters to sample", m.Name)
+	}
+	if s.Metric == hmc.Dense && c.Dim() > maxDenseDim {
+		return nil, a.Errorf("metric", "a dense metric for %d parameters would adapt a %d×%d matrix per chain; use metric: \"diag\" (the limit is %d parameters)", c.Dim(), c.Dim(), c.Dim(), maxDenseDim)
 	}
 	switch v := a.Value("init").(type) {
 	case eval.Str:

@@ -62,3 +62,33 @@ let post = sample(m, chains: 1, warmup: 20, draws: 20, seed: 1)
 		}
 	}
 }
+
+// TestNoInternalErrorsInModels builds models from odd pieces (priors with
+// bad parameters, vector parameters of bad sizes, observations of the wrong
+// shape or support) and fits and queries each: a user-facing error or a
+// result, never an internal error.
+func TestNoInternalErrorsInModels(t *testing.T) {
+	dists := []string{"normal(0, 1)", "normal(0, -1)", "gamma(0, 0)", "gamma(2, 2)", "beta(1, 1)", "uniform(2, 1)", "uniform(0, 1)", "half_cauchy(1)", "student_t(1, 0, 1)", "exponential(0)", "lognormal(0, 1)", "inv_gamma(2, 1)", "mixture([0.5, 0.5], [normal(0, 1), normal(3, 1)])", "mixture([1], [])", "bernoulli_logit(0)", "cauchy(0, 1)", "laplace(0, 1)", "half_normal(1)", "normal(0 / 0, 1)", "normal([0, 1], 1)"}
+	heads := []string{"a", "a[3]", "a[0]", "a[-1]", "a[2.5]", "a[1e9]"}
+	obs := []string{"", "x ~ normal(a, 1)", "x ~ normal(a, s)", "y ~ normal(a, 1)", "x ~ gamma(a, 1)", "x ~ bernoulli_logit(a)", "w = a * 2\n x ~ normal(w, 1)", "x ~ normal(exp(a), sqrt(a))", "x ~ normal(a @ [1], 1)", "x ~ normal(a[1], 1)", "x ~ normal(sum(a), 1)", "mat ~ normal(a, 1)"}
+	for _, h := range heads {
+		for _, d := range dists {
+			for _, o := range obs {
+				model := "model q {\n " + h + " ~ " + d + "\n s ~ gamma(2, 2)\n " + o + "\n}\n"
+				in := eval.New(eval.Options{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+				in.Eval("p.kml", "let x = draw(normal(0, 1), 20, seed: 1)\nlet y = [1, 0, 1]\nlet mat = [[1, 2], [3, 4]]\n")
+				if _, err := in.Eval("m.kml", model); err != nil {
+					if strings.Contains(err.Error(), "internal error") {
+						t.Errorf("%s: %v", model, err)
+					}
+					continue
+				}
+				for _, st := range []string{"logp(q, {a: 1, s: 1})", "loglik(q, {a: 1, s: 1})", "let p = sample(q, chains: 2, warmup: 30, draws: 30, seed: 1)", "summary(p)", "p.a", "draws(p, \"s\")", "optimize(q)", "optimize(q, objective: \"ml\")", "optimize(q, fix: {s: 1})", "profile(q, s: [0.5, 1])", "sample(q, chains: 1, warmup: 30, draws: 30, init: \"uniform\")", "sample(q, chains: 1, warmup: 30, draws: 30, metric: \"dense\")"} {
+					if _, err := in.Eval("x.kml", st+"\n"); err != nil && strings.Contains(err.Error(), "internal error") {
+						t.Errorf("%s%s: %v", model, st, err)
+					}
+				}
+			}
+		}
+	}
+}

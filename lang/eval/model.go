@@ -46,6 +46,10 @@ func (m *Model) String() string {
 
 // makeModel builds a model value: it fixes the size of every vector
 // parameter now, from data bound outside the model.
+// MaxParamSize bounds NAME[K]: a sampler keeps several vectors and, with a
+// dense metric, a K×K matrix per chain, so a larger K is surely a slip.
+const MaxParamSize = 100_000
+
 func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 	m := &Model{Name: decl.Name.Name, decl: decl, env: env}
 	for _, s := range decl.Body {
@@ -64,6 +68,9 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 			k, ok := v.(Num)
 			if !ok || float64(k) != float64(int(k)) || k < 1 {
 				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, Describe(v))
+			}
+			if k > MaxParamSize {
+				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, Describe(v), MaxParamSize)
 			}
 			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, stmt: t})
 		case ast.Observe:
