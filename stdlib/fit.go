@@ -199,20 +199,20 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 
 // checkDraws lets observation families examine a spread of the draws (every
 // chain's extremes in each coordinate and a thinned sample) for the
-// pathologies they know, recording warnings on c.
+// pathologies they know, recording warnings on c. At most maxChecked draws
+// per chain are examined, so a model with many parameters does not pay a
+// density evaluation per coordinate.
 func checkDraws(th *eval.Thread, c *eval.Compiled, res *hmc.Result) {
+	const maxChecked = 64
 	d := c.NewDensity(th.Fork())
-	seen := map[string]bool{}
-	check := func(q []float64) {
-		key := fmt.Sprint(q)
-		if !seen[key] {
-			seen[key] = true
-			d.Check(q)
-		}
-	}
 	for _, ch := range res.Chains {
 		if len(ch.Draws) == 0 {
 			continue
+		}
+		var picks []int
+		step := max(1, len(ch.Draws)/10)
+		for i := 0; i < len(ch.Draws); i += step {
+			picks = append(picks, i)
 		}
 		for k := 0; k < res.Dim; k++ {
 			lo, hi := 0, 0
@@ -224,12 +224,17 @@ func checkDraws(th *eval.Thread, c *eval.Compiled, res *hmc.Result) {
 					hi = i
 				}
 			}
-			check(ch.Draws[lo])
-			check(ch.Draws[hi])
+			picks = append(picks, lo, hi)
+			if len(picks) >= 2*maxChecked {
+				break
+			}
 		}
-		step := max(1, len(ch.Draws)/10)
-		for i := 0; i < len(ch.Draws); i += step {
-			check(ch.Draws[i])
+		seen := map[int]bool{}
+		for _, i := range picks {
+			if !seen[i] && len(seen) < maxChecked {
+				seen[i] = true
+				d.Check(ch.Draws[i])
+			}
 		}
 	}
 }
