@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -190,7 +191,8 @@ func report(in *eval.Interpreter, err error, stderr io.Writer) int {
 	case errors.As(err, &one):
 		in.Sources().Print(stderr, err)
 		return exitRuntime
-	case errors.Is(err, os.ErrNotExist):
+	case errors.As(err, new(*fs.PathError)):
+		// The file could not be read: a usage error, like a missing argument.
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitStatic
 	}

@@ -125,3 +125,14 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// A file that cannot be read is a usage error (status 2), whatever the
+// reason.
+func TestUnreadableFileIsUsageError(t *testing.T) {
+	for _, path := range []string{filepath.Join(t.TempDir(), "missing.kml"), t.TempDir()} {
+		var stdout, stderr bytes.Buffer
+		if status := run([]string{"run", path}, strings.NewReader(""), &stdout, &stderr); status != 2 {
+			t.Errorf("kml run %s: status %d, want 2 (%s)", path, status, stderr.String())
+		}
+	}
+}

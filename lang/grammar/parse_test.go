@@ -229,3 +229,15 @@ func TestLongFileKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// A byte order mark (which some Windows editors write) is not part of the
+// program, and CRLF line endings end statements like LF.
+func TestByteOrderMarkAndCRLF(t *testing.T) {
+	f, err := Parse("t.kml", "\ufefflet a = 1\r\nlet b = a\r\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Stmts) != 2 || f.Stmts[0].Pos().Col != 1 || f.Stmts[1].Pos().Line != 2 {
+		t.Errorf("want two statements, the first at column 1, got %d", len(f.Stmts))
+	}
+}
