@@ -3,6 +3,7 @@ package kml_test
 import (
 	"bytes"
 	"context"
+	"gonum.org/v1/gonum/mat"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,39 @@ func TestSetGetRoundTrip(t *testing.T) {
 	}
 	if _, err := in.Get("nope"); err == nil {
 		t.Error("Get of an unbound name succeeded")
+	}
+}
+
+// Set takes the Go shapes data usually comes in: slices and arrays of any
+// number type, slices of rows, string-keyed maps; and refuses nil, empty
+// and ragged ones with a message.
+func TestSetGoShapes(t *testing.T) {
+	in := kml.New()
+	ok := []struct {
+		v    any
+		expr string
+		want float64
+	}{
+		{[]int{1, 2, 3}, "sum(v)", 6},
+		{[3]float32{1, 2, 4}, "v[3]", 4},
+		{[][]int{{1, 2}, {3, 4}}, "v[2, 1] + rows(v)", 5},
+		{map[string]float64{"a": 2, "b": 3}, "v.a * v.b", 6},
+		{map[string][]float64{"x": {1, 2}}, "mean(v.x)", 1.5},
+		{uint8(7), "v", 7},
+	}
+	for _, c := range ok {
+		if err := in.Set("v", c.v); err != nil {
+			t.Errorf("Set(%T): %v", c.v, err)
+			continue
+		}
+		if got, err := in.Eval(c.expr); err != nil || got.(float64) != c.want {
+			t.Errorf("Set(%T); %s = %v (%v), want %v", c.v, c.expr, got, err, c.want)
+		}
+	}
+	for _, v := range []any{nil, (*mat.Dense)(nil), &mat.Dense{}, [][]float64{{1}, {2, 3}}, [][]float64{{}}, map[int]float64{1: 2}, struct{}{}, map[string]any{"x": nil}} {
+		if err := in.Set("v", v); err == nil {
+			t.Errorf("Set(%#v) was accepted", v)
+		}
 	}
 }
 

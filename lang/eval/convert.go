@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -37,8 +38,17 @@ func FromGo(v any) (Value, error) {
 	case []float64:
 		return &Vec{Data: append([]float64(nil), v...)}, nil
 	case *mat.Dense:
+		if v == nil || v.IsEmpty() {
+			return nil, fmt.Errorf("cannot convert an empty or nil *mat.Dense to a KML value")
+		}
 		return &Mat{M: mat.DenseCopyOf(v)}, nil
 	case mat.Matrix:
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return nil, fmt.Errorf("cannot convert a nil %T to a KML value", v)
+		}
+		if r, c := v.Dims(); r == 0 || c == 0 {
+			return nil, fmt.Errorf("cannot convert an empty %T to a KML value", v)
+		}
 		return &Mat{M: mat.DenseCopyOf(v)}, nil
 	case []string:
 		l := &List{}
@@ -72,7 +82,95 @@ func FromGo(v any) (Value, error) {
 		}
 		return r, nil
 	}
-	return nil, fmt.Errorf("cannot convert a Go %T to a KML value", v)
+	return fromReflect(v)
+}
+
+// fromReflect converts the remaining Go shapes a caller is likely to have:
+// numbers of any integer or float type, slices of them (a vector), slices of such slices
+// (a matrix, one inner slice per row) and maps with string keys (a
+// record, fields in key order).
+func fromReflect(v any) (Value, error) {
+	fail := fmt.Errorf("cannot convert a Go %T to a KML value", v)
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return nil, fail
+	}
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return Num(rv.Int()), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return Num(rv.Uint()), nil
+	case reflect.Float32, reflect.Float64:
+		return Num(rv.Float()), nil
+	case reflect.Slice, reflect.Array:
+		if xs, ok := numbers(rv); ok {
+			return &Vec{Data: xs}, nil
+		}
+		if rv.Len() == 0 || (rv.Index(0).Kind() != reflect.Slice && rv.Index(0).Kind() != reflect.Array) {
+			return nil, fail
+		}
+		var data []float64
+		cols := -1
+		for i := 0; i < rv.Len(); i++ {
+			row, ok := numbers(rv.Index(i))
+			if !ok {
+				return nil, fail
+			}
+			if cols >= 0 && len(row) != cols {
+				return nil, fmt.Errorf("cannot convert a Go %T to a matrix: row 1 has %d values, row %d has %d", v, cols, i+1, len(row))
+			}
+			cols = len(row)
+			data = append(data, row...)
+		}
+		if cols == 0 {
+			return nil, fmt.Errorf("cannot convert a Go %T with empty rows to a matrix", v)
+		}
+		return &Mat{M: mat.NewDense(rv.Len(), cols, data)}, nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil, fail
+		}
+		keys := make([]string, 0, rv.Len())
+		for _, k := range rv.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		sort.Strings(keys)
+		r := NewRecord()
+		for _, k := range keys {
+			x, err := FromGo(rv.MapIndex(reflect.ValueOf(k).Convert(rv.Type().Key())).Interface())
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", k, err)
+			}
+			r.Set(k, x)
+		}
+		return r, nil
+	}
+	return nil, fail
+}
+
+// numbers reads a slice or array of integers or floats.
+func numbers(rv reflect.Value) ([]float64, bool) {
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, false
+	}
+	out := make([]float64, rv.Len())
+	switch rv.Type().Elem().Kind() {
+	case reflect.Float32, reflect.Float64:
+		for i := range out {
+			out[i] = rv.Index(i).Float()
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		for i := range out {
+			out[i] = float64(rv.Index(i).Int())
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		for i := range out {
+			out[i] = float64(rv.Index(i).Uint())
+		}
+	default:
+		return nil, false
+	}
+	return out, true
 }
 
 // GoValuer is a value with its own Go form for ToGo.
