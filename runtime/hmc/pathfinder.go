@@ -22,7 +22,8 @@ import (
 // share. The weights are plain importance weights: they only pick starting
 // points, which warm-up then corrects, so Pareto smoothing would change little.
 const (
-	pfPaths       = 4  // paths, at least
+	pfPaths       = 8  // paths, at least
+	pfWideRadius  = 5  // the wide paths' starting range (−5, 5)
 	pfMaxIter     = 60 // L-BFGS iterations per path
 	pfHistory     = 6  // stored (s, y) pairs
 	pfElboDraws   = 8  // Monte Carlo draws per ELBO estimate
@@ -59,6 +60,25 @@ func pathfinderInits(ctx context.Context, models []Model, chains int, seed uint6
 		err   error
 	}
 	outs := make([]pathOut, paths)
+	// Even paths start as Stan's chains do, uniform in (−2, 2). Odd paths
+	// start in (−5, 5), stratified: in each coordinate the wide paths take
+	// one stratum each, in a random order, so between them they reach the
+	// far parts of the range. A main mode near the edge of (−2, 2) (the
+	// BKE lengthscale on a grid of clusters, 416 nats above a mode near
+	// the middle) is otherwise missed by every path more often than not.
+	starts := make([][]float64, paths)
+	srng := rand.New(rand.NewPCG(seed, 0x73747274))
+	wide := paths / 2
+	for p := 1; p < paths; p += 2 {
+		starts[p] = make([]float64, dim)
+	}
+	for i := 0; i < dim; i++ {
+		perm := srng.Perm(wide)
+		for k, p := 0, 1; p < paths; k, p = k+1, p+2 {
+			u := (float64(perm[k]) + srng.Float64()) / float64(wide)
+			starts[p][i] = pfWideRadius * (2*u - 1)
+		}
+	}
 	var wg sync.WaitGroup
 	// Each running path holds a model of its own: they are not safe for
 	// concurrent use.
@@ -79,7 +99,7 @@ func pathfinderInits(ctx context.Context, models []Model, chains int, seed uint6
 			}()
 			rng := rand.New(rand.NewPCG(seed, 0x70617468+uint64(p)))
 			ev := &evaluator{m: m, grad: make([]float64, dim)}
-			draws, logW, err := onePath(ctx, ev, rng, fixed)
+			draws, logW, err := onePath(ctx, ev, rng, fixed, starts[p])
 			outs[p] = pathOut{draws, logW, ev.n, err}
 		}(p)
 	}
@@ -142,13 +162,28 @@ func (e *evaluator) eval(grad, q []float64) float64 {
 	return lp
 }
 
-// onePath runs one path and returns draws from its best approximation with
-// their log importance weights.
-func onePath(ctx context.Context, ev *evaluator, rng *rand.Rand, fixed []float64) ([][]float64, []float64, error) {
+// onePath runs one path from start (or, when that is nil or has no finite
+// log density, from a uniform draw in (−2, 2)) and returns draws from its
+// best approximation with their log importance weights.
+func onePath(ctx context.Context, ev *evaluator, rng *rand.Rand, fixed []float64, start []float64) ([][]float64, []float64, error) {
 	dim := ev.m.Dim()
-	x0, _, err := uniformInit(ev.m, fixed, rng)
-	if err != nil {
-		return nil, nil, err
+	var x0 []float64
+	if start != nil {
+		x0 = append([]float64(nil), start...)
+		for j, v := range fixed {
+			if !math.IsNaN(v) {
+				x0[j] = v
+			}
+		}
+		if math.IsInf(ev.eval(nil, x0), -1) {
+			x0 = nil
+		}
+	}
+	if x0 == nil {
+		var err error
+		if x0, _, err = uniformInit(ev.m, fixed, rng, 2); err != nil {
+			return nil, nil, err
+		}
 	}
 	its := lbfgsPath(ctx, ev, x0)
 	if ctx.Err() != nil {

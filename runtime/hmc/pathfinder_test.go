@@ -50,6 +50,32 @@ func TestPathfinderSkipsANegligibleMinorMode(t *testing.T) {
 	t.Logf("uniform: %d of 8 chains start in the minor mode's basin; pathfinder: none", inMinor)
 }
 
+// TestPathfinderFindsAMainModeAtTheEdge: the main mode sits at 2.6, just
+// outside Stan's starting range (−2, 2), with a narrow basin (from about
+// 1.15 up); a minor mode at −0.3, about 400 nats lower, holds the rest of
+// the range. Paths started only in (−2, 2) all miss the main mode for
+// about two seeds in five (as the BKE lengthscale did on a grid of
+// clusters); with the wide stratified paths every seed finds it and every
+// chain starts there.
+func TestPathfinderFindsAMainModeAtTheEdge(t *testing.T) {
+	m := mixture1{w: []float64{math.Exp(-400), 1}, mu: []float64{-0.3, 2.6}, sd: []float64{0.5, 0.05}}
+	models := make([]Model, 4)
+	for i := range models {
+		models[i] = m
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		inits, _, err := pathfinderInits(context.Background(), models, 4, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, q := range inits {
+			if math.Abs(q[0]-2.6) > 0.5 {
+				t.Errorf("seed %d: chain %d starts at %.3f, not in the main mode at 2.6", seed, c, q[0])
+			}
+		}
+	}
+}
+
 func TestPathfinderFindsTwoEqualModesAndRhatFlagsThem(t *testing.T) {
 	m := mixture1{w: []float64{0.5, 0.5}, mu: []float64{-8, 8}, sd: []float64{1, 1}}
 	r, err := Sample(context.Background(), factory(m), Settings{Chains: 4, Warmup: 300, Draws: 300, Seed: 2})

@@ -182,7 +182,7 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 // uniformInit draws a starting point with each free coordinate uniform in
 // (−2, 2), retrying up to 100 times until the log density and its gradient
 // are finite.
-func uniformInit(m Model, fixed []float64, rng *rand.Rand) ([]float64, int64, error) {
+func uniformInit(m Model, fixed []float64, rng *rand.Rand, radius float64) ([]float64, int64, error) {
 	dim := m.Dim()
 	q := make([]float64, dim)
 	grad := make([]float64, dim)
@@ -193,7 +193,7 @@ func uniformInit(m Model, fixed []float64, rng *rand.Rand) ([]float64, int64, er
 			if fixed != nil && !math.IsNaN(fixed[i]) {
 				q[i] = fixed[i]
 			} else {
-				q[i] = 4*rng.Float64() - 2
+				q[i] = radius * (2*rng.Float64() - 1)
 			}
 		}
 		evals++
@@ -203,7 +203,7 @@ func uniformInit(m Model, fixed []float64, rng *rand.Rand) ([]float64, int64, er
 		}
 		lastErr = err
 	}
-	msg := "hmc: no initial point with a finite log density and gradient after 100 uniform draws in (-2, 2)"
+	msg := fmt.Sprintf("hmc: no initial point with a finite log density and gradient after 100 uniform draws in (%g, %g)", -radius, radius)
 	if lastErr != nil {
 		msg += ": " + lastErr.Error()
 	}
@@ -260,7 +260,7 @@ func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
 	var evals int64
 	for c, m := range models {
 		rng := rand.New(rand.NewPCG(s.Seed, 0x696e6974+uint64(c)))
-		q, n, err := uniformInit(m, s.InitPoint, rng)
+		q, n, err := uniformInit(m, s.InitPoint, rng, 2)
 		evals += n
 		if err != nil {
 			return nil, evals, err
