@@ -2,4 +2,9 @@
 // hyperparameter and input gradients, Gram matrices computed in parallel blocks,
 // low-rank approximations, and the kernel two-sample (MMD) and independence
 // (HSIC) statistics and tests.
+//
+// Gram, Cross, GramGrad and CrossGrad allocate their results; GramInto,
+// CrossInto, GramGradInto and CrossGradInto fill matrices the caller keeps,
+// which is what a model evaluating them at every step wants (mapping in a
+// fresh large matrix costs more than filling it).
 package kernels
