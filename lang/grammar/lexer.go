@@ -165,7 +165,7 @@ func scanCompact(file, src string) (*scanner, []token) {
 		s.emit(tokEOF, s.pos(), 0)
 		return s, s.toks
 	}
-	s.toks = make([]token, 0, len(src)/2+8) // at most about one token per two bytes
+	s.toks = make([]token, 0, len(src)/2+8)                   // at most about one token per two bytes
 	s.off = len(src) - len(strings.TrimPrefix(src, "\ufeff")) // a byte order mark is not text
 	s.run()
 	return s, s.filter()
