@@ -366,17 +366,18 @@ func approximation(it iterate, dim int) *gaussian {
 		}
 		mid[a*j+a] += dot(S[a], Y[a])
 	}
+	rinvT := make([]float64, j*j)
+	for a := 0; a < j; a++ {
+		for b := 0; b < j; b++ {
+			rinvT[a*j+b] = rinv[b*j+a]
+		}
+	}
+	m11 := sandwich(rinvT, j, j, mid) // R⁻ᵀ(E + γYᵀY)R⁻¹
 	m := make([]float64, n*n)
 	for a := 0; a < j; a++ {
 		for b := 0; b < j; b++ {
-			v := 0.0
-			for p := 0; p < j; p++ {
-				for q := 0; q < j; q++ {
-					v += rinv[p*j+a] * mid[p*j+q] * rinv[q*j+b]
-				}
-			}
-			m[a*n+b] = v
-			m[a*n+j+b] = -rinv[b*j+a]   // −R⁻ᵀ
+			m[a*n+b] = m11[a*j+b]
+			m[a*n+j+b] = -rinvT[a*j+b]  // −R⁻ᵀ
 			m[(j+a)*n+b] = -rinv[a*j+b] // −R⁻¹
 		}
 	}
@@ -397,17 +398,8 @@ func approximation(it iterate, dim int) *gaussian {
 			pm[a*n+b] = dot(q[a], w[b])
 		}
 	}
-	bm := make([]float64, r*r)
+	bm := sandwich(pm, r, n, m)
 	for a := 0; a < r; a++ {
-		for b := 0; b < r; b++ {
-			v := 0.0
-			for k := 0; k < n; k++ {
-				for l := 0; l < n; l++ {
-					v += pm[a*n+k] * m[k*n+l] * pm[b*n+l]
-				}
-			}
-			bm[a*r+b] = v
-		}
 		bm[a*r+a] += gamma
 	}
 	l, ok := cholesky(bm, r)
@@ -434,6 +426,21 @@ func approximation(it iterate, dim int) *gaussian {
 		logDet += math.Log(l[a*r+a])
 	}
 	return &gaussian{mu: mu, q: q, chol: l, sqrtGamma: math.Sqrt(gamma), logDet: logDet}
+}
+
+// sandwich returns X M Xᵀ for X rows×inner and M inner×inner, row-major.
+func sandwich(x []float64, rows, inner int, m []float64) []float64 {
+	out := make([]float64, rows*rows)
+	for a := 0; a < rows; a++ {
+		for b := 0; b < rows; b++ {
+			v := 0.0
+			for k := 0; k < inner; k++ {
+				v += x[a*inner+k] * dot(m[k*inner:(k+1)*inner], x[b*inner:(b+1)*inner])
+			}
+			out[a*rows+b] = v
+		}
+	}
+	return out
 }
 
 // orthonormalBasis returns an orthonormal basis of the span of cols by
