@@ -74,33 +74,41 @@ func TestDenseMetricOnCorrelatedGaussian(t *testing.T) {
 	}
 }
 
+// TestFunnelDivergencesAreReported: Neal's funnel in 10 dimensions makes
+// NUTS diverge in the neck now and then (0 to 13 times in 2,000 draws over
+// the seeds we tried, as for Stan), so three seeded runs together must
+// report some, and every run that has them must warn.
 func TestFunnelDivergencesAreReported(t *testing.T) {
-	r, err := Sample(context.Background(), factory(funnel{10}), Settings{Chains: 4, Warmup: 500, Draws: 500, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := make([]string, 10)
-	for i := range names {
-		names[i] = "x"
-	}
-	values := make([][][]float64, len(r.Chains))
-	for c, ch := range r.Chains {
-		values[c] = ch.Draws
-	}
-	s := Summarize(names, values, r, 10)
-	if s.Divergences == 0 {
-		t.Fatalf("no divergences reported on Neal's funnel")
-	}
-	found := false
-	for _, w := range s.Warnings {
-		if contains(w, "diverged") {
-			found = true
+	total := 0
+	for seed := uint64(5); seed <= 7; seed++ {
+		r, err := Sample(context.Background(), factory(funnel{10}), Settings{Chains: 4, Warmup: 500, Draws: 500, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
 		}
+		names := make([]string, 10)
+		for i := range names {
+			names[i] = "x"
+		}
+		values := make([][][]float64, len(r.Chains))
+		for c, ch := range r.Chains {
+			values[c] = ch.Draws
+		}
+		s := Summarize(names, values, r, 10)
+		total += s.Divergences
+		found := false
+		for _, w := range s.Warnings {
+			if contains(w, "diverged") {
+				found = true
+			}
+		}
+		if s.Divergences > 0 && !found {
+			t.Errorf("seed %d: summary does not warn of %d divergences: %v", seed, s.Divergences, s.Warnings)
+		}
+		t.Logf("funnel, seed %d: %d divergences", seed, s.Divergences)
 	}
-	if !found {
-		t.Errorf("summary does not warn of %d divergences: %v", s.Divergences, s.Warnings)
+	if total == 0 {
+		t.Fatalf("no divergences reported on Neal's funnel in three runs")
 	}
-	t.Logf("funnel: %d divergences", s.Divergences)
 }
 
 func contains(s, sub string) bool {
