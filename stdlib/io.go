@@ -25,7 +25,7 @@ type CSVWriter interface {
 
 func init() {
 	eval.Register("print(values...)",
-		"Writes its arguments on one line, separated by spaces (strings without quotes); under `kml run --json`, each argument as one line of JSON.",
+		"Writes its arguments on one line, separated by spaces (strings without quotes; a matrix on lines of its own); under `kml run --json`, each argument as one line of JSON.",
 		printBuiltin)
 	eval.Register("read_csv(path, columns?)",
 		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). Errors name the file, line and column.`,
@@ -51,11 +51,32 @@ func printBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		return nil, nil
 	}
-	parts := make([]string, len(a.Rest))
-	for i, v := range a.Rest {
-		parts[i] = v.String()
+	// Arguments share a line, separated by spaces, except that one shown on
+	// several lines (a matrix) starts a line and the next argument starts
+	// another, so its rows stay aligned.
+	var b strings.Builder
+	lineEmpty := true
+	for _, v := range a.Rest {
+		text := v.String()
+		multi := strings.Contains(text, "\n")
+		switch {
+		case lineEmpty:
+		case multi:
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+		lineEmpty = false
+		if multi {
+			b.WriteByte('\n')
+			lineEmpty = true
+		}
 	}
-	io.WriteString(w, strings.Join(parts, " ")+"\n")
+	if !lineEmpty || b.Len() == 0 {
+		b.WriteByte('\n')
+	}
+	io.WriteString(w, b.String())
 	return nil, nil
 }
 
