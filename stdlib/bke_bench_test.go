@@ -13,15 +13,16 @@ import (
 // Stan reached about 85 bulk ESS of ell per wall second at n = 800, m = 20,
 // D = 1 and 36 at n = 900, m = 30, D = 2 on this kind of 2-core machine.
 var stanShapes = []struct {
-	name string
-	src  string
+	name     string
+	stanESSs float64 // Stan's bulk ESS of ell per wall second
+	src      string
 }{
-	{"n=800,m=20,D=1", `
+	{"n=800,m=20,D=1", 85, `
 fn mix(n, s) = concat(draw(normal(0, 1), n / 2, seed: s), draw(laplace(0, 1 / sqrt(2)), n / 2, seed: s + 1))
 let x = mix(800, 1)
 let z = mix(20, 11)
 `},
-	{"n=900,m=30,D=2", `
+	{"n=900,m=30,D=2", 36, `
 fn cluster(k, n, s) = cbind(draw(normal(10 * (k % 3), 1), n, seed: s + 2 * k), draw(normal(10 * floor(k / 3), 1), n, seed: s + 2 * k + 1))
 fn grid(k, n, s) = if k == 0 then cluster(0, n, s) else rbind(grid(k - 1, n, s), cluster(k, n, s))
 let x = grid(8, 100, 1)
@@ -55,6 +56,7 @@ let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: `+eval.FormatNu
 				msPerGrad += 1000 * secs * 2 / float64(post.Result.GradEvals)
 			}
 			b.ReportMetric(essPerSec/float64(b.N), "ess_bulk/s")
+			b.ReportMetric(essPerSec/float64(b.N)/shape.stanESSs, "x_stan")
 			b.ReportMetric(msPerGrad/float64(b.N), "ms/grad")
 		})
 	}
