@@ -43,12 +43,12 @@ func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
 	if err := checkInputs(k, x, nil); err != nil {
 		return err
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	buf, err := symBuffer(dst, n)
 	if err != nil {
 		return err
 	}
-	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
+	g := newGrid(x, nil, workers)
 	g.fill(k, buf)
 	return nil
 }
@@ -88,13 +88,13 @@ func CrossInto(dst *mat.Dense, k Kernel, x, y *mat.Dense, workers int) error {
 	if err := checkInputs(k, x, y); err != nil {
 		return err
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	m, _ := y.Dims()
 	buf, err := denseBuffer(dst, n, m)
 	if err != nil {
 		return err
 	}
-	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	g := newGrid(x, y, workers)
 	g.fill(k, buf)
 	return nil
 }
@@ -141,8 +141,8 @@ func GramGrad(k Kernel, x *mat.Dense) (*mat.SymDense, []*mat.SymDense, error) {
 	if err := checkInputs(k, x, nil); err != nil {
 		return nil, nil, err
 	}
-	n, d := x.Dims()
-	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(0)}
+	n, _ := x.Dims()
+	g := newGrid(x, nil, 0)
 	val, grads := g.fillGrad(k)
 	out := make([]*mat.SymDense, len(grads))
 	for i, dk := range grads {
@@ -158,7 +158,7 @@ func GramGradInto(dst *mat.SymDense, dgrads []*mat.SymDense, k Kernel, x *mat.De
 	if err := checkInputs(k, x, nil); err != nil {
 		return err
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	val, err := symBuffer(dst, n)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func GramGradInto(dst *mat.SymDense, dgrads []*mat.SymDense, k Kernel, x *mat.De
 			return err
 		}
 	}
-	g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
+	g := newGrid(x, nil, workers)
 	return g.gradInto(k, val, grads)
 }
 
@@ -184,9 +184,9 @@ func CrossGradN(k Kernel, x, y *mat.Dense, workers int) (*mat.Dense, []*mat.Dens
 	if err := checkInputs(k, x, y); err != nil {
 		return nil, nil, err
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	m, _ := y.Dims()
-	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	g := newGrid(x, y, workers)
 	val, grads := g.fillGrad(k)
 	out := make([]*mat.Dense, len(grads))
 	for i, dk := range grads {
@@ -201,7 +201,7 @@ func CrossGradInto(dst *mat.Dense, dgrads []*mat.Dense, k Kernel, x, y *mat.Dens
 	if err := checkInputs(k, x, y); err != nil {
 		return err
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	m, _ := y.Dims()
 	val, err := denseBuffer(dst, n, m)
 	if err != nil {
@@ -213,7 +213,7 @@ func CrossGradInto(dst *mat.Dense, dgrads []*mat.Dense, k Kernel, x, y *mat.Dens
 			return err
 		}
 	}
-	g := &grid{xs: rowMajor(x), ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	g := newGrid(x, y, workers)
 	return g.gradInto(k, val, grads)
 }
 
@@ -247,6 +247,18 @@ type grid struct {
 	dim     int
 	sym     bool
 	workers int
+}
+
+// newGrid is the grid of x against y, or of x against itself (symmetric,
+// one row-major copy) when y is nil.
+func newGrid(x, y *mat.Dense, workers int) *grid {
+	n, d := x.Dims()
+	xs := rowMajor(x)
+	if y == nil {
+		return &grid{xs: xs, ys: xs, n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
+	}
+	m, _ := y.Dims()
+	return &grid{xs: xs, ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
 }
 
 // parallel runs body over row blocks on the workers. Blocks are handed out
