@@ -21,16 +21,6 @@ func FromGo(v any) (Value, error) {
 		return v, nil
 	case float64:
 		return Num(v), nil
-	case float32:
-		return Num(v), nil
-	case int:
-		return Num(v), nil
-	case int64:
-		return Num(v), nil
-	case int32:
-		return Num(v), nil
-	case uint64:
-		return Num(v), nil
 	case bool:
 		return Bool(v), nil
 	case string:
@@ -66,29 +56,14 @@ func FromGo(v any) (Value, error) {
 			vals[i] = x
 		}
 		return MakeVector(ast.Pos{}, vals, func(int) ast.Pos { return ast.Pos{} })
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		r := NewRecord()
-		for _, k := range keys {
-			x, err := FromGo(v[k])
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %w", k, err)
-			}
-			r.Set(k, x)
-		}
-		return r, nil
 	}
 	return fromReflect(v)
 }
 
 // fromReflect converts the remaining Go shapes a caller is likely to have:
-// numbers of any integer or float type, slices of them (a vector), slices of such slices
-// (a matrix, one inner slice per row) and maps with string keys (a
-// record, fields in key order).
+// numbers of any integer or float type, slices and arrays of them (a
+// vector), slices of such slices (a matrix, one inner slice per row) and
+// maps with string keys (a record, fields in key order).
 func fromReflect(v any) (Value, error) {
 	fail := fmt.Errorf("cannot convert a Go %T to a KML value", v)
 	rv := reflect.ValueOf(v)
@@ -130,14 +105,18 @@ func fromReflect(v any) (Value, error) {
 		if rv.Type().Key().Kind() != reflect.String {
 			return nil, fail
 		}
-		keys := make([]string, 0, rv.Len())
-		for _, k := range rv.MapKeys() {
-			keys = append(keys, k.String())
+		fields := map[string]any{}
+		for it := rv.MapRange(); it.Next(); {
+			fields[it.Key().String()] = it.Value().Interface()
+		}
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		r := NewRecord()
 		for _, k := range keys {
-			x, err := FromGo(rv.MapIndex(reflect.ValueOf(k).Convert(rv.Type().Key())).Interface())
+			x, err := FromGo(fields[k])
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", k, err)
 			}
