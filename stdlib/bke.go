@@ -10,7 +10,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/bke"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -55,7 +55,7 @@ func init() {
 
 // bkeFamily is the value of bke(...).
 type bkeFamily struct {
-	kernel *eval.KernelVal
+	kernel *KernelVal
 	ell    []int // positions of the lengthscales in kernel.Hyper
 	amp    int   // position of the amplitude, −1 for a plain rbf
 	noise  eval.Value
@@ -73,8 +73,8 @@ type bkeResolved struct {
 }
 
 var (
-	_ eval.ObsFamily = (*bkeFamily)(nil)
-	_ eval.ADHolder  = (*bkeFamily)(nil)
+	_ model.Family  = (*bkeFamily)(nil)
+	_ eval.ADHolder = (*bkeFamily)(nil)
 )
 
 func (f *bkeFamily) Type() string { return "observation family" }
@@ -163,25 +163,25 @@ type bkeKey struct {
 	opt     bke.Options
 }
 
+// resolved is what f's parameters are at the point being evaluated.
+func (f *bkeFamily) resolved() bkeResolved { return bkeResolved{h: f.hyper(), z: f.z, opt: f.opt} }
+
 // LogLik is the marginal pseudolikelihood of data, with its gradient
 // recorded on the tape when the kernel or τ² depend on model parameters.
-func (f *bkeFamily) LogLik(th *eval.Thread, data eval.Value) (eval.Value, error) {
+func (f *bkeFamily) LogLik(ev *model.Eval, data eval.Value) (eval.Value, error) {
 	x, ok := eval.ToMatrix(data)
 	if !ok {
 		return nil, fmt.Errorf("bke: the data must be a matrix or a vector, got %s", eval.Describe(data))
 	}
-	mv, err := th.Cache(bkeKey{data, f.zv, f.opt}, func() (any, error) { return bke.New(x, f.z, f.opt) })
+	mv, err := ev.Cache(bkeKey{data, f.zv, f.opt}, func() (any, error) { return bke.New(x, f.z, f.opt) })
 	if err != nil {
 		return nil, &ast.Error{Pos: f.pos, Msg: err.Error()}
 	}
 	md := mv.(*bke.Model)
 	h := f.hyper()
-	if th.Capture != nil {
-		th.Capture(bkeResolved{h: h, z: f.z, opt: f.opt})
-	}
-	if th.Checking {
+	if ev.Checking {
 		if bad, msg := md.Degenerate(h); bad {
-			th.WarnOnce("bke: degenerate", f.pos, "bke: "+msg)
+			ev.WarnOnce("bke: degenerate", f.pos, "bke: "+msg)
 		}
 	}
 	if !f.HasAD() {
@@ -193,26 +193,32 @@ func (f *bkeFamily) LogLik(th *eval.Thread, data eval.Value) (eval.Value, error)
 	if err != nil {
 		return nil, err
 	}
-	// Map the gradient onto the kernel's hyperparameters and τ².
-	dh := make([]float64, len(f.kernel.Hyper))
+	// The gradient with respect to the kernel's hyperparameters, then τ².
+	params := append(append([]eval.Value(nil), f.kernel.Hyper...), f.noise)
+	dh := make([]float64, len(params))
 	for j, i := range f.ell {
 		dh[i] = g.Ell[j]
 	}
 	if f.amp >= 0 {
 		dh[f.amp] = g.Amp
 	}
-	v := f.kernel.Record(lp, dh)
-	if n, ok := f.noise.(*eval.ADNum); ok {
-		t := n.T
-		var base ad.Var
-		if a, ok := v.(*eval.ADNum); ok {
-			base = a.V
-		} else {
-			base = t.Input(lp)
-		}
-		v = &eval.ADNum{T: t, V: t.Node(lp, []ad.Var{base, n.V}, []float64{1, g.Tau2})}
+	dh[len(dh)-1] = g.Tau2
+	return eval.Node(lp, params, dh), nil
+}
+
+// bkeAt returns the first bke observation's parameters at the unconstrained
+// point q, ok false when the model has none.
+func bkeAt(d *model.Density, q []float64) (r bkeResolved, ok bool, err error) {
+	fams, err := d.Families(q)
+	if err != nil {
+		return r, false, err
 	}
-	return v, nil
+	for _, f := range fams {
+		if b, isBKE := f.(*bkeFamily); isBKE {
+			return b.resolved(), true, nil
+		}
+	}
+	return r, false, nil
 }
 
 func bklBuiltin(a *eval.Args) (eval.Value, error) {
@@ -255,7 +261,7 @@ func bklBuiltin(a *eval.Args) (eval.Value, error) {
 
 // hyperDraws evaluates the model at up to n posterior draws, evenly spaced
 // over all chains, and returns the BKE hyperparameters at each.
-func hyperDraws(a *eval.Args, post *Posterior, n int) ([]bkeResolved, error) {
+func hyperDraws(a *eval.Args, post *model.Posterior, n int) ([]bkeResolved, error) {
 	var all [][]float64
 	for _, ch := range post.Result.Chains {
 		all = append(all, ch.Draws...)
@@ -263,25 +269,17 @@ func hyperDraws(a *eval.Args, post *Posterior, n int) ([]bkeResolved, error) {
 	if n > len(all) {
 		n = len(all)
 	}
-	th := a.Th.Fork()
-	var got []bkeResolved
-	th.Capture = func(v any) {
-		if r, ok := v.(bkeResolved); ok && len(got) < cap(got) {
-			got = append(got, r)
-		}
-	}
-	d := post.Comp.NewDensity(th)
+	d := post.Comp.NewDensity(a.Th.Fork())
 	out := make([]bkeResolved, 0, n)
 	for k := 0; k < n; k++ {
-		q := all[k*len(all)/n]
-		got = make([]bkeResolved, 0, 1)
-		if _, err := d.Value(q); err != nil {
+		r, ok, err := bkeAt(d, all[k*len(all)/n])
+		if err != nil {
 			return nil, err
 		}
-		if len(got) == 0 {
+		if !ok {
 			return nil, a.Errorf("post", "model %s has no bke observation, so its posterior has no embedding", post.Model.Name)
 		}
-		out = append(out, got[0])
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -400,7 +398,7 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 	if m, ok := a.Value("post").(*eval.Model); ok {
 		return fixedEmbedding(a, m, x, at, level)
 	}
-	post, ok := a.Value("post").(*Posterior)
+	post, ok := a.Value("post").(*model.Posterior)
 	if !ok {
 		return nil, a.Errorf("post", "post must be a posterior from sample (or a model with values:), got %s", eval.Describe(a.Value("post")))
 	}
@@ -439,26 +437,21 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.Th.Compile(a.Pos, m, vals, eval.Terms{Likelihood: true})
+	c, err := model.Compile(a.Th, a.Pos, m, vals, model.Terms{Likelihood: true})
 	if err != nil {
 		return nil, err
 	}
 	if c.Dim() != 0 {
 		return nil, a.Errorf("values", "give a value for every parameter of %s", m.Name)
 	}
-	th := a.Th.Fork()
-	var got *bkeResolved
-	th.Capture = func(v any) {
-		if r, ok := v.(bkeResolved); ok && got == nil {
-			got = &r
-		}
-	}
-	if _, err := c.NewDensity(th).Value(nil); err != nil {
+	r, ok, err := bkeAt(c.NewDensity(a.Th.Fork()), nil)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
+	if !ok {
 		return nil, a.Errorf("post", "model %s has no bke observation", m.Name)
 	}
+	got := &r
 	e, err := newEmbedder(a, x)
 	if err != nil {
 		return nil, err
@@ -486,11 +479,11 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 }
 
 func witnessBuiltin(a *eval.Args) (eval.Value, error) {
-	pp, ok := a.Value("postP").(*Posterior)
+	pp, ok := a.Value("postP").(*model.Posterior)
 	if !ok {
 		return nil, a.Errorf("postP", "postP must be a posterior from sample, got %s", eval.Describe(a.Value("postP")))
 	}
-	pq, ok := a.Value("postQ").(*Posterior)
+	pq, ok := a.Value("postQ").(*model.Posterior)
 	if !ok {
 		return nil, a.Errorf("postQ", "postQ must be a posterior from sample, got %s", eval.Describe(a.Value("postQ")))
 	}

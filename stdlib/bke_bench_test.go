@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/stdlib"
+	"github.com/kml-lang/kml/lang/model"
+	_ "github.com/kml-lang/kml/stdlib"
 )
 
 // The posterior of ell with τ² = 1 and ell ~ Gamma(1, 1), sampled with
@@ -49,7 +50,7 @@ let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: `+eval.FormatNu
 					b.Fatal(err)
 				}
 				v, _ := in.Lookup("post")
-				post := v.(*stdlib.Posterior)
+				post := v.(*model.Posterior)
 				secs := post.Result.Elapsed.Seconds()
 				essPerSec += post.Summary.Params[0].ESSBulk / secs
 				// Wall time per evaluation on 2 cores, counted per core.

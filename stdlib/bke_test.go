@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
-	"github.com/kml-lang/kml/stdlib"
+	_ "github.com/kml-lang/kml/stdlib"
 )
 
 // The data of examples/bke_normal_laplace.kml at n = 50 per group.
@@ -58,7 +59,7 @@ model m {
 let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: 3)
 let s = summary(post)
 `)
-	post := lookup[*stdlib.Posterior](t, in, "post")
+	post := lookup[*model.Posterior](t, in, "post")
 	s := post.Summary
 	p := s.Params[0]
 	if p.Rhat > 1.01 || s.Divergences > 0 || p.ESSBulk < 400 {
@@ -134,7 +135,7 @@ model free {
 }
 let post = sample(free, chains: 2, warmup: 300, draws: 200, seed: 1)
 `)
-	post := lookup[*stdlib.Posterior](t, in, "post")
+	post := lookup[*model.Posterior](t, in, "post")
 	var found bool
 	for _, w := range post.Summary.Warnings {
 		if strings.HasPrefix(w, "bke: ") && strings.Contains(w, "degenerate") {
@@ -221,7 +222,7 @@ model m {
 }
 `)
 	m := lookup[*eval.Model](t, in, "m")
-	c, err := in.Compile(m, nil, eval.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
 	if err != nil {
 		t.Fatal(err)
 	}

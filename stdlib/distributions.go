@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
@@ -88,8 +89,8 @@ func init() {
 		})
 }
 
-func distArg(a *eval.Args, name string) (*eval.DistVal, error) {
-	d, ok := a.Value(name).(*eval.DistVal)
+func distArg(a *eval.Args, name string) (*model.DistVal, error) {
+	d, ok := a.Value(name).(*model.DistVal)
 	if !ok {
 		return nil, a.Errorf(name, "%s must be a distribution, got %s", name, eval.Describe(a.Value(name)))
 	}
@@ -128,7 +129,7 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 			return nil, a.Fail("%v", err)
 		}
 	}
-	return &eval.DistVal{Family: fam, Params: params}, nil
+	return &model.DistVal{Family: fam, Params: params}, nil
 }
 
 func makeMixture(a *eval.Args) (eval.Value, error) {
@@ -156,7 +157,7 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 	}
 	labels := make([]string, k)
 	for i, e := range list.Elems {
-		d, ok := e.(*eval.DistVal)
+		d, ok := e.(*model.DistVal)
 		if !ok {
 			return nil, a.Errorf("components", "component %d must be a distribution, got %s", i+1, eval.Describe(e))
 		}
@@ -168,7 +169,7 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 		labels[i] = d.String()
 	}
 	fam := dist.NewMixture(fams)
-	d := &eval.DistVal{Family: fam, Params: params,
+	d := &model.DistVal{Family: fam, Params: params,
 		Label: fmt.Sprintf("mixture(%s, [%s])", w, strings.Join(labels, ", "))}
 	if p, ok := d.Scalar(); ok {
 		if err := fam.Check(p); err != nil {

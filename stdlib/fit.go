@@ -3,12 +3,10 @@ package stdlib
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/inference"
 )
@@ -26,16 +24,16 @@ func init() {
 	eval.Register(`summary(post)`,
 		`The posterior summary: mean, MCSE, sd, 5%, 50% and 95% quantiles, bulk and tail ESS and rank-normalised R-hat per parameter (Vehtari et al. 2021), with warnings for R-hat > 1.01, low ESS, divergences, low E-BFMI and tree-depth saturation. Prints as a table; --json writes the object of the language reference.`,
 		func(a *eval.Args) (eval.Value, error) {
-			p, ok := a.Value("post").(*Posterior)
+			p, ok := a.Value("post").(*model.Posterior)
 			if !ok {
 				return nil, a.Errorf("post", "post must be a posterior from sample, got %s", eval.Describe(a.Value("post")))
 			}
-			return &SummaryVal{S: p.Summary}, nil
+			return &model.SummaryVal{S: p.Summary}, nil
 		})
 	eval.Register(`draws(post, name)`,
 		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME.`,
 		func(a *eval.Args) (eval.Value, error) {
-			p, ok := a.Value("post").(*Posterior)
+			p, ok := a.Value("post").(*model.Posterior)
 			if !ok {
 				return nil, a.Errorf("post", "post must be a posterior from sample, got %s", eval.Describe(a.Value("post")))
 			}
@@ -59,20 +57,20 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 	return recordValues(a, "fix")
 }
 
-func objectiveTerms(a *eval.Args) (eval.Terms, error) {
+func objectiveTerms(a *eval.Args) (model.Terms, error) {
 	obj, err := a.Str("objective")
 	if err != nil {
-		return eval.Terms{}, err
+		return model.Terms{}, err
 	}
 	switch obj {
 	case "map":
-		return eval.Terms{Prior: true, Likelihood: true}, nil
+		return model.Terms{Prior: true, Likelihood: true}, nil
 	case "ml", "mlm":
-		return eval.Terms{Likelihood: true}, nil
+		return model.Terms{Likelihood: true}, nil
 	case "vb", "mkl", "rr":
-		return eval.Terms{}, a.Errorf("objective", "objective %q applies to GP models with a latent function; this model takes \"map\" or \"ml\"", obj)
+		return model.Terms{}, a.Errorf("objective", "objective %q applies to GP models with a latent function; this model takes \"map\" or \"ml\"", obj)
 	}
-	return eval.Terms{}, a.Errorf("objective", "objective must be \"map\" or \"ml\", got %q", obj)
+	return model.Terms{}, a.Errorf("objective", "objective must be \"map\" or \"ml\", got %q", obj)
 }
 
 // intArg reads an integer setting between lo and hi.
@@ -140,7 +138,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	th := a.Th
-	c, err := th.Compile(a.Pos, m, fixed, eval.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	c, err := model.Compile(th, a.Pos, m, fixed, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
 	if err != nil {
 		return nil, err
 	}
@@ -173,70 +171,20 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	if th.Interp().Options().Progress {
 		s.Progress = th.Interp().Stderr()
 	}
-	res, err := hmc.Sample(th.Context(), func() (hmc.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
+	post, err := model.Sample(th, c, s)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, a.Fail("interrupted")
-		}
-		return nil, a.Fail("%v", err)
+		return nil, fitError(a, err)
 	}
-	post := &Posterior{Model: m, Comp: c, Names: c.Names(), Result: res, MaxDepth: s.MaxDepth}
-	post.Values = make([][][]float64, len(res.Chains))
-	for ci, ch := range res.Chains {
-		post.Values[ci] = make([][]float64, len(ch.Draws))
-		for i, q := range ch.Draws {
-			post.Values[ci][i] = c.Constrain(nil, q)
-		}
-	}
-	checkDraws(th, c, res)
-	post.Summary = hmc.Summarize(post.Names, post.Values, res, s.MaxDepth)
-	if res.InitNote != "" {
-		post.Summary.Warnings = append(post.Summary.Warnings, res.InitNote)
-	}
-	post.Summary.Warnings = append(post.Summary.Warnings, c.TakeWarnings()...)
 	return post, nil
 }
 
-// checkDraws lets observation families examine a spread of the draws (every
-// chain's extremes in each coordinate and a thinned sample) for the
-// pathologies they know, recording warnings on c. At most maxChecked draws
-// per chain are examined, so a model with many parameters does not pay a
-// density evaluation per coordinate.
-func checkDraws(th *eval.Thread, c *eval.Compiled, res *hmc.Result) {
-	const maxChecked = 64
-	d := c.NewDensity(th.Fork())
-	for _, ch := range res.Chains {
-		if len(ch.Draws) == 0 {
-			continue
-		}
-		var picks []int
-		step := max(1, len(ch.Draws)/10)
-		for i := 0; i < len(ch.Draws); i += step {
-			picks = append(picks, i)
-		}
-		for k := 0; k < res.Dim; k++ {
-			lo, hi := 0, 0
-			for i, q := range ch.Draws {
-				if q[k] < ch.Draws[lo][k] {
-					lo = i
-				}
-				if q[k] > ch.Draws[hi][k] {
-					hi = i
-				}
-			}
-			picks = append(picks, lo, hi)
-			if len(picks) >= 2*maxChecked {
-				break
-			}
-		}
-		seen := map[int]bool{}
-		for _, i := range picks {
-			if !seen[i] && len(seen) < maxChecked {
-				seen[i] = true
-				d.Check(ch.Draws[i])
-			}
-		}
+// fitError is a fitting builtin's error: "interrupted" when the run was
+// cancelled.
+func fitError(a *eval.Args, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return a.Fail("interrupted")
 	}
+	return a.Fail("%v", err)
 }
 
 func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
@@ -261,11 +209,11 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	th := a.Th
-	c, err := th.Compile(a.Pos, m, fixed, terms)
+	c, err := model.Compile(th, a.Pos, m, fixed, terms)
 	if err != nil {
 		return nil, err
 	}
-	s := inference.OptimizeSettings{Starts: starts, Seed: seed, Context: th.Context()}
+	s := inference.OptimizeSettings{Starts: starts, Seed: seed}
 	if a.Value("init") != nil {
 		vals, err := recordValues(a, "init")
 		if err != nil {
@@ -275,47 +223,14 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "%v", err)
 		}
 	}
-	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
-	var r *inference.OptimizeResult
-	if c.Dim() == 0 {
-		lp, err := c.NewDensity(th.Fork()).Value(nil)
-		if err != nil {
-			return nil, err
-		}
-		r = &inference.OptimizeResult{Value: lp, Converged: true}
-	} else if r, err = inference.Maximize(newObj, s); err != nil {
-		if th.Context().Err() != nil {
-			return nil, a.Fail("interrupted")
-		}
-		return nil, a.Fail("%v", err)
+	opt, err := model.Optimize(th, c, s)
+	if err != nil {
+		return nil, fitError(a, err)
 	}
-	rec := eval.NewRecord()
-	cons := c.Constrain(nil, r.X)
-	off := 0
-	for _, p := range m.Params {
-		if v, ok := fixed[p.Name]; ok {
-			rec.Set(p.Name, v)
-			continue
-		}
-		if p.Size == 0 {
-			rec.Set(p.Name, eval.Num(cons[off]))
-		} else {
-			rec.Set(p.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+p.Dim()]...)})
-		}
-		off += p.Dim()
-	}
-	rec.Set("logp", eval.Num(r.Value)).Set("converged", eval.Bool(r.Converged)).
-		Set("iterations", eval.Num(r.Iterations)).Set("grad_norm", eval.Num(r.GradNorm))
-	if c.Dim() > 0 {
-		c.NewDensity(th.Fork()).Check(r.X)
-	}
-	for _, w := range c.TakeWarnings() {
+	for _, w := range opt.Warnings {
 		th.Interp().Warn(a.Pos, w)
 	}
-	if !r.Converged && c.Dim() > 0 {
-		th.Interp().Warn(a.Pos, fmt.Sprintf("optimize did not converge (%s); the result may not be a maximum", r.Starts[0].Status))
-	}
-	return rec, nil
+	return opt.Values, nil
 }
 
 func profileBuiltin(a *eval.Args) (eval.Value, error) {
@@ -337,12 +252,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 	for _, na := range a.Extra {
 		p, ok := known[na.Name]
 		if !ok {
-			names := make([]string, 0, len(known))
-			for n := range known {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return nil, a.Fail("model %s has no parameter %q; its parameters are %s", m.Name, na.Name, strings.Join(names, ", "))
+			return nil, a.Fail("%v", model.NoParam(m, na.Name))
 		}
 		if v, ok := na.Value.(*eval.Vec); ok && p.Size == 0 {
 			if gridName != "" {
@@ -360,76 +270,13 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Fail("the grid of %s is empty", gridName)
 	}
 	th := a.Th
-	c, err := th.Compile(a.Pos, m, fixed, terms)
+	c, err := model.Compile(th, a.Pos, m, fixed, terms)
 	if err != nil {
 		return nil, err
 	}
-	// The grid parameter's coordinate, and the free ones to maximise.
-	gridIdx := -1
-	off := 0
-	for _, p := range c.FreeParams() {
-		if p.Name == gridName {
-			gridIdx = off
-		}
-		off += p.Dim()
-	}
-	points := make([][]float64, len(grid))
-	for i, x := range grid {
-		q, err := c.Unconstrain(map[string]eval.Value{gridName: eval.Num(x)})
-		if err != nil {
-			points[i] = nil // outside the prior's support: zero density
-			continue
-		}
-		points[i] = q
-	}
-	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
-	out := make([]float64, len(grid))
-	if c.Dim() == 1 {
-		var valid [][]float64
-		var where []int
-		for i, q := range points {
-			if q != nil {
-				valid = append(valid, q)
-				where = append(where, i)
-			}
-		}
-		for i := range out {
-			out[i] = math.Inf(-1)
-		}
-		vals, err := inference.Profile(newObj, valid, 0)
-		if err != nil {
-			return nil, a.Fail("%v", err)
-		}
-		for k, i := range where {
-			out[i] = vals[k]
-		}
-	} else {
-		// Maximise the other free parameters at each grid point, warm
-		// starting from the previous optimum.
-		fixedCoord := make([]bool, c.Dim())
-		fixedCoord[gridIdx] = true
-		var prev []float64
-		for i, q := range points {
-			if q == nil {
-				out[i] = math.Inf(-1)
-				continue
-			}
-			init := append([]float64(nil), q...)
-			for j := range init {
-				if j != gridIdx && prev != nil {
-					init[j] = prev[j]
-				}
-			}
-			r, err := inference.Maximize(newObj, inference.OptimizeSettings{Init: init, Fixed: fixedCoord, Context: th.Context(), Workers: 1})
-			if err != nil {
-				if th.Context().Err() != nil {
-					return nil, a.Fail("interrupted")
-				}
-				out[i] = math.Inf(-1)
-				continue
-			}
-			out[i], prev = r.Value, r.X
-		}
+	out, err := model.Profile(th, c, gridName, grid)
+	if err != nil {
+		return nil, fitError(a, err)
 	}
 	rec := eval.NewRecord()
 	rec.Set(gridName, &eval.Vec{Data: append([]float64(nil), grid...)})

@@ -37,7 +37,7 @@ func init() {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &eval.KernelVal{K: k, Hyper: append(hv, av)}, nil
+		return &KernelVal{K: k, Hyper: append(hv, av)}, nil
 	})
 	reg("periodic(ell, period)", "The periodic kernel exp(-2 Σ_d sin²(π (x_d - y_d)/period)/ell²).", func(a *eval.Args) (eval.Value, error) {
 		ell, ev, err := hyperArg(a, "ell")
@@ -52,7 +52,7 @@ func init() {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &eval.KernelVal{K: k, Hyper: []eval.Value{ev, pv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{ev, pv}}, nil
 	})
 	reg("linear(c = 0)", "The linear kernel xᵀy + c, c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
 		c, cv, err := hyperArg(a, "c")
@@ -63,7 +63,7 @@ func init() {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &eval.KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
 	})
 	reg("poly(degree, c = 1)", "The polynomial kernel (xᵀy + c)^degree, degree a whole number ≥ 1 (fixed), c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
 		deg, err := a.Int("degree")
@@ -78,13 +78,13 @@ func init() {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &eval.KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
 	})
 	eval.Register("white()", "White noise: 1 for an observation with itself, 0 otherwise (its Gram matrix is the identity).", func(a *eval.Args) (eval.Value, error) {
-		return &eval.KernelVal{K: kernels.White{}}, nil
+		return &KernelVal{K: kernels.White{}}, nil
 	})
 	eval.Register("constant()", "The constant kernel 1; c * constant() is the constant c.", func(a *eval.Args) (eval.Value, error) {
-		return &eval.KernelVal{K: kernels.Constant{}}, nil
+		return &KernelVal{K: kernels.Constant{}}, nil
 	})
 	eval.Register("gram(k, x, y?)", "The Gram matrix of kernel k on the rows of x (k(x_i, x_j)), or between the rows of x and y (k(x_i, y_j)).", func(a *eval.Args) (eval.Value, error) {
 		k, err := kernelArg(a, "k")
@@ -156,8 +156,8 @@ func init() {
 		})
 }
 
-func kernelArg(a *eval.Args, name string) (*eval.KernelVal, error) {
-	k, ok := a.Value(name).(*eval.KernelVal)
+func kernelArg(a *eval.Args, name string) (*KernelVal, error) {
+	k, ok := a.Value(name).(*KernelVal)
 	if !ok {
 		return nil, a.Errorf(name, "%s must be a kernel such as rbf(1), got %s", name, eval.Describe(a.Value(name)))
 	}
@@ -207,5 +207,5 @@ func stationary(a *eval.Args, mk func([]float64) (kernels.Kernel, error)) (eval.
 	if err != nil {
 		return nil, a.Errorf("ell", "%v", err)
 	}
-	return &eval.KernelVal{K: k, Hyper: hv}, nil
+	return &KernelVal{K: k, Hyper: hv}, nil
 }

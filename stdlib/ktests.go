@@ -86,7 +86,7 @@ func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
 // chooseKernel resolves a kernel argument that may name a rule.
 func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (kernels.Kernel, error) {
 	switch v := a.Value(name).(type) {
-	case *eval.KernelVal:
+	case *KernelVal:
 		return v.K, nil
 	case eval.Str:
 		switch v {

@@ -4,18 +4,19 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 )
 
 func init() {
 	eval.Register("logp(m, values)",
 		"The log density of model m at the parameter values given as a record on the constrained scale, e.g. logp(m, {ell: 0.5}): priors plus observations, without the transforms' Jacobians.",
 		func(a *eval.Args) (eval.Value, error) {
-			return logDensityAt(a, eval.Terms{Prior: true, Likelihood: true})
+			return logDensityAt(a, model.Terms{Prior: true, Likelihood: true})
 		})
 	eval.Register("loglik(m, values)",
 		"The observation terms alone of model m's log density at the parameter values given as a record: the log (pseudo)likelihood.",
 		func(a *eval.Args) (eval.Value, error) {
-			return logDensityAt(a, eval.Terms{Likelihood: true})
+			return logDensityAt(a, model.Terms{Likelihood: true})
 		})
 }
 
@@ -41,7 +42,7 @@ func recordValues(a *eval.Args, name string) (map[string]eval.Value, error) {
 	return out, nil
 }
 
-func logDensityAt(a *eval.Args, terms eval.Terms) (eval.Value, error) {
+func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
 	m, err := modelArg(a, "m")
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func logDensityAt(a *eval.Args, terms eval.Terms) (eval.Value, error) {
 	if len(missing) > 0 {
 		return nil, a.Errorf("values", "give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
 	}
-	c, err := a.Th.Compile(a.PosOf("values"), m, values, terms)
+	c, err := model.Compile(a.Th, a.PosOf("values"), m, values, terms)
 	if err != nil {
 		return nil, err
 	}

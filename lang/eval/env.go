@@ -35,21 +35,11 @@ func (e *Env) Define(name string, v Value) { e.vars[name] = v }
 const maxDepth = 2000
 
 // Thread is one evaluation in progress: the interpreter it belongs to, its
-// context and call depth, and, while a model's log density is evaluated, the
-// compiled model. The sampler's chains each have their own Thread.
+// context and call depth. The sampler's chains each have their own Thread.
 type Thread struct {
 	in    *Interpreter
 	ctx   context.Context
 	depth int
-	// comp is the compiled model whose log density is being evaluated.
-	comp *Compiled
-	// Checking asks observation families to check the point for known
-	// pathologies (and Warn) while the density is evaluated.
-	Checking bool
-	// Capture, when set, receives what each observation family resolved
-	// its parameters to while the density is evaluated (embedding reads a
-	// posterior draw's BKE hyperparameters this way).
-	Capture func(any)
 }
 
 func (in *Interpreter) newThread(ctx context.Context) *Thread {
@@ -58,6 +48,14 @@ func (in *Interpreter) newThread(ctx context.Context) *Thread {
 	}
 	return &Thread{in: in, ctx: ctx}
 }
+
+// NewThread makes a thread of the interpreter's own for a Go caller (tests,
+// embedders, lang/model); a nil ctx means the interpreter's Options.Context.
+func (in *Interpreter) NewThread(ctx context.Context) *Thread { return in.newThread(ctx) }
+
+// Expr evaluates e in env on th: lang/model evaluates a model's statements
+// through it.
+func (th *Thread) Expr(e ast.Expr, env *Env) (Value, error) { return th.expr(e, env) }
 
 // Fork makes a thread for work that runs beside th (a sampler's chain): same
 // interpreter and context, its own call depth and tape.

@@ -9,7 +9,7 @@ import (
 
 // Model is the value of `model NAME { ... }`: its statements, the scope they
 // were declared in, and the parameters they declare. Fitting compiles it into
-// a log density (compile.go).
+// a log density (lang/model).
 type Model struct {
 	Name   string
 	decl   *ast.Model
@@ -24,11 +24,40 @@ type ModelParam struct {
 	Name string
 	Size int // 0 for a scalar, K for `NAME[K]`
 	Pos  ast.Pos
-	stmt *ast.Tilde
+	// Stmt is the `NAME ~ DIST` statement that declares it.
+	Stmt *ast.Tilde
 }
 
 // Dim is the number of reals the parameter holds.
 func (p ModelParam) Dim() int { return max(p.Size, 1) }
+
+// Decl is the model's declaration.
+func (m *Model) Decl() *ast.Model { return m.decl }
+
+// Env is the scope the model was declared in.
+func (m *Model) Env() *Env { return m.env }
+
+// ParamNames lists the parameters' names in declaration order.
+func (m *Model) ParamNames() []string {
+	out := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Names lists the free reals' names for a parameter: `ell`, or `w.1`,
+// `w.2`, ... for a vector parameter.
+func (p ModelParam) Names() []string {
+	if p.Size == 0 {
+		return []string{p.Name}
+	}
+	out := make([]string, p.Size)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s.%d", p.Name, i+1)
+	}
+	return out
+}
 
 func (m *Model) Type() string { return "model" }
 
@@ -59,7 +88,7 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 		}
 		switch t.Kind {
 		case ast.Param:
-			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Pos: t.Name.At, stmt: t})
+			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Pos: t.Name.At, Stmt: t})
 		case ast.VecParam:
 			v, err := th.expr(t.Size, env)
 			if err != nil {
@@ -72,7 +101,7 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 			if k > MaxParamSize {
 				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, Describe(v), MaxParamSize)
 			}
-			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, stmt: t})
+			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, Stmt: t})
 		case ast.Observe:
 			m.Observations++
 		case ast.Latent:

@@ -1,11 +1,14 @@
-package eval
+package model
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/dist"
 )
@@ -16,13 +19,13 @@ import (
 // density then records its derivatives on the tape.
 type DistVal struct {
 	Family dist.Family
-	Params []Value
+	Params []eval.Value
 	// Label is how the distribution prints when it is not Family(params)
 	// (a mixture).
 	Label string
 }
 
-var _ ADHolder = (*DistVal)(nil)
+var _ eval.ADHolder = (*DistVal)(nil)
 
 func (d *DistVal) Type() string { return "distribution" }
 
@@ -40,7 +43,7 @@ func (d *DistVal) String() string {
 // HasAD reports whether a parameter depends on model parameters.
 func (d *DistVal) HasAD() bool {
 	for _, p := range d.Params {
-		if IsAD(p) {
+		if eval.IsAD(p) {
 			return true
 		}
 	}
@@ -51,12 +54,12 @@ func (d *DistVal) HasAD() bool {
 func (d *DistVal) Scalar() ([]float64, bool) {
 	out := make([]float64, len(d.Params))
 	for i, p := range d.Params {
-		x, ok := ToFloat(p)
+		x, ok := eval.ToFloat(p)
 		if !ok {
 			return nil, false
 		}
 		switch p.(type) {
-		case *Vec, *ADVec:
+		case *eval.Vec, *eval.ADVec:
 			return nil, false
 		}
 		out[i] = x
@@ -80,9 +83,9 @@ func (d *DistVal) width() (int, error) {
 	for i, p := range d.Params {
 		var k int
 		switch p := p.(type) {
-		case *Vec:
+		case *eval.Vec:
 			k = len(p.Data)
-		case *ADVec:
+		case *eval.ADVec:
 			k = len(p.Vs)
 		default:
 			continue
@@ -97,18 +100,18 @@ func (d *DistVal) width() (int, error) {
 
 // paramAt returns parameter j for element i, and its tape node when it
 // depends on model parameters (ok false otherwise).
-func paramAt(p Value, i int) (x float64, v ad.Var, isAD bool) {
+func paramAt(p eval.Value, i int) (x float64, v ad.Var, isAD bool) {
 	switch p := p.(type) {
-	case Num:
+	case eval.Num:
 		return float64(p), 0, false
-	case *Vec:
+	case *eval.Vec:
 		return p.Data[i], 0, false
-	case *ADNum:
+	case *eval.ADNum:
 		return p.Value(), p.V, true
-	case *ADVec:
+	case *eval.ADVec:
 		return p.T.Value(p.Vs[i]), p.Vs[i], true
 	}
-	x, _ = ToFloat(p)
+	x, _ = eval.ToFloat(p)
 	return x, 0, false
 }
 
@@ -136,17 +139,17 @@ func (o obsElems) at(i int) (float64, ad.Var, bool) {
 
 // elemsOf flattens data for an elementwise log density: numbers, vectors,
 // and matrices (all elements, row by row).
-func elemsOf(v Value) (obsElems, bool) {
+func elemsOf(v eval.Value) (obsElems, bool) {
 	switch v := v.(type) {
-	case Num:
+	case eval.Num:
 		return obsElems{f: []float64{float64(v)}}, true
-	case *Vec:
+	case *eval.Vec:
 		return obsElems{f: v.Data}, true
-	case *Mat:
-		return obsElems{f: denseData(v.M)}, true
-	case *ADNum:
+	case *eval.Mat:
+		return obsElems{f: rowMajor(v.M)}, true
+	case *eval.ADNum:
 		return obsElems{t: v.T, vs: []ad.Var{v.V}}, true
-	case *ADVec:
+	case *eval.ADVec:
 		return obsElems{t: v.T, vs: v.Vs}, true
 	}
 	return obsElems{}, false
@@ -160,12 +163,12 @@ func (e *SupportError) Error() string { return e.Msg }
 
 // logDensity sums the log density of d over the elements of x. With a tape
 // it records the sum as one node whose parents are every tape node among the
-// parameters and x, and returns it; without one it returns a Num. An error
+// parameters and x, and returns it; without one it returns a eval.Num. An error
 // names the first element outside the support or parameter out of domain.
-func (d *DistVal) logDensity(t *ad.Tape, x Value, what string) (Value, error) {
+func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	xs, ok := elemsOf(x)
 	if !ok {
-		return nil, fmt.Errorf("%s must be numbers, got %s", what, Describe(x))
+		return nil, fmt.Errorf("%s must be numbers, got %s", what, eval.Describe(x))
 	}
 	width, err := d.width()
 	if err != nil {
@@ -208,11 +211,11 @@ func (d *DistVal) logDensity(t *ad.Tape, x Value, what string) (Value, error) {
 			lo, hi := d.Family.Support(p)
 			if xi < lo || xi > hi || math.IsNaN(xi) || (d.Family.Discrete() && xi != math.Trunc(xi)) {
 				if n == 1 {
-					return nil, &SupportError{fmt.Sprintf("%s = %s is outside the support of %s", what, FormatNumber(xi), d)}
+					return nil, &SupportError{fmt.Sprintf("%s = %s is outside the support of %s", what, eval.FormatNumber(xi), d)}
 				}
-				return nil, &SupportError{fmt.Sprintf("%s has element %d = %s outside the support of %s", what, i+1, FormatNumber(xi), d)}
+				return nil, &SupportError{fmt.Sprintf("%s has element %d = %s outside the support of %s", what, i+1, eval.FormatNumber(xi), d)}
 			}
-			return nil, fmt.Errorf("the log density of %s at %s is not finite", d, FormatNumber(xi))
+			return nil, fmt.Errorf("the log density of %s at %s is not finite", d, eval.FormatNumber(xi))
 		}
 		total += lp
 		if t == nil {
@@ -226,7 +229,7 @@ func (d *DistVal) logDensity(t *ad.Tape, x Value, what string) (Value, error) {
 				continue
 			}
 			switch d.Params[j].(type) {
-			case *ADVec:
+			case *eval.ADVec:
 				parents, partials = append(parents, pv[j]), append(partials, dp[j])
 			default:
 				scalarD[j] += dp[j]
@@ -234,14 +237,14 @@ func (d *DistVal) logDensity(t *ad.Tape, x Value, what string) (Value, error) {
 		}
 	}
 	if t == nil {
-		return Num(total), nil
+		return eval.Num(total), nil
 	}
 	for j, par := range d.Params {
-		if a, ok := par.(*ADNum); ok {
+		if a, ok := par.(*eval.ADNum); ok {
 			parents, partials = append(parents, a.V), append(partials, scalarD[j])
 		}
 	}
-	return &ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
 }
 
 func anyTrue(bs []bool) bool {
@@ -255,10 +258,10 @@ func anyTrue(bs []bool) bool {
 
 // LogPDF is logpdf(d, x) for a program: the log density at each element of
 // x, elementwise (a number for a number).
-func (d *DistVal) LogPDF(pos ast.Pos, x Value) (Value, error) {
+func (d *DistVal) LogPDF(pos ast.Pos, x eval.Value) (eval.Value, error) {
 	xs, ok := elemsOf(x)
 	if !ok || xs.t != nil {
-		return nil, ast.Errorf(pos, "logpdf needs numbers, got %s", Describe(x))
+		return nil, ast.Errorf(pos, "logpdf needs numbers, got %s", eval.Describe(x))
 	}
 	width, err := d.width()
 	if err != nil {
@@ -280,11 +283,25 @@ func (d *DistVal) LogPDF(pos ast.Pos, x Value) (Value, error) {
 		out[i] = d.Family.LogProb(xs.f[i], p)
 	}
 	switch x.(type) {
-	case Num:
-		return Num(out[0]), nil
-	case *Mat:
-		r, c := x.(*Mat).Dims()
-		return arrayValue(array{rank: 2, rows: r, cols: c}, out, nil, nil), nil
+	case eval.Num:
+		return eval.Num(out[0]), nil
+	case *eval.Mat:
+		r, c := x.(*eval.Mat).Dims()
+		return eval.NewMat(mat.NewDense(r, c, out)), nil
 	}
-	return &Vec{Data: out}, nil
+	return &eval.Vec{Data: out}, nil
+}
+
+// rowMajor is m's elements row by row.
+func rowMajor(m *mat.Dense) []float64 {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	if raw.Stride == c {
+		return raw.Data[:r*c]
+	}
+	out := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		out = append(out, raw.Data[i*raw.Stride:i*raw.Stride+c]...)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package stdlib
+package model
 
 import (
 	"encoding/json"
@@ -12,12 +12,12 @@ import (
 	"github.com/kml-lang/kml/runtime/hmc"
 )
 
-// Posterior is the value `sample` returns: the draws of every free
+// Posterior is the value Sample returns: the draws of every free
 // parameter on the constrained scale, the sampler's record, and the
 // summary with its warnings.
 type Posterior struct {
 	Model    *eval.Model
-	Comp     *eval.Compiled
+	Comp     *Compiled
 	Names    []string      // one per scalar: ell, w.1, w.2, ...
 	Values   [][][]float64 // chain, draw, scalar
 	Result   *hmc.Result
@@ -28,7 +28,6 @@ type Posterior struct {
 var (
 	_ eval.HasAttrs = (*Posterior)(nil)
 	_ eval.JSONer   = (*Posterior)(nil)
-	_ CSVWriter     = (*Posterior)(nil)
 )
 
 func (p *Posterior) Type() string { return "posterior" }

@@ -1,4 +1,4 @@
-package eval_test
+package model_test
 
 import (
 	"math"
@@ -9,11 +9,12 @@ import (
 	"gonum.org/v1/gonum/diff/fd"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
 // compile runs src and compiles the model named m in it.
-func compile(t *testing.T, src string, fixed map[string]eval.Value, terms eval.Terms) (*eval.Interpreter, *eval.Compiled) {
+func compile(t *testing.T, src string, fixed map[string]eval.Value, terms model.Terms) (*eval.Interpreter, *model.Compiled) {
 	t.Helper()
 	in := eval.New(eval.Options{})
 	if _, err := in.Eval("t.kml", src); err != nil {
@@ -23,14 +24,14 @@ func compile(t *testing.T, src string, fixed map[string]eval.Value, terms eval.T
 	if !ok {
 		t.Fatal("no model m")
 	}
-	c, err := in.Compile(v.(*eval.Model), fixed, terms)
+	c, err := model.CompileFor(in, v.(*eval.Model), fixed, terms)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
 	return in, c
 }
 
-var all = eval.Terms{Prior: true, Likelihood: true, Jacobian: true}
+var all = model.Terms{Prior: true, Likelihood: true, Jacobian: true}
 
 // gradientModels exercise every path a gradient takes through a model:
 // each kind of transform, vector parameters with hierarchical priors,
@@ -82,7 +83,7 @@ model m {
 func TestModelGradientsMatchFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for i, src := range gradientModels {
-		for _, terms := range []eval.Terms{all, {Prior: true, Likelihood: true}, {Likelihood: true}} {
+		for _, terms := range []model.Terms{all, {Prior: true, Likelihood: true}, {Likelihood: true}} {
 			in, c := compile(t, src, nil, terms)
 			d := c.NewDensityFor(in)
 			q := make([]float64, c.Dim())
@@ -159,7 +160,7 @@ func TestCompileErrors(t *testing.T) {
 		_, err := in.Eval("t.kml", c.src)
 		if err == nil {
 			v, _ := in.Lookup("m")
-			_, err = in.Compile(v.(*eval.Model), nil, all)
+			_, err = model.CompileFor(in, v.(*eval.Model), nil, all)
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q:\n got  %v\n want %s", c.src, err, c.want)

@@ -1,0 +1,267 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// Terms selects the parts of a model's log density.
+type Terms struct {
+	// Prior includes the priors' log densities (false for ML-II).
+	Prior bool
+	// Likelihood includes the observations.
+	Likelihood bool
+	// Jacobian includes the transforms' log-Jacobians (true for sampling on
+	// the unconstrained scale; false for MAP on the constrained scale and
+	// for logp).
+	Jacobian bool
+}
+
+// Compiled is a model turned into a log density of its free parameters on
+// the unconstrained scale, with some parameters possibly held fixed.
+type Compiled struct {
+	Model  *eval.Model
+	Terms  Terms
+	slots  []*slot
+	byStmt map[*ast.Tilde]*slot
+	dim    int
+
+	mu    sync.Mutex
+	cache map[any]any
+	// warned holds the model warnings already given, so each shows once.
+	warned map[string]bool
+	// warnings are the messages observation families raised while the
+	// density was evaluated (e.g. BKE's degenerate-embedding warning).
+	warnings []string
+}
+
+type slot struct {
+	param eval.ModelParam
+	tr    transform
+	// off is the parameter's first index in the unconstrained vector, or −1
+	// when it is held fixed at fixed (given is the value as the caller gave
+	// it, for reporting).
+	off          int
+	fixed, given eval.Value
+}
+
+// Dim is the number of free reals.
+func (c *Compiled) Dim() int { return c.dim }
+
+// Names lists the free reals' names on the constrained scale: `ell`, and
+// `w.1`, `w.2`, ... for a vector parameter.
+func (c *Compiled) Names() []string {
+	var out []string
+	for _, s := range c.slots {
+		if s.off >= 0 {
+			out = append(out, s.param.Names()...)
+		}
+	}
+	return out
+}
+
+// FreeParams lists the free parameters.
+func (c *Compiled) FreeParams() []eval.ModelParam {
+	var out []eval.ModelParam
+	for _, s := range c.slots {
+		if s.off >= 0 {
+			out = append(out, s.param)
+		}
+	}
+	return out
+}
+
+// Compile makes the log density of m with the parameters in fixed held at
+// their values (constrained scale). It runs the model once at the origin of
+// the unconstrained scale, which fixes each parameter's transform from its
+// prior's support and reports mistakes in the model (a prior that is not a
+// distribution, data outside a distribution's support, mismatched shapes)
+// before any fitting starts. th is the thread of the caller; pos is where
+// to report a bad fixed value.
+func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.Value, terms Terms) (*Compiled, error) {
+	c := &Compiled{Model: m, Terms: terms, byStmt: map[*ast.Tilde]*slot{}, cache: map[any]any{}, warned: map[string]bool{}}
+	for name := range fixed {
+		if !hasParam(m, name) {
+			return nil, ast.Errorf(pos, "%v", NoParam(m, name))
+		}
+	}
+	for _, p := range m.Params {
+		s := &slot{param: p, off: -1}
+		if v, ok := fixed[p.Name]; ok {
+			fv, err := fixedValue(p, v)
+			if err != nil {
+				return nil, ast.Errorf(pos, "%v", err)
+			}
+			s.fixed, s.given = fv, v
+		} else {
+			s.off = c.dim
+			c.dim += p.Dim()
+		}
+		c.slots = append(c.slots, s)
+		c.byStmt[p.Stmt] = s
+	}
+	d := c.NewDensity(th.Fork())
+	if _, err := d.run(make([]float64, c.dim), nil, true); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CompileFor compiles m for a Go caller (tests, embedders) on a thread of
+// the interpreter's own.
+func CompileFor(in *eval.Interpreter, m *eval.Model, fixed map[string]eval.Value, terms Terms) (*Compiled, error) {
+	return Compile(in.NewThread(nil), ast.Pos{}, m, fixed, terms)
+}
+
+func hasParam(m *eval.Model, name string) bool {
+	for _, p := range m.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// NoParam is the error for a name that is not one of m's parameters.
+func NoParam(m *eval.Model, name string) error {
+	names := m.ParamNames()
+	return fmt.Errorf("model %s has no parameter %q; its parameters are %s", m.Name, name, strings.Join(names, ", "))
+}
+
+// fixedValue checks a held value against the parameter's shape.
+func fixedValue(p eval.ModelParam, v eval.Value) (eval.Value, error) {
+	if p.Size == 0 {
+		x, ok := eval.ToFloat(v)
+		if !ok {
+			return nil, fmt.Errorf("%s is a number, got %s", p.Name, eval.Describe(v))
+		}
+		return eval.Num(x), nil
+	}
+	if x, ok := v.(eval.Num); ok {
+		xs := make([]float64, p.Size)
+		for i := range xs {
+			xs[i] = float64(x)
+		}
+		return &eval.Vec{Data: xs}, nil
+	}
+	xs, ok := eval.ToFloats(v)
+	if !ok || len(xs) != p.Size {
+		return nil, fmt.Errorf("%s is a vector of length %d, got %s", p.Name, p.Size, eval.Describe(v))
+	}
+	return &eval.Vec{Data: xs}, nil
+}
+
+// Constrain maps an unconstrained vector to the constrained values, in the
+// order of Names.
+func (c *Compiled) Constrain(dst, q []float64) []float64 {
+	dst = dst[:0]
+	for _, s := range c.slots {
+		if s.off < 0 {
+			continue
+		}
+		for i := 0; i < s.param.Dim(); i++ {
+			x, _ := s.tr.constrain(q[s.off+i])
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}
+
+// Unconstrain maps values given by name (constrained scale) to an
+// unconstrained vector; parameters not given are NaN.
+func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) {
+	q := make([]float64, c.dim)
+	for i := range q {
+		q[i] = math.NaN()
+	}
+	for name, v := range values {
+		var s *slot
+		for _, sl := range c.slots {
+			if sl.param.Name == name {
+				s = sl
+			}
+		}
+		if s == nil {
+			return nil, fmt.Errorf("model %s has no parameter %q", c.Model.Name, name)
+		}
+		if s.off < 0 {
+			continue
+		}
+		fv, err := fixedValue(s.param, v)
+		if err != nil {
+			return nil, err
+		}
+		xs, _ := eval.ToFloats(fv)
+		for i, x := range xs {
+			u := s.tr.unconstrain(x)
+			if math.IsNaN(u) {
+				return nil, fmt.Errorf("%s = %s is outside the support of its prior", name, eval.FormatNumber(x))
+			}
+			q[s.off+i] = u
+		}
+	}
+	return q, nil
+}
+
+// Values is every parameter at the unconstrained point q as a record in
+// declaration order: the free ones constrained, the held ones as given.
+func (c *Compiled) Values(q []float64) *eval.Record {
+	rec := eval.NewRecord()
+	cons := c.Constrain(nil, q)
+	off := 0
+	for _, s := range c.slots {
+		if s.off < 0 {
+			rec.Set(s.param.Name, s.given)
+			continue
+		}
+		if s.param.Size == 0 {
+			rec.Set(s.param.Name, eval.Num(cons[off]))
+		} else {
+			rec.Set(s.param.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+s.param.Dim()]...)})
+		}
+		off += s.param.Dim()
+	}
+	return rec
+}
+
+// warnOnce records a warning under key unless one was recorded already.
+func (c *Compiled) warnOnce(key, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warned[key] {
+		return
+	}
+	c.warned[key] = true
+	c.warnings = append(c.warnings, msg)
+}
+
+// TakeWarnings returns and clears the warnings raised so far, sorted.
+func (c *Compiled) TakeWarnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.warnings
+	c.warnings = nil
+	sort.Strings(w)
+	return w
+}
+
+// cached returns the value cached under key, building it once.
+func (c *Compiled) cached(key any, build func() (any, error)) (any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.cache[key]; ok {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	c.cache[key] = v
+	return v, nil
+}

@@ -1,0 +1,301 @@
+package model
+
+import (
+	"errors"
+	"math"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/ad"
+)
+
+// Density is the compiled model's log density for one goroutine (one chain
+// or one optimiser start): it owns a tape and a thread. It satisfies
+// hmc.Model and inference.Objective.
+type Density struct {
+	c    *Compiled
+	th   *eval.Thread
+	tape *ad.Tape
+	in   []ad.Var
+	ev   Eval
+	// families, when non-nil, collects the observation families as
+	// evaluated (Families).
+	families *[]Family
+}
+
+// NewDensity makes a Density for th, a fork of the caller's thread.
+func (c *Compiled) NewDensity(th *eval.Thread) *Density {
+	return &Density{c: c, th: th, tape: ad.NewTape(), ev: Eval{c: c}}
+}
+
+// NewDensityFor makes a Density on a thread of the interpreter's own.
+func (c *Compiled) NewDensityFor(in *eval.Interpreter) *Density {
+	return c.NewDensity(in.NewThread(nil))
+}
+
+// Dim is the number of free reals.
+func (d *Density) Dim() int { return d.c.dim }
+
+// LogDensity returns the log density at the unconstrained point q and writes
+// its gradient into grad.
+func (d *Density) LogDensity(grad, q []float64) (float64, error) {
+	return d.run(q, grad, false)
+}
+
+// Value evaluates the log density without its gradient.
+func (d *Density) Value(q []float64) (float64, error) {
+	return d.run(q, nil, false)
+}
+
+// Check evaluates the log density at q asking the observation families to
+// examine the point; what they find is in the Compiled's warnings.
+func (d *Density) Check(q []float64) {
+	d.ev.Checking = true
+	defer func() { d.ev.Checking = false }()
+	_, _ = d.run(q, nil, false) // only the warnings matter here
+}
+
+// Families evaluates the model at q and returns its observation families as
+// they resolve there, in statement order: a posterior learns a draw's kernel
+// hyperparameters from them. Their parameters live on the density's tape,
+// so read them before the density is evaluated again.
+func (d *Density) Families(q []float64) ([]Family, error) {
+	var out []Family
+	d.families = &out
+	defer func() { d.families = nil }()
+	if _, err := d.run(q, nil, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// run evaluates the model at q. With first set it also fixes each free
+// parameter's transform from its prior's support.
+func (d *Density) run(q, grad []float64, first bool) (float64, error) {
+	c := d.c
+	t := d.tape
+	t.Reset()
+	d.in = d.in[:0]
+	for _, x := range q {
+		d.in = append(d.in, t.Input(x))
+	}
+	env := eval.NewEnv(c.Model.Env())
+	var terms []ad.Var
+	constant := 0.0
+	add := func(v eval.Value) {
+		switch v := v.(type) {
+		case eval.Num:
+			constant += float64(v)
+		case *eval.ADNum:
+			terms = append(terms, v.V)
+		}
+	}
+	th := d.th
+	for _, st := range c.Model.Decl().Body {
+		switch st := st.(type) {
+		case *ast.Assign:
+			v, err := th.Expr(st.Value, env)
+			if err != nil {
+				return 0, err
+			}
+			env.Define(st.Name.Name, v)
+		case *ast.Tilde:
+			if st.Kind == ast.Observe {
+				if !c.Terms.Likelihood && !first {
+					continue
+				}
+				lp, err := d.observe(st, env)
+				var se *SupportError
+				if errors.As(err, &se) {
+					if !first {
+						return math.Inf(-1), zero(grad)
+					}
+					return 0, ast.Errorf(st.At, "%v", se)
+				}
+				if err != nil {
+					return 0, err
+				}
+				if c.Terms.Likelihood {
+					add(lp)
+				}
+				continue
+			}
+			s := c.byStmt[st]
+			var prior *DistVal
+			if c.Terms.Prior || first {
+				var err error
+				if prior, err = d.prior(st, env, s, first); err != nil {
+					return 0, err
+				}
+			}
+			var x eval.Value
+			if s.off < 0 {
+				x = s.fixed
+			} else {
+				var logJ []ad.Var
+				x, logJ = d.constrained(s)
+				if c.Terms.Jacobian {
+					terms = append(terms, logJ...)
+				}
+			}
+			env.Define(s.param.Name, x)
+			if c.Terms.Prior {
+				lp, err := prior.logDensity(t, x, s.param.Name)
+				var se *SupportError
+				if errors.As(err, &se) && s.off < 0 {
+					// A held value outside its prior's support has density zero.
+					return math.Inf(-1), zero(grad)
+				}
+				if err != nil {
+					return 0, ast.Errorf(st.At, "%v", err)
+				}
+				add(lp)
+			}
+		}
+	}
+	total := constant
+	var out ad.Var
+	if len(terms) > 0 {
+		out = t.Sum(terms)
+		total += t.Value(out)
+	}
+	if grad != nil {
+		if len(terms) > 0 {
+			t.Gradient(grad, out, d.in)
+		} else {
+			clear(grad)
+		}
+	}
+	return total, nil
+}
+
+// zero clears a gradient, if there is one, and returns nil.
+func zero(grad []float64) error {
+	clear(grad)
+	return nil
+}
+
+// prior evaluates a parameter's prior; on the first run it also checks it
+// and fixes the parameter's transform from the support.
+func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*DistVal, error) {
+	v, err := d.th.Expr(st.Dist, env)
+	if err != nil {
+		return nil, err
+	}
+	dv, ok := v.(*DistVal)
+	if !ok {
+		return nil, ast.Errorf(st.Dist.Pos(), "the prior of %s must be a distribution, got %s", s.param.Name, eval.Describe(v))
+	}
+	if !first {
+		return dv, nil
+	}
+	if dv.Family.Discrete() {
+		return nil, ast.Errorf(st.Dist.Pos(), "%s has a discrete prior %s; parameters are continuous", s.param.Name, dv.Family.Name())
+	}
+	width, err := dv.width()
+	if err != nil {
+		return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
+	}
+	if width != 1 && width != s.param.Dim() {
+		return nil, ast.Errorf(st.Dist.Pos(), "the prior of %s has parameters of length %d but %s has %d elements", s.param.Name, width, s.param.Name, s.param.Dim())
+	}
+	p := make([]float64, len(dv.Params))
+	for j, par := range dv.Params {
+		p[j], _, _ = paramAt(par, 0)
+	}
+	lo, hi := dv.Family.Support(p)
+	// A support that moves with the parameters (uniform(0, a) with a a
+	// parameter) would need a transform that moves too.
+	for j, par := range dv.Params {
+		if !eval.IsAD(par) {
+			continue
+		}
+		q := append([]float64(nil), p...)
+		q[j] += 1
+		if l2, h2 := dv.Family.Support(q); l2 != lo || h2 != hi {
+			return nil, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s depend on model parameters; use fixed bounds", s.param.Name, dv.Family.Name())
+		}
+	}
+	if err := dv.Family.Check(p); err != nil {
+		return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
+	}
+	if width > 1 {
+		// Every element must share the support (a vector of uniform bounds).
+		for i := 1; i < width; i++ {
+			for j, par := range dv.Params {
+				p[j], _, _ = paramAt(par, i)
+			}
+			if l2, h2 := dv.Family.Support(p); l2 != lo || h2 != hi {
+				return nil, ast.Errorf(st.Dist.Pos(), "the elements of %s have priors with different bounds", s.param.Name)
+			}
+		}
+	}
+	s.tr = transform{lo: lo, hi: hi}
+	return dv, nil
+}
+
+// constrained records the parameter's constrained value and log-Jacobians.
+func (d *Density) constrained(s *slot) (eval.Value, []ad.Var) {
+	t := d.tape
+	var logJ []ad.Var
+	if s.param.Size == 0 {
+		x, j, ok := s.tr.record(t, d.in[s.off])
+		if ok {
+			logJ = append(logJ, j)
+		}
+		return &eval.ADNum{T: t, V: x}, logJ
+	}
+	vs := make([]ad.Var, s.param.Size)
+	for i := range vs {
+		x, j, ok := s.tr.record(t, d.in[s.off+i])
+		vs[i] = x
+		if ok {
+			logJ = append(logJ, j)
+		}
+	}
+	return &eval.ADVec{T: t, Vs: vs}, logJ
+}
+
+// observe evaluates one `DATA ~ DIST` statement.
+func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
+	data, err := d.th.Expr(st.LHS, env)
+	if err != nil {
+		return nil, err
+	}
+	rhs, err := d.th.Expr(st.Dist, env)
+	if err != nil {
+		return nil, err
+	}
+	what := ast.Format(st.LHS)
+	switch r := rhs.(type) {
+	case *DistVal:
+		if m, ok := data.(*eval.Mat); ok {
+			if rr, cc := m.Dims(); cc != 1 && rr != 1 {
+				return nil, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)
+			}
+		}
+		lp, err := r.logDensity(d.tape, data, what)
+		var se *SupportError
+		if errors.As(err, &se) {
+			return nil, se // the caller decides: an error on the first run, −Inf later
+		}
+		if err != nil {
+			return nil, ast.Errorf(st.At, "%v", err)
+		}
+		return lp, nil
+	case Family:
+		if d.families != nil {
+			*d.families = append(*d.families, r)
+		}
+		lp, err := r.LogLik(&d.ev, data)
+		if err != nil {
+			var ae *ast.Error
+			if errors.As(err, &ae) {
+				return nil, err
+			}
+			return nil, ast.Errorf(st.At, "%v", err)
+		}
+		return lp, nil
+	}
+	return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
+}

@@ -1,0 +1,193 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/inference"
+)
+
+// Sample draws from c's posterior with NUTS on th's context, then constrains
+// the draws, lets the observation families check a spread of them, and
+// summarises them with the sampler's and the families' warnings.
+func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
+	res, err := hmc.Sample(th.Context(), func() (hmc.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
+	if err != nil {
+		return nil, err
+	}
+	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, MaxDepth: s.MaxDepth}
+	post.Values = make([][][]float64, len(res.Chains))
+	for ci, ch := range res.Chains {
+		post.Values[ci] = make([][]float64, len(ch.Draws))
+		for i, q := range ch.Draws {
+			post.Values[ci][i] = c.Constrain(nil, q)
+		}
+	}
+	checkDraws(c.NewDensity(th.Fork()), res)
+	post.Summary = hmc.Summarize(post.Names, post.Values, res, s.MaxDepth)
+	if res.InitNote != "" {
+		post.Summary.Warnings = append(post.Summary.Warnings, res.InitNote)
+	}
+	post.Summary.Warnings = append(post.Summary.Warnings, c.TakeWarnings()...)
+	return post, nil
+}
+
+// checkDraws lets observation families examine a spread of the draws (every
+// chain's extremes in each coordinate and a thinned sample) for the
+// pathologies they know, recording warnings on the Compiled. At most
+// maxChecked draws per chain are examined, so a model with many parameters
+// does not pay a density evaluation per coordinate.
+func checkDraws(d *Density, res *hmc.Result) {
+	const maxChecked = 64
+	for _, ch := range res.Chains {
+		if len(ch.Draws) == 0 {
+			continue
+		}
+		var picks []int
+		step := max(1, len(ch.Draws)/10)
+		for i := 0; i < len(ch.Draws); i += step {
+			picks = append(picks, i)
+		}
+		for k := 0; k < res.Dim; k++ {
+			lo, hi := 0, 0
+			for i, q := range ch.Draws {
+				if q[k] < ch.Draws[lo][k] {
+					lo = i
+				}
+				if q[k] > ch.Draws[hi][k] {
+					hi = i
+				}
+			}
+			picks = append(picks, lo, hi)
+			if len(picks) >= 2*maxChecked {
+				break
+			}
+		}
+		seen := map[int]bool{}
+		for _, i := range picks {
+			if !seen[i] && len(seen) < maxChecked {
+				seen[i] = true
+				d.Check(ch.Draws[i])
+			}
+		}
+	}
+}
+
+// Optimum is what Optimize found.
+type Optimum struct {
+	// Values holds every parameter at the optimum (held ones as given),
+	// then logp, converged, iterations and grad_norm.
+	Values *eval.Record
+	// Warnings are for the user: the families' findings at the optimum and
+	// a failure to converge.
+	Warnings []string
+}
+
+// Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
+// gives the starts, seed and initial point; its Context is th's).
+func Optimize(th *eval.Thread, c *Compiled, s inference.OptimizeSettings) (*Optimum, error) {
+	s.Context = th.Context()
+	var r *inference.OptimizeResult
+	if c.Dim() == 0 {
+		lp, err := c.NewDensity(th.Fork()).Value(nil)
+		if err != nil {
+			return nil, err
+		}
+		r = &inference.OptimizeResult{Value: lp, Converged: true}
+	} else {
+		var err error
+		newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
+		if r, err = inference.Maximize(newObj, s); err != nil {
+			if cerr := th.Context().Err(); cerr != nil {
+				return nil, cerr
+			}
+			return nil, err
+		}
+	}
+	rec := c.Values(r.X)
+	rec.Set("logp", eval.Num(r.Value)).Set("converged", eval.Bool(r.Converged)).
+		Set("iterations", eval.Num(r.Iterations)).Set("grad_norm", eval.Num(r.GradNorm))
+	if c.Dim() > 0 {
+		c.NewDensity(th.Fork()).Check(r.X)
+	}
+	opt := &Optimum{Values: rec, Warnings: c.TakeWarnings()}
+	if !r.Converged && c.Dim() > 0 {
+		opt.Warnings = append(opt.Warnings, fmt.Sprintf("optimize did not converge (%s); the result may not be a maximum", r.Starts[0].Status))
+	}
+	return opt, nil
+}
+
+// Profile is c's objective along a grid of the free scalar parameter
+// gridName, every other free parameter maximised at each grid point (warm
+// started from the previous point's optimum): a profile likelihood. Grid
+// points outside the prior's support, or where the maximisation fails, have
+// density zero (−Inf).
+func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]float64, error) {
+	// The grid parameter's coordinate.
+	gridIdx := -1
+	off := 0
+	for _, p := range c.FreeParams() {
+		if p.Name == gridName {
+			gridIdx = off
+		}
+		off += p.Dim()
+	}
+	if gridIdx < 0 {
+		return nil, fmt.Errorf("%s is not a free parameter of model %s", gridName, c.Model.Name)
+	}
+	points := make([][]float64, len(grid))
+	for i, x := range grid {
+		q, err := c.Unconstrain(map[string]eval.Value{gridName: eval.Num(x)})
+		if err == nil { // outside the prior's support: zero density
+			points[i] = q
+		}
+	}
+	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
+	out := make([]float64, len(grid))
+	for i := range out {
+		out[i] = math.Inf(-1)
+	}
+	if c.Dim() == 1 {
+		var valid [][]float64
+		var where []int
+		for i, q := range points {
+			if q != nil {
+				valid = append(valid, q)
+				where = append(where, i)
+			}
+		}
+		vals, err := inference.Profile(newObj, valid, 0)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range where {
+			out[i] = vals[k]
+		}
+		return out, nil
+	}
+	fixedCoord := make([]bool, c.Dim())
+	fixedCoord[gridIdx] = true
+	var prev []float64
+	for i, q := range points {
+		if q == nil {
+			continue
+		}
+		init := append([]float64(nil), q...)
+		for j := range init {
+			if j != gridIdx && prev != nil {
+				init[j] = prev[j]
+			}
+		}
+		r, err := inference.Maximize(newObj, inference.OptimizeSettings{Init: init, Fixed: fixedCoord, Context: th.Context(), Workers: 1})
+		if err != nil {
+			if cerr := th.Context().Err(); cerr != nil {
+				return nil, cerr
+			}
+			continue
+		}
+		out[i], prev = r.Value, r.X
+	}
+	return out, nil
+}
