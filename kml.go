@@ -73,7 +73,7 @@ func New(opts ...Option) *Interpreter {
 // []float64, *mat.Dense (rows are observations), []any, []string or
 // map[string]any.
 func (it *Interpreter) Set(name string, v any) error {
-	kv, err := eval.FromGo(v)
+	kv, err := FromGo(v)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (it *Interpreter) Get(name string) (any, error) {
 	if !ok {
 		return nil, errors.New("kml: " + name + " is not bound")
 	}
-	return eval.ToGo(v)
+	return ToGo(v)
 }
 
 // Eval runs src and returns the value of its last statement when that is
@@ -105,7 +105,7 @@ func (it *Interpreter) Eval(src string) (any, error) {
 	if v == eval.NoneValue {
 		return nil, nil
 	}
-	return eval.ToGo(v)
+	return ToGo(v)
 }
 
 // EvalFile runs a file; relative paths in it resolve against its directory

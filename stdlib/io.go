@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
 )
 
@@ -289,7 +290,7 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := eval.WriteFileAtomic(path, data); err != nil {
+	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
 	return nil, nil
@@ -326,7 +327,7 @@ func save(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := eval.WriteFileAtomic(path, data); err != nil {
+	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("to", "%v", err)
 	}
 	return nil, nil

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
 )
 
@@ -89,7 +90,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	if err := eval.WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := sandbox.WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
 	}
 	return nil, nil

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/grammar"
@@ -56,7 +57,7 @@ type Options struct {
 type Interpreter struct {
 	opts    Options
 	reg     *Registry
-	sandbox *Sandbox
+	sandbox *sandbox.Sandbox
 	checker *check.Checker
 	scope   *check.Scope // the session's names, for checking
 	env     *Env         // the session's values
@@ -94,7 +95,7 @@ func New(opts Options) *Interpreter {
 	in := &Interpreter{
 		opts:     opts,
 		reg:      reg,
-		sandbox:  NewSandbox(opts.Dirs...),
+		sandbox:  sandbox.NewSandbox(opts.Dirs...),
 		sources:  ast.Sources{},
 		rng:      rand.New(rand.NewPCG(opts.Seed, 0x72756e)),
 		parsed:   map[string]*ast.File{},
@@ -116,7 +117,7 @@ func (in *Interpreter) Stdout() io.Writer { return in.opts.Stdout }
 func (in *Interpreter) Stderr() io.Writer { return in.opts.Stderr }
 
 // Sandbox is the set of directories scripts may use.
-func (in *Interpreter) Sandbox() *Sandbox { return in.sandbox }
+func (in *Interpreter) Sandbox() *sandbox.Sandbox { return in.sandbox }
 
 // BaseDir is the directory relative paths resolve against: the directory of
 // the file being run.

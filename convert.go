@@ -1,4 +1,4 @@
-package eval
+package kml
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
 )
 
 // FromGo converts a Go value to a KML value: float64 and the integer types
@@ -15,23 +16,23 @@ import (
 // matrix (copied), map[string]any to a record (keys sorted), []any and
 // []string to a vector or list as a bracket literal would, and KML values
 // unchanged.
-func FromGo(v any) (Value, error) {
+func FromGo(v any) (eval.Value, error) {
 	switch v := v.(type) {
-	case Value:
+	case eval.Value:
 		return v, nil
 	case float64:
-		return Num(v), nil
+		return eval.Num(v), nil
 	case bool:
-		return Bool(v), nil
+		return eval.Bool(v), nil
 	case string:
-		return Str(v), nil
+		return eval.Str(v), nil
 	case []float64:
-		return &Vec{Data: append([]float64(nil), v...)}, nil
+		return &eval.Vec{Data: append([]float64(nil), v...)}, nil
 	case *mat.Dense:
 		if v == nil || v.IsEmpty() {
 			return nil, fmt.Errorf("cannot convert an empty or nil *mat.Dense to a KML value")
 		}
-		return &Mat{M: mat.DenseCopyOf(v)}, nil
+		return &eval.Mat{M: mat.DenseCopyOf(v)}, nil
 	case mat.Matrix:
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
 			return nil, fmt.Errorf("cannot convert a nil %T to a KML value", v)
@@ -39,15 +40,15 @@ func FromGo(v any) (Value, error) {
 		if r, c := v.Dims(); r == 0 || c == 0 {
 			return nil, fmt.Errorf("cannot convert an empty %T to a KML value", v)
 		}
-		return &Mat{M: mat.DenseCopyOf(v)}, nil
+		return &eval.Mat{M: mat.DenseCopyOf(v)}, nil
 	case []string:
-		l := &List{}
+		l := &eval.List{}
 		for _, s := range v {
-			l.Elems = append(l.Elems, Str(s))
+			l.Elems = append(l.Elems, eval.Str(s))
 		}
 		return l, nil
 	case []any:
-		vals := make([]Value, len(v))
+		vals := make([]eval.Value, len(v))
 		for i, e := range v {
 			x, err := FromGo(e)
 			if err != nil {
@@ -55,7 +56,7 @@ func FromGo(v any) (Value, error) {
 			}
 			vals[i] = x
 		}
-		return MakeVector(ast.Pos{}, vals, func(int) ast.Pos { return ast.Pos{} })
+		return eval.MakeVector(ast.Pos{}, vals, func(int) ast.Pos { return ast.Pos{} })
 	}
 	return fromReflect(v)
 }
@@ -64,7 +65,7 @@ func FromGo(v any) (Value, error) {
 // numbers of any integer or float type, slices and arrays of them (a
 // vector), slices of such slices (a matrix, one inner slice per row) and
 // maps with string keys (a record, fields in key order).
-func fromReflect(v any) (Value, error) {
+func fromReflect(v any) (eval.Value, error) {
 	fail := fmt.Errorf("cannot convert a Go %T to a KML value", v)
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
@@ -72,14 +73,14 @@ func fromReflect(v any) (Value, error) {
 	}
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return Num(rv.Int()), nil
+		return eval.Num(rv.Int()), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Num(rv.Uint()), nil
+		return eval.Num(rv.Uint()), nil
 	case reflect.Float32, reflect.Float64:
-		return Num(rv.Float()), nil
+		return eval.Num(rv.Float()), nil
 	case reflect.Slice, reflect.Array:
 		if xs, ok := numbers(rv); ok {
-			return &Vec{Data: xs}, nil
+			return &eval.Vec{Data: xs}, nil
 		}
 		if rv.Len() == 0 || (rv.Index(0).Kind() != reflect.Slice && rv.Index(0).Kind() != reflect.Array) {
 			return nil, fail
@@ -100,7 +101,7 @@ func fromReflect(v any) (Value, error) {
 		if cols == 0 {
 			return nil, fmt.Errorf("cannot convert a Go %T with empty rows to a matrix", v)
 		}
-		return &Mat{M: mat.NewDense(rv.Len(), cols, data)}, nil
+		return &eval.Mat{M: mat.NewDense(rv.Len(), cols, data)}, nil
 	case reflect.Map:
 		if rv.Type().Key().Kind() != reflect.String {
 			return nil, fail
@@ -114,7 +115,7 @@ func fromReflect(v any) (Value, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		r := NewRecord()
+		r := eval.NewRecord()
 		for _, k := range keys {
 			x, err := FromGo(fields[k])
 			if err != nil {
@@ -161,29 +162,30 @@ type GoValuer interface {
 // vectors to []float64 and matrices to *mat.Dense (both copied), records to
 // map[string]any, lists to []any, none to nil; other values by their
 // GoValue method.
-func ToGo(v Value) (any, error) {
+func ToGo(v eval.Value) (any, error) {
 	switch v := v.(type) {
-	case Num:
+	case eval.Num:
 		return float64(v), nil
-	case Bool:
+	case eval.Bool:
 		return bool(v), nil
-	case Str:
+	case eval.Str:
 		return string(v), nil
-	case *Vec:
+	case *eval.Vec:
 		return append([]float64(nil), v.Data...), nil
-	case *Mat:
+	case *eval.Mat:
 		return mat.DenseCopyOf(v.M), nil
-	case *Record:
+	case *eval.Record:
 		out := map[string]any{}
-		for _, k := range v.keys {
-			x, err := ToGo(v.vals[k])
+		for _, k := range v.AttrNames() {
+			f, _ := v.Attr(k)
+			x, err := ToGo(f)
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", k, err)
 			}
 			out[k] = x
 		}
 		return out, nil
-	case *List:
+	case *eval.List:
 		out := make([]any, len(v.Elems))
 		for i, e := range v.Elems {
 			x, err := ToGo(e)
@@ -193,7 +195,7 @@ func ToGo(v Value) (any, error) {
 			out[i] = x
 		}
 		return out, nil
-	case None:
+	case eval.None:
 		return nil, nil
 	case GoValuer:
 		return v.GoValue(), nil
