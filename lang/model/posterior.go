@@ -42,15 +42,7 @@ func (p *Posterior) String() string {
 }
 
 // JSON is the summary object of LANGUAGE.md.
-func (p *Posterior) JSON() any { return summaryJSON(p.Summary) }
-
-func summaryJSON(s *hmc.Summary) any {
-	b, err := s.MarshalJSON()
-	if err != nil {
-		return err.Error()
-	}
-	return json.RawMessage(b)
-}
+func (p *Posterior) JSON() any { return json.RawMessage(summaryJSON(p.Summary)) }
 
 // AttrNames lists the parameters.
 func (p *Posterior) AttrNames() []string {
@@ -94,7 +86,7 @@ func (p *Posterior) Attr(name string) (eval.Value, bool) {
 
 // WriteCSV writes the draws in the layout of LANGUAGE.md.
 func (p *Posterior) WriteCSV(w io.Writer) error {
-	return hmc.WriteCSV(w, p.Names, p.Values, p.Result)
+	return writeCSV(w, p.Names, p.Values, p.Result)
 }
 
 // SummaryVal is the value `summary` returns: it prints as a table and
@@ -104,10 +96,10 @@ type SummaryVal struct{ S *hmc.Summary }
 var _ eval.HasAttrs = (*SummaryVal)(nil)
 
 func (s *SummaryVal) Type() string   { return "summary" }
-func (s *SummaryVal) String() string { return s.S.Table() }
+func (s *SummaryVal) String() string { return summaryTable(s.S) }
 
 // JSON is the summary object of LANGUAGE.md.
-func (s *SummaryVal) JSON() any { return summaryJSON(s.S) }
+func (s *SummaryVal) JSON() any { return json.RawMessage(summaryJSON(s.S)) }
 
 // AttrNames lists the summarised quantities and the run's totals.
 func (s *SummaryVal) AttrNames() []string {

@@ -1,4 +1,4 @@
-package hmc
+package model
 
 import (
 	"context"
@@ -7,19 +7,18 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kml-lang/kml/runtime/hmc"
 )
 
 func TestSummaryJSONAndCSV(t *testing.T) {
-	r, err := Sample(context.Background(), factory(stdNormal{2}), Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
+	r, err := hmc.Sample(context.Background(), func() (hmc.Model, error) { return stdNormal{2}, nil }, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	values := [][][]float64{r.Chains[0].Draws, r.Chains[1].Draws}
-	s := Summarize([]string{"w.1", "w.2"}, values, r, 10)
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hmc.Summarize([]string{"w.1", "w.2"}, values, r, 10)
+	b := summaryJSON(s)
 	var obj map[string]any
 	if err := json.Unmarshal(b, &obj); err != nil {
 		t.Fatalf("invalid JSON %s: %v", b, err)
@@ -46,7 +45,7 @@ func TestSummaryJSONAndCSV(t *testing.T) {
 		t.Errorf("parameters out of order: %s", b)
 	}
 	var csv strings.Builder
-	if err := WriteCSV(&csv, []string{"w.1", "w.2"}, values, r); err != nil {
+	if err := writeCSV(&csv, []string{"w.1", "w.2"}, values, r); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
@@ -56,4 +55,17 @@ func TestSummaryJSONAndCSV(t *testing.T) {
 	if len(lines) != 1+2*50 || !strings.HasPrefix(lines[50], "1,50,") || !strings.HasPrefix(lines[51], "2,1,") {
 		t.Errorf("%d lines; line 50 %q, line 51 %q", len(lines), lines[50], lines[51])
 	}
+}
+
+// stdNormal is a standard normal in d dimensions.
+type stdNormal struct{ d int }
+
+func (m stdNormal) Dim() int { return m.d }
+func (m stdNormal) LogDensity(grad, q []float64) (float64, error) {
+	lp := 0.0
+	for i, x := range q {
+		lp -= 0.5 * x * x
+		grad[i] = -x
+	}
+	return lp, nil
 }
