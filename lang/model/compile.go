@@ -265,3 +265,35 @@ func (c *Compiled) cached(key any, build func() (any, error)) (any, error) {
 	c.cache[key] = v
 	return v, nil
 }
+
+// String describes the compiled density: the terms it includes, then one
+// line per parameter with its coordinates in the unconstrained vector and
+// its transform, or the value it is held at.
+func (c *Compiled) String() string {
+	var b strings.Builder
+	var terms []string
+	for _, t := range []struct {
+		on   bool
+		name string
+	}{{c.Terms.Prior, "prior"}, {c.Terms.Likelihood, "likelihood"}, {c.Terms.Jacobian, "Jacobian"}} {
+		if t.on {
+			terms = append(terms, t.name)
+		}
+	}
+	fmt.Fprintf(&b, "model %s: %d free reals; terms: %s\n", c.Model.Name, c.dim, strings.Join(terms, ", "))
+	for _, s := range c.slots {
+		name := s.param.Name
+		if s.param.Size > 0 {
+			name = fmt.Sprintf("%s[%d]", name, s.param.Size)
+		}
+		switch {
+		case s.off < 0:
+			fmt.Fprintf(&b, "  %-8s held at %s\n", name, s.given)
+		case s.param.Size == 0:
+			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.tr.describe())
+		default:
+			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.param.Dim(), s.tr.describe())
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

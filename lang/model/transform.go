@@ -1,8 +1,10 @@
 package model
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/dist"
 )
@@ -87,4 +89,9 @@ func (tr transform) record(t *ad.Tape, u ad.Var) (x, logJ ad.Var, hasJ bool) {
 		return t.Node(tr.hi-e, []ad.Var{u}, []float64{-e}), u, true
 	}
 	return u, 0, false
+}
+
+// describe names the transform and the support it maps onto.
+func (tr transform) describe() string {
+	return fmt.Sprintf("%s onto (%s, %s)", tr, eval.FormatNumber(tr.lo), eval.FormatNumber(tr.hi))
 }
