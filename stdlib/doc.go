@@ -1,7 +1,9 @@
-// Package stdlib is KML's standard library: the builtins a program calls
-// (maths and reductions, vector and matrix builders, distributions, kernels,
-// data input and output, fitting and testing). Each file registers its
-// builtins in eval.Builtins from an init function, with their signatures and
-// the documentation `:help` shows; importing the package makes them
-// available.
+// Package stdlib is KML's standard library: the bindings from builtin names
+// to the runtime (maths and reductions, vector and matrix builders,
+// distributions, kernels, data input and output, kernel tests, plots) and to
+// lang/model (sample, optimize, profile, logp, the bke observation family).
+// Each file registers its builtins in eval.Builtins from an init function,
+// with their signatures and the documentation `:help` shows, unpacks the
+// arguments, calls the package that does the work, and wraps its result as
+// a value; importing the package makes the builtins available.
 package stdlib
