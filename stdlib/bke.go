@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -180,8 +182,8 @@ func (f *bkeFamily) LogLik(ev *model.Eval, data eval.Value) (eval.Value, error) 
 	md := mv.(*bke.Model)
 	h := f.hyper()
 	if ev.Checking {
-		if bad, msg := md.Degenerate(h); bad {
-			ev.WarnOnce("bke: degenerate", f.pos, "bke: "+msg)
+		if d := md.Degenerate(h); d.Kind != bke.NotDegenerate {
+			ev.WarnOnce("bke: degenerate", f.pos, "bke: "+degenerateMessage(d))
 		}
 	}
 	if !f.HasAD() {
@@ -550,3 +552,40 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// degenerateMessage words what bke.Degenerate found: which pathology, with
+// the values and what to do.
+func degenerateMessage(d bke.Finding) string {
+	ells := "lengthscale " + shortFloats(d.Ell) + " is"
+	if len(d.Ell) > 1 {
+		ells = "lengthscales " + shortFloats(d.Ell) + " are"
+	}
+	switch d.Kind {
+	case bke.Underflow:
+		return fmt.Sprintf("%s so small that every k(x_i, z_j) underflows to 0: the embedding is identically zero and the pseudolikelihood says nothing about the data; put a prior on ell that excludes this region", ells)
+	case bke.ConstantEmbedding:
+		return fmt.Sprintf("%s so large that every k(x_i, z_j) ≈ %s: the embedding is constant and the pseudolikelihood degenerate; fix tau2 (e.g. noise: 1) or put a prior on ell that excludes this region", ells, shortFloat(d.Amp))
+	case bke.NoiseBelowRounding:
+		return fmt.Sprintf("tau2 = %s is below the rounding error of the kernel values (mean k(x_i, z_j)² = %s): the pseudolikelihood is degenerate there; fix tau2 (e.g. noise: 1) or put a prior on tau2 that excludes this region", shortFloat(d.Tau2), shortFloat(d.MeanK2))
+	}
+	return ""
+}
+
+// shortFloat formats v with two significant digits, exponents as in 3.2e3.
+func shortFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'g', 2, 64)
+	s = strings.Replace(s, "e+0", "e", 1)
+	s = strings.Replace(s, "e+", "e", 1)
+	return strings.Replace(s, "e-0", "e-", 1)
+}
+
+func shortFloats(v []float64) string {
+	if len(v) == 1 {
+		return shortFloat(v[0])
+	}
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = shortFloat(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

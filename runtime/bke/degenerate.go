@@ -1,11 +1,5 @@
 package bke
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
-
 // Degeneracy thresholds of Degenerate.
 const (
 	// constantEmbedding bounds the centred sum of squares relative to
@@ -17,32 +11,56 @@ const (
 	tau2Floor = 0x1p-52
 )
 
+// Degeneracy names the pathology Degenerate found.
+type Degeneracy int
+
+const (
+	// NotDegenerate: the pseudolikelihood is informative at h.
+	NotDegenerate Degeneracy = iota
+	// Underflow: every k(x_i, z_j) underflows to 0, so the embedding is
+	// identically zero (a lengthscale far below the data's spacing).
+	Underflow
+	// ConstantEmbedding: the embedding is constant to about five
+	// significant digits (a lengthscale far above the data's spread).
+	ConstantEmbedding
+	// NoiseBelowRounding: τ² is below the rounding error of the kernel
+	// values.
+	NoiseBelowRounding
+)
+
+// Finding is what Degenerate found, with the values that show it; the
+// caller words it for its user.
+type Finding struct {
+	Kind Degeneracy
+	// Ell are the lengthscales, Amp the kernel's amplitude σ² (every
+	// k(x_i, z_j) ≈ Amp for a constant embedding), Tau2 the noise and MeanK2
+	// the mean k(x_i, z_j)² at the point examined.
+	Ell       []float64
+	Amp, Tau2 float64
+	MeanK2    float64
+}
+
 // Degenerate reports whether the model is at hyperparameters where the
 // empirical embedding is numerically constant, the known pathology of the
 // pseudolikelihood with ℓ and τ² both free (MATH.md, known pitfalls): as
 // ℓ → ∞ every k(x_i, z_j) tends to σ², the centred sum of squares falls like
 // ℓ⁻⁴, the best τ² follows it and −½ m(n−1) log τ² outgrows the Jacobian's
 // −2nD log ℓ, so the density rises without bound. With K = [k(x_i, z_j)]
-// and μ̂ its column means, it fires when
+// and μ̂ its column means, it finds
 //
-//   - every k(x_i, z_j) underflows to 0 (a lengthscale far below the
-//     spacing of the data: the embedding is identically zero), or
-//   - Σ_ij (K_ij − μ̂_j)² ≤ 1e-10 ‖K‖_F² (the embedding is constant to about
-//     five significant digits), or
-//   - τ² ≤ 2⁻⁵² ‖K‖_F²/(nm) (the noise is below the rounding error of the
-//     kernel values).
+//   - Underflow when every k(x_i, z_j) underflows to 0;
+//   - ConstantEmbedding when Σ_ij (K_ij − μ̂_j)² ≤ 1e-10 ‖K‖_F²;
+//   - NoiseBelowRounding when τ² ≤ 2⁻⁵² ‖K‖_F²/(nm).
 //
-// The string says which, with the values and what to do, in words a user of
-// KML understands; it is empty when Degenerate returns false. h.Tau2 is only
-// used by the last test.
-func (md *Model) Degenerate(h Hyper) (bool, string) {
+// h.Tau2 is only used by the last test.
+func (md *Model) Degenerate(h Hyper) Finding {
 	p, err := md.prepare(h, false)
 	if err != nil {
-		return false, ""
+		return Finding{}
 	}
 	res, err := md.run(p, false, false)
 	if err != nil {
-		return false, ""
+		return Finding{}
 	}
 	n, m := float64(md.n), float64(md.m)
 	var mu2 float64
@@ -50,36 +68,14 @@ func (md *Model) Degenerate(h Hyper) (bool, string) {
 		mu2 += v * v
 	}
 	kf2 := res.css + n*mu2 // ‖K‖_F² at amplitude 1
-	ells := "lengthscale " + shortFloats(p.ell) + " is"
-	if len(p.ell) > 1 {
-		ells = "lengthscales " + shortFloats(p.ell) + " are"
-	}
+	f := Finding{Ell: append([]float64(nil), p.ell...), Amp: p.amp, Tau2: h.Tau2, MeanK2: p.amp * p.amp * kf2 / (n * m)}
 	switch {
 	case kf2 == 0:
-		return true, fmt.Sprintf("%s so small that every k(x_i, z_j) underflows to 0: the embedding is identically zero and the pseudolikelihood says nothing about the data; put a prior on ell that excludes this region", ells)
+		f.Kind = Underflow
 	case res.css <= constantEmbedding*kf2:
-		return true, fmt.Sprintf("%s so large that every k(x_i, z_j) ≈ %s: the embedding is constant and the pseudolikelihood degenerate; fix tau2 (e.g. noise: 1) or put a prior on ell that excludes this region", ells, shortFloat(p.amp))
+		f.Kind = ConstantEmbedding
 	case h.Tau2 > 0 && h.Tau2 <= tau2Floor*p.amp*p.amp*kf2/(n*m):
-		return true, fmt.Sprintf("tau2 = %s is below the rounding error of the kernel values (mean k(x_i, z_j)² = %s): the pseudolikelihood is degenerate there; fix tau2 (e.g. noise: 1) or put a prior on tau2 that excludes this region", shortFloat(h.Tau2), shortFloat(p.amp*p.amp*kf2/(n*m)))
+		f.Kind = NoiseBelowRounding
 	}
-	return false, ""
-}
-
-// shortFloat formats v with two significant digits, exponents as in 3.2e3.
-func shortFloat(v float64) string {
-	s := strconv.FormatFloat(v, 'g', 2, 64)
-	s = strings.Replace(s, "e+0", "e", 1)
-	s = strings.Replace(s, "e+", "e", 1)
-	return strings.Replace(s, "e-0", "e-", 1)
-}
-
-func shortFloats(v []float64) string {
-	if len(v) == 1 {
-		return shortFloat(v[0])
-	}
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = shortFloat(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return f
 }
