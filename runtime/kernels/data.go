@@ -51,9 +51,9 @@ func checkInputs(k Kernel, x, y *mat.Dense) error {
 	return nil
 }
 
-// rowMajor returns the matrix's elements row by row without copying when
+// RowMajor returns the matrix's elements row by row without copying when
 // they are contiguous.
-func rowMajor(x *mat.Dense) []float64 {
+func RowMajor(x *mat.Dense) []float64 {
 	r, c := x.Dims()
 	raw := x.RawMatrix()
 	if raw.Stride == c {

@@ -30,7 +30,7 @@ func NewDistances(x, y *mat.Dense, perDim bool) (*Distances, error) {
 	n, d := x.Dims()
 	m, _ := y.Dims()
 	dist := &Distances{N: n, M: m, Sq: make([]float64, n*m)}
-	xs, ys := rowMajor(x), rowMajor(y)
+	xs, ys := RowMajor(x), RowMajor(y)
 	if perDim {
 		dist.PerDim = make([][]float64, d)
 		for c := range dist.PerDim {

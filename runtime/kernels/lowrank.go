@@ -24,7 +24,7 @@ func IncompleteCholesky(k Kernel, x *mat.Dense, tol float64, maxRank int) (*mat.
 	if maxRank <= 0 || maxRank > n {
 		maxRank = n
 	}
-	data := rowMajor(x)
+	data := RowMajor(x)
 	diag := make([]float64, n)
 	for i := range diag {
 		xi := data[i*dim : (i+1)*dim]
