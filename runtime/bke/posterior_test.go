@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 // densePosterior is eq. (8) with the landmarks as observation points, by
@@ -16,7 +14,7 @@ func densePosterior(t *testing.T, x, z, at *mat.Dense, h Hyper, opt Options) ([]
 	n, _ := x.Dims()
 	m, _ := z.Dims()
 	p, _ := at.Dims()
-	rk, err := kernels.NewBKEPrior(h.Amp, h.Ell, opt.Prior.measure(), opt.Eta)
+	rk, err := NewPriorKernel(h.Amp, h.Ell, opt.Prior, opt.Eta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +101,7 @@ func TestPosteriorIsShrinkageEstimator(t *testing.T) {
 		lambda := tau2 / (n * n)
 		// The normalised prior with lengthscale ℓ/√2 is the SE kernel of
 		// lengthscale ℓ: exp(−|δ|²/(4(ℓ/√2)²)) = exp(−|δ|²/(2ℓ²)).
-		k, err := kernels.NewBKEPrior(1, []float64{ell / math.Sqrt2}, kernels.BKENormalised, 0)
+		k, err := NewPriorKernel(1, []float64{ell / math.Sqrt2}, Normalised, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
