@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // densePosterior is eq. (8) with the landmarks as observation points, by
@@ -140,7 +142,7 @@ func TestPosteriorIsShrinkageEstimator(t *testing.T) {
 			t.Fatal("not positive definite")
 		}
 		obs := append([]float64(nil), x.RawMatrix().Data...)
-		mean, _, err := gpPredict(k, &chol, obs, dim, y, at)
+		mean, _, err := linalg.GPPredict(k, &chol, obs, dim, y, at)
 		if err != nil {
 			t.Fatal(err)
 		}

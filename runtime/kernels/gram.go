@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // blasMinDim is the input dimension from which squared distances come from
@@ -253,12 +255,12 @@ type grid struct {
 // one row-major copy) when y is nil.
 func newGrid(x, y *mat.Dense, workers int) *grid {
 	n, d := x.Dims()
-	xs := RowMajor(x)
+	xs := linalg.RowMajor(x)
 	if y == nil {
 		return &grid{xs: xs, ys: xs, n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
 	}
 	m, _ := y.Dims()
-	return &grid{xs: xs, ys: RowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	return &grid{xs: xs, ys: linalg.RowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
 }
 
 // parallel runs body over row blocks on the workers. Blocks are handed out

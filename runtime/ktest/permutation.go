@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Settings configure the kernel tests. The zero value works.
@@ -85,7 +86,7 @@ func MMDTest(k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
 	res := Result{Estimator: s.Estimator, Method: "permutation", Permutations: s.Permutations, Kernel: k.String()}
 	var stat func(perm []int) float64
 	if s.Estimator == EstLinear {
-		zs := kernels.RowMajor(z)
+		zs := linalg.RowMajor(z)
 		stat = func(perm []int) float64 { return linearMMD(k, zs, zs, d, perm[:m], perm[m:]) }
 	} else {
 		gd, err := kernels.GramFull(k, z)

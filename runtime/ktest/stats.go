@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Estimators of MMD² and HSIC.
@@ -29,7 +30,7 @@ func MMD2(k kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) 
 		return 0, err
 	}
 	if estimator == EstLinear {
-		return linearMMD(k, kernels.RowMajor(x), kernels.RowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
+		return linearMMD(k, linalg.RowMajor(x), linalg.RowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
 	}
 	g, err := kernels.GramFull(k, z)
 	if err != nil {
