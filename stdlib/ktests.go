@@ -8,6 +8,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/bke"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/ktest"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			v, err := kernels.MMD2(k.K, x, y, est)
+			v, err := ktest.MMD2(k.K, x, y, est)
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -51,7 +52,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			v, err := kernels.HSIC(kx.K, ky.K, x, y, est)
+			v, err := ktest.HSIC(kx.K, ky.K, x, y, est)
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -116,7 +117,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (kern
 	return nil, a.Errorf(name, `%s must be a kernel, "median" or "bkl", got %s`, name, eval.Describe(a.Value(name)))
 }
 
-func result(r kernels.TestResult) eval.Value {
+func result(r ktest.Result) eval.Value {
 	rec := eval.NewRecord()
 	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
 		Set("estimator", eval.Str(r.Estimator)).Set("method", eval.Str(r.Method))
@@ -134,8 +135,8 @@ func result(r kernels.TestResult) eval.Value {
 	return rec
 }
 
-func testSettings(a *eval.Args) (kernels.TestSettings, error) {
-	var s kernels.TestSettings
+func testSettings(a *eval.Args) (ktest.Settings, error) {
+	var s ktest.Settings
 	var err error
 	if s.Permutations, err = intArg(a, "permutations", 1, eval.MaxLength); err != nil {
 		return s, err
@@ -157,7 +158,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	if v, ok := a.Value("k").(eval.Str); ok && v == "aggregate" {
-		r, err := kernels.MMDAggregateTest(x, y, s)
+		r, err := ktest.MMDAggregateTest(x, y, s)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -174,7 +175,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := kernels.MMDTest(k, x, y, s)
+	r, err := ktest.MMDTest(k, x, y, s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
@@ -202,7 +203,7 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := kernels.HSICTest(kx, ky, x, y, method, s)
+	r, err := ktest.HSICTest(kx, ky, x, y, method, s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // HasBinary is a value with its own meaning for binary operators (kernels:
@@ -300,18 +301,7 @@ func asArray(v Value) (array, bool) {
 }
 
 // denseData returns the matrix's elements in row order.
-func denseData(m *mat.Dense) []float64 {
-	r, c := m.Dims()
-	raw := m.RawMatrix()
-	if raw.Stride == c {
-		return raw.Data[:r*c]
-	}
-	out := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		out = append(out, raw.Data[i*raw.Stride:i*raw.Stride+c]...)
-	}
-	return out
-}
+func denseData(m *mat.Dense) []float64 { return linalg.RowMajor(m) }
 
 func describeArray(a array) string {
 	switch a.rank {

@@ -5,7 +5,7 @@
 //
 // The kernel is the squared exponential σ² exp(−½ Σ_d (x_d − y_d)²/ℓ_d²)
 // with an isotropic or ARD lengthscale, the one kernel whose prior
-// covariance r = ∫ k k dν has a closed form here (kernels.BKEPrior); other
+// covariance r = ∫ k k dν has a closed form here (PriorKernel); other
 // kernels would need r by quadrature.
 //
 // A Model holds the data x (n×D) and the landmarks z (m×D), the points at

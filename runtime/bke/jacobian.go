@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // The Jacobian term of the pseudolikelihood (eq. 13) is log γ(x) =
@@ -77,32 +78,22 @@ func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
 		return 0.5 * (math.Log(a) + math.Log(c) + math.Log(r)), true
 	}
 
-	// Cholesky G̃ = LLᵀ in sc.inv (lower triangle).
-	l := sc.inv
-	copy(l, g)
-	var logDet, logHad float64
+	// Cholesky G̃ = LLᵀ in sc.inv (lower triangle); the Hadamard ratio is
+	// Π_d L_dd²/G̃_dd.
 	for j := 0; j < dim; j++ {
 		if !(g[j*dim+j] > tinyDiag) {
 			return 0, false
 		}
-		s := l[j*dim+j]
-		for k := 0; k < j; k++ {
-			s -= l[j*dim+k] * l[j*dim+k]
-		}
-		if !(s > 0) {
-			return 0, false
-		}
-		d := math.Sqrt(s)
-		l[j*dim+j] = d
-		for i := j + 1; i < dim; i++ {
-			s := l[i*dim+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*dim+k] * l[j*dim+k]
-			}
-			l[i*dim+j] = s / d
-		}
+	}
+	l := sc.inv
+	if !linalg.Cholesky(l, g, dim) {
+		return 0, false
+	}
+	var logDet, logHad float64
+	for j := 0; j < dim; j++ {
+		d := l[j*dim+j]
 		logDet += 2 * math.Log(d)
-		logHad += math.Log(s / g[j*dim+j])
+		logHad += math.Log(d * d / g[j*dim+j])
 	}
 	if logHad < math.Log(hadamardLimit) {
 		return 0, false

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // landmarkSystem is A = R + (τ²/n) I on the landmarks, factorised, with
@@ -136,7 +138,7 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	}
 	alpha := mat.NewVecDense(m, nil)
 	if md.opt.Variant == Derived {
-		if err := ignoreCondition(ls.chol.SolveVecTo(alpha, mu)); err != nil {
+		if err := linalg.IgnoreCondition(ls.chol.SolveVecTo(alpha, mu)); err != nil {
 			return 0, err
 		}
 	}
@@ -160,7 +162,7 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	}
 
 	var ainv mat.SymDense
-	if err := ignoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
+	if err := linalg.IgnoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
 		return 0, err
 	}
 	// B = ααᵀ − A⁻¹: ∂(−½ log|A| − ½ μ̂ᵀA⁻¹μ̂) = ½ tr(B ∂A) − αᵀ∂μ̂.
@@ -204,7 +206,7 @@ func (md *Model) publishedGrad(g *Grad, p *params, res *passResult, ls *landmark
 	n, m := float64(md.n), md.m
 	a, t, l := p.amp, p.tau2, p.ell[0]
 	var ainv mat.SymDense
-	if err := ignoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
+	if err := linalg.IgnoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
 		return err
 	}
 	var trAinv, trAinvR, trAinvdR, muy float64

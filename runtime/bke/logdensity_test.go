@@ -8,8 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 // randMatrix returns an r×c matrix of N(0, scale²) entries.
@@ -84,7 +82,7 @@ func seK(amp float64, ell, x, y []float64) float64 {
 func denseLogN(t *testing.T, x, z *mat.Dense, h Hyper, opt Options) float64 {
 	n, dim := x.Dims()
 	m, _ := z.Dims()
-	rk, err := kernels.NewBKEPrior(h.Amp, h.Ell, opt.Prior.measure(), opt.Eta)
+	rk, err := NewPriorKernel(h.Amp, h.Ell, opt.Prior, opt.Eta)
 	if err != nil {
 		t.Fatal(err)
 	}

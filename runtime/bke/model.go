@@ -6,39 +6,7 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kml-lang/kml/runtime/kernels"
 )
-
-// Prior selects the measure ν of the prior covariance
-// r(x, y) = ∫ k(x, u) k(u, y) ν(du); see kernels.BKEPrior for the formulas.
-type Prior int
-
-const (
-	// Normalised drops the constant of the Lebesgue form:
-	// r(x, y) = σ⁴ exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²), as the authors' Stan
-	// program does. It is the default.
-	Normalised Prior = iota
-	// Lebesgue is ν = Lebesgue measure: r = σ⁴ π^{D/2} Π_d ℓ_d exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²).
-	Lebesgue
-	// Gaussian is ν(du) = exp(−|u|²/(2η²)) du with η = Options.Eta.
-	Gaussian
-)
-
-// String returns the prior's name as KML spells it.
-func (p Prior) String() string { return p.measure().String() }
-
-func (p Prior) measure() kernels.BKEMeasure {
-	switch p {
-	case Normalised:
-		return kernels.BKENormalised
-	case Lebesgue:
-		return kernels.BKELebesgue
-	case Gaussian:
-		return kernels.BKEGaussian
-	}
-	return kernels.BKEMeasure(p)
-}
 
 // Variant selects which density LogDensity computes.
 type Variant int
@@ -241,8 +209,8 @@ func (p *params) lengthscale(d int) float64 {
 }
 
 // prior returns the prior covariance kernel r at these hyperparameters.
-func (md *Model) prior(p *params) *kernels.BKEPrior {
-	r, err := kernels.NewBKEPrior(p.amp, p.ell, md.opt.Prior.measure(), md.opt.Eta)
+func (md *Model) prior(p *params) *PriorKernel {
+	r, err := NewPriorKernel(p.amp, p.ell, md.opt.Prior, md.opt.Eta)
 	if err != nil {
 		// prepare and New validated every argument.
 		panic("bke: " + err.Error())

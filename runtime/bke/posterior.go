@@ -1,14 +1,13 @@
 package bke
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Posterior returns the posterior predictive mean and covariance of the
@@ -46,7 +45,7 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 	for l, v := range res.mu {
 		mu.SetVec(l, p.amp*v)
 	}
-	return gpPredict(md.prior(p), ls.chol, md.z, md.dim, mu, at)
+	return linalg.GPPredict(md.prior(p), ls.chol, md.z, md.dim, mu, at)
 }
 
 // DrawPosterior writes into dst (length: the rows of at) one draw of μ_θ
@@ -100,50 +99,4 @@ func (md *Model) checkPoints(at *mat.Dense) error {
 		}
 	}
 	return nil
-}
-
-// gpPredict returns the GP predictive mean and covariance at the rows of at
-// for covariance k, observation points obs (row-major, dim columns) with
-// observations y and chol the factor of K_obs + noise·I.
-func gpPredict(k kernels.Kernel, chol *mat.Cholesky, obs []float64, dim int, y *mat.VecDense, at *mat.Dense) ([]float64, *mat.SymDense, error) {
-	m := len(obs) / dim
-	p, _ := at.Dims()
-	ks := mat.NewDense(m, p, nil)
-	for l := 0; l < m; l++ {
-		for j := 0; j < p; j++ {
-			ks.Set(l, j, k.Eval(obs[l*dim:(l+1)*dim], at.RawRowView(j)))
-		}
-	}
-	alpha := mat.NewVecDense(m, nil)
-	if err := ignoreCondition(chol.SolveVecTo(alpha, y)); err != nil {
-		return nil, nil, err
-	}
-	var mean mat.VecDense
-	mean.MulVec(ks.T(), alpha)
-
-	// cov = K_** − WᵀW with W = U⁻ᵀ K_*, A = UᵀU.
-	var w mat.Dense
-	if err := ignoreCondition(w.Solve(chol.RawU().T(), ks)); err != nil {
-		return nil, nil, err
-	}
-	kss := mat.NewSymDense(p, nil)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			kss.SetSym(i, j, k.Eval(at.RawRowView(i), at.RawRowView(j)))
-		}
-	}
-	cov := mat.NewSymDense(p, nil)
-	cov.SymRankK(kss, -1, w.T())
-	return mean.RawVector().Data, cov, nil
-}
-
-// ignoreCondition drops gonum's warning that a well-defined solve was
-// ill-conditioned: the factorisation is backward stable, and the jitter
-// policy decides what is too singular to use.
-func ignoreCondition(err error) error {
-	var c mat.Condition
-	if errors.As(err, &c) {
-		return nil
-	}
-	return err
 }

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // densePosterior is eq. (8) with the landmarks as observation points, by
@@ -16,7 +16,7 @@ func densePosterior(t *testing.T, x, z, at *mat.Dense, h Hyper, opt Options) ([]
 	n, _ := x.Dims()
 	m, _ := z.Dims()
 	p, _ := at.Dims()
-	rk, err := kernels.NewBKEPrior(h.Amp, h.Ell, opt.Prior.measure(), opt.Eta)
+	rk, err := NewPriorKernel(h.Amp, h.Ell, opt.Prior, opt.Eta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestPosteriorIsShrinkageEstimator(t *testing.T) {
 		lambda := tau2 / (n * n)
 		// The normalised prior with lengthscale ℓ/√2 is the SE kernel of
 		// lengthscale ℓ: exp(−|δ|²/(4(ℓ/√2)²)) = exp(−|δ|²/(2ℓ²)).
-		k, err := kernels.NewBKEPrior(1, []float64{ell / math.Sqrt2}, kernels.BKENormalised, 0)
+		k, err := NewPriorKernel(1, []float64{ell / math.Sqrt2}, Normalised, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestPosteriorIsShrinkageEstimator(t *testing.T) {
 			t.Fatal("not positive definite")
 		}
 		obs := append([]float64(nil), x.RawMatrix().Data...)
-		mean, _, err := gpPredict(k, &chol, obs, dim, y, at)
+		mean, _, err := linalg.GPPredict(k, &chol, obs, dim, y, at)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package hmc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // metric is the inverse mass matrix M⁻¹ of the kinetic energy ½ pᵀM⁻¹p.
@@ -34,8 +36,8 @@ func unitMetric(dim int, dense bool) *metric {
 // setDense installs a new dense M⁻¹, returning false when it is not
 // positive definite (the old one is kept).
 func (m *metric) setDense(minv []float64) bool {
-	l, ok := cholesky(minv, m.dim)
-	if !ok {
+	l := make([]float64, m.dim*m.dim)
+	if !linalg.Cholesky(l, minv, m.dim) {
 		return false
 	}
 	m.minv, m.chol = minv, l
@@ -89,30 +91,6 @@ func (m *metric) values() []float64 {
 		return append([]float64(nil), m.minv...)
 	}
 	return append([]float64(nil), m.diag...)
-}
-
-// cholesky factors a symmetric positive definite row-major matrix.
-func cholesky(a []float64, d int) ([]float64, bool) {
-	l := make([]float64, d*d)
-	for j := 0; j < d; j++ {
-		s := a[j*d+j]
-		for k := 0; k < j; k++ {
-			s -= l[j*d+k] * l[j*d+k]
-		}
-		if !(s > 0) {
-			return nil, false
-		}
-		ljj := math.Sqrt(s)
-		l[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			t := a[i*d+j]
-			for k := 0; k < j; k++ {
-				t -= l[i*d+k] * l[j*d+k]
-			}
-			l[i*d+j] = t / ljj
-		}
-	}
-	return l, true
 }
 
 func dot(a, b []float64) float64 {

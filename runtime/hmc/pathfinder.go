@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Pathfinder-style initialisation (after Zhang, Carpenter, Gelman and Vehtari
@@ -402,8 +404,8 @@ func approximation(it iterate, dim int) *gaussian {
 	for a := 0; a < r; a++ {
 		bm[a*r+a] += gamma
 	}
-	l, ok := cholesky(bm, r)
-	if !ok {
+	l := make([]float64, r*r)
+	if !linalg.Cholesky(l, bm, r) {
 		return nil
 	}
 	// μ = x + Σg = x + γg + W M Wᵀg.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // The Gram benchmarks report ns per entry computed and, as sub-benchmark
@@ -128,10 +130,10 @@ func BenchmarkDistancePaths(b *testing.B) {
 		for _, path := range []string{"loop", "blas"} {
 			b.Run(fmt.Sprintf("D=%d/%s", d, path), func(b *testing.B) {
 				out := make([]float64, 2000*2000)
-				g := &grid{xs: rowMajor(x), ys: rowMajor(x), n: 2000, m: 2000, dim: d, workers: 1}
+				g := &grid{xs: linalg.RowMajor(x), ys: linalg.RowMajor(x), n: 2000, m: 2000, dim: d, workers: 1}
 				for i := 0; i < b.N; i++ {
 					if path == "blas" {
-						g.sqDistBLAS(rowMajor(x), rowMajor(x), out)
+						g.sqDistBLAS(linalg.RowMajor(x), linalg.RowMajor(x), out)
 					} else {
 						g.sqDistLoop(out)
 					}

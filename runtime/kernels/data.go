@@ -50,18 +50,3 @@ func checkInputs(k Kernel, x, y *mat.Dense) error {
 	}
 	return nil
 }
-
-// rowMajor returns the matrix's elements row by row without copying when
-// they are contiguous.
-func rowMajor(x *mat.Dense) []float64 {
-	r, c := x.Dims()
-	raw := x.RawMatrix()
-	if raw.Stride == c {
-		return raw.Data[:r*c]
-	}
-	out := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		out = append(out, raw.Data[i*raw.Stride:i*raw.Stride+c]...)
-	}
-	return out
-}

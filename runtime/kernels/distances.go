@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Distances holds the hyperparameter-independent part of a stationary
@@ -30,7 +32,7 @@ func NewDistances(x, y *mat.Dense, perDim bool) (*Distances, error) {
 	n, d := x.Dims()
 	m, _ := y.Dims()
 	dist := &Distances{N: n, M: m, Sq: make([]float64, n*m)}
-	xs, ys := rowMajor(x), rowMajor(y)
+	xs, ys := linalg.RowMajor(x), linalg.RowMajor(y)
 	if perDim {
 		dist.PerDim = make([][]float64, d)
 		for c := range dist.PerDim {

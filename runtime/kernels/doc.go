@@ -1,7 +1,8 @@
 // Package kernels is KML's kernel library: positive definite kernels with their
 // hyperparameter and input gradients, Gram matrices computed in parallel blocks,
-// low-rank approximations, and the kernel two-sample (MMD) and independence
-// (HSIC) statistics and tests.
+// low-rank approximations, the median heuristic and landmarks. The kernel
+// two-sample (MMD) and independence (HSIC) tests built on them live in
+// package ktest.
 //
 // Gram, Cross, GramGrad and CrossGrad allocate their results; GramInto,
 // CrossInto, GramGradInto and CrossGradInto fill matrices the caller keeps,

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // blasMinDim is the input dimension from which squared distances come from
@@ -53,9 +55,9 @@ func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
 	return nil
 }
 
-// gramFull is Gram with both triangles filled, row-major, for the
-// statistics that read whole rows.
-func gramFull(k Kernel, x *mat.Dense) ([]float64, error) {
+// GramFull is Gram with both triangles filled, row-major, for the
+// statistics (package ktest) that read whole rows.
+func GramFull(k Kernel, x *mat.Dense) ([]float64, error) {
 	g, err := Gram(k, x)
 	if err != nil {
 		return nil, err
@@ -253,12 +255,12 @@ type grid struct {
 // one row-major copy) when y is nil.
 func newGrid(x, y *mat.Dense, workers int) *grid {
 	n, d := x.Dims()
-	xs := rowMajor(x)
+	xs := linalg.RowMajor(x)
 	if y == nil {
 		return &grid{xs: xs, ys: xs, n: n, m: n, dim: d, sym: true, workers: workerCount(workers)}
 	}
 	m, _ := y.Dims()
-	return &grid{xs: xs, ys: rowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
+	return &grid{xs: xs, ys: linalg.RowMajor(y), n: n, m: m, dim: d, workers: workerCount(workers)}
 }
 
 // parallel runs body over row blocks on the workers. Blocks are handed out

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // IncompleteCholesky factorises the Gram matrix of x approximately as LLᵀ
@@ -24,7 +26,7 @@ func IncompleteCholesky(k Kernel, x *mat.Dense, tol float64, maxRank int) (*mat.
 	if maxRank <= 0 || maxRank > n {
 		maxRank = n
 	}
-	data := rowMajor(x)
+	data := linalg.RowMajor(x)
 	diag := make([]float64, n)
 	for i := range diag {
 		xi := data[i*dim : (i+1)*dim]
@@ -86,7 +88,8 @@ func IncompleteCholesky(k Kernel, x *mat.Dense, tol float64, maxRank int) (*mat.
 
 // Nystrom returns Φ (n×m) with K ≈ ΦΦᵀ = K_xz (K_zz + εI)⁻¹ K_zx, the
 // Nyström approximation on the landmarks z, with jitter ε = 1e-10 times the
-// mean diagonal of K_zz (more, up to 1e-4 of it, if needed to factorise).
+// mean diagonal of K_zz (more, up to 1e-4 of it, if needed to factorise:
+// linalg.CholeskyJitter).
 func Nystrom(k Kernel, x, z *mat.Dense) (*mat.Dense, error) {
 	kxz, err := Cross(k, x, z)
 	if err != nil {
@@ -96,24 +99,9 @@ func Nystrom(k Kernel, x, z *mat.Dense) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _ := z.Dims()
-	mean := 0.0
-	for i := 0; i < m; i++ {
-		mean += kzz.At(i, i) / float64(m)
-	}
 	var ch mat.Cholesky
-	for eps := 1e-10 * mean; ; eps *= 10 {
-		a := mat.NewSymDense(m, nil)
-		a.CopySym(kzz)
-		for i := 0; i < m; i++ {
-			a.SetSym(i, i, a.At(i, i)+eps)
-		}
-		if ch.Factorize(a) {
-			break
-		}
-		if eps > 1e-4*mean {
-			return nil, fmt.Errorf("the Gram matrix of the landmarks is not positive definite even with jitter %g", eps)
-		}
+	if _, ok := linalg.CholeskyJitter(&ch, kzz, true); !ok {
+		return nil, fmt.Errorf("the Gram matrix of the landmarks is not positive definite even with jitter %g × its mean diagonal", linalg.JitterMax)
 	}
 	var c mat.TriDense
 	ch.LTo(&c)

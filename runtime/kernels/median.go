@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // MedianMaxRows is the number of rows above which MedianHeuristic works on a
@@ -38,7 +40,7 @@ func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
 		rng.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 		rows = rows[:MedianMaxRows]
 	}
-	data := rowMajor(x)
+	data := linalg.RowMajor(x)
 	ds := make([]float64, 0, len(rows)*(len(rows)-1)/2)
 	for a := 0; a < len(rows); a++ {
 		xa := data[rows[a]*d : (rows[a]+1)*d]
@@ -75,7 +77,7 @@ func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, err
 		return nil, fmt.Errorf("cannot choose %d landmarks from %d rows", m, n)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6c616e64))
-	data := rowMajor(x)
+	data := linalg.RowMajor(x)
 	switch method {
 	case "random", "":
 		idx := rng.Perm(n)[:m]

@@ -1,45 +1,49 @@
-package kernels
+package bke
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kml-lang/kml/runtime/kernels"
 )
 
-// BKEMeasure selects the measure ν of the Bayesian kernel embedding prior
-// covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) (Flaxman et al. 2016, eq. 4).
-type BKEMeasure int
+// Prior selects the measure ν of the Bayesian kernel embedding prior
+// covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) (Flaxman et al. 2016, eq. 4);
+// PriorKernel has the formulas.
+type Prior int
 
 const (
-	// BKENormalised is the Lebesgue form without its constant factor,
+	// Normalised is the Lebesgue form without its constant factor,
 	// r(x, y) = σ⁴ exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²): the prior of the
 	// authors' Stan program, and the default.
-	BKENormalised BKEMeasure = iota
-	// BKELebesgue is ν = Lebesgue measure:
+	Normalised Prior = iota
+	// Lebesgue is ν = Lebesgue measure:
 	// r(x, y) = σ⁴ π^{D/2} Π_d ℓ_d · exp(−¼ Σ_d (x_d − y_d)²/ℓ_d²).
-	BKELebesgue
-	// BKEGaussian is the finite measure ν(du) = exp(−|u|²/(2η²)) du:
+	Lebesgue
+	// Gaussian is the finite measure ν(du) = exp(−|u|²/(2η²)) du with
+	// η = Options.Eta:
 	// r(x, y) = σ⁴ Π_d ℓ_d η √(2π/(ℓ_d² + 2η²))
 	// · exp(−(x_d − y_d)²/(4ℓ_d²) − s_d²/(ℓ_d² + 2η²)), s = (x + y)/2.
-	BKEGaussian
+	Gaussian
 )
 
 // String returns the measure's name as KML spells it: "normalised",
 // "lebesgue" or "gaussian".
-func (m BKEMeasure) String() string {
+func (m Prior) String() string {
 	switch m {
-	case BKENormalised:
+	case Normalised:
 		return "normalised"
-	case BKELebesgue:
+	case Lebesgue:
 		return "lebesgue"
-	case BKEGaussian:
+	case Gaussian:
 		return "gaussian"
 	}
-	return fmt.Sprintf("BKEMeasure(%d)", int(m))
+	return fmt.Sprintf("Prior(%d)", int(m))
 }
 
-// BKEPrior is the covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) of the
+// PriorKernel is the covariance r(x, y) = ∫ k(x, u) k(u, y) ν(du) of the
 // Bayesian kernel embedding prior μ ~ GP(0, r) (Flaxman et al. 2016, eqs. 3–4
 // and appendix A.3) for the squared exponential kernel
 //
@@ -63,36 +67,36 @@ func (m BKEMeasure) String() string {
 // the Lebesgue one as η → ∞. η is fixed, not a hyperparameter.
 //
 // The hyperparameters are amp then ell ("amp", "ell" or "ell.1", "ell.2",
-// ...). A BKEPrior is immutable and safe for concurrent use.
-type BKEPrior struct {
+// ...). A PriorKernel is immutable and safe for concurrent use.
+type PriorKernel struct {
 	amp     float64
 	ell     []float64
-	measure BKEMeasure
+	measure Prior
 	eta     float64
 }
 
-var _ Kernel = (*BKEPrior)(nil)
+var _ kernels.Kernel = (*PriorKernel)(nil)
 
-// NewBKEPrior returns the BKE prior covariance of the SE kernel with
+// NewPriorKernel returns the BKE prior covariance of the SE kernel with
 // amplitude amp (σ²) and lengthscales ell (length 1 for isotropic, D for
 // ARD) under the given measure. eta is the scale η of the Gaussian measure
 // and is ignored by the others. It returns an error naming the parameter
 // when amp, an ell or eta is not positive and finite.
-func NewBKEPrior(amp float64, ell []float64, measure BKEMeasure, eta float64) (*BKEPrior, error) {
+func NewPriorKernel(amp float64, ell []float64, measure Prior, eta float64) (*PriorKernel, error) {
 	if len(ell) == 0 {
 		return nil, fmt.Errorf("bkeprior: no lengthscale given")
 	}
 	switch measure {
-	case BKENormalised, BKELebesgue:
+	case Normalised, Lebesgue:
 		eta = 0
-	case BKEGaussian:
+	case Gaussian:
 		if !(eta > 0) || math.IsInf(eta, 1) {
 			return nil, fmt.Errorf("bkeprior: eta = %g: the scale of the Gaussian measure must be positive and finite", eta)
 		}
 	default:
 		return nil, fmt.Errorf("bkeprior: unknown measure %d", int(measure))
 	}
-	p := &BKEPrior{measure: measure, eta: eta, ell: make([]float64, len(ell))}
+	p := &PriorKernel{measure: measure, eta: eta, ell: make([]float64, len(ell))}
 	h := make([]float64, 1+len(ell))
 	h[0] = amp
 	copy(h[1:], ell)
@@ -103,7 +107,7 @@ func NewBKEPrior(amp float64, ell []float64, measure BKEMeasure, eta float64) (*
 }
 
 // set validates and stores the hyperparameters h = [amp, ell...].
-func (p *BKEPrior) set(h []float64) error {
+func (p *PriorKernel) set(h []float64) error {
 	names := p.HyperNames()
 	for i, v := range h {
 		if !(v > 0) || math.IsInf(v, 1) {
@@ -120,22 +124,22 @@ func (p *BKEPrior) set(h []float64) error {
 }
 
 // Measure returns the measure ν.
-func (p *BKEPrior) Measure() BKEMeasure { return p.measure }
+func (p *PriorKernel) Measure() Prior { return p.measure }
 
 // Eta returns the scale η of the Gaussian measure (0 for the others).
-func (p *BKEPrior) Eta() float64 { return p.eta }
+func (p *PriorKernel) Eta() float64 { return p.eta }
 
 // NumHyper returns 1 + len(ell).
-func (p *BKEPrior) NumHyper() int { return 1 + len(p.ell) }
+func (p *PriorKernel) NumHyper() int { return 1 + len(p.ell) }
 
 // Hyper appends amp and the lengthscales to dst.
-func (p *BKEPrior) Hyper(dst []float64) []float64 {
+func (p *PriorKernel) Hyper(dst []float64) []float64 {
 	dst = append(dst, p.amp)
 	return append(dst, p.ell...)
 }
 
 // HyperNames returns "amp" then "ell" (isotropic) or "ell.1", ..., "ell.D".
-func (p *BKEPrior) HyperNames() []string {
+func (p *PriorKernel) HyperNames() []string {
 	names := []string{"amp"}
 	if len(p.ell) == 1 {
 		return append(names, "ell")
@@ -148,11 +152,11 @@ func (p *BKEPrior) HyperNames() []string {
 
 // WithHyper returns the prior with hyperparameters h = [amp, ell...], the
 // same measure and η.
-func (p *BKEPrior) WithHyper(h []float64) (Kernel, error) {
+func (p *PriorKernel) WithHyper(h []float64) (kernels.Kernel, error) {
 	if len(h) != p.NumHyper() {
-		panic(fmt.Sprintf("kernels: BKEPrior.WithHyper: %d hyperparameters, want %d", len(h), p.NumHyper()))
+		panic(fmt.Sprintf("bke: PriorKernel.WithHyper: %d hyperparameters, want %d", len(h), p.NumHyper()))
 	}
-	q := &BKEPrior{measure: p.measure, eta: p.eta, ell: make([]float64, len(p.ell))}
+	q := &PriorKernel{measure: p.measure, eta: p.eta, ell: make([]float64, len(p.ell))}
 	if err := q.set(h); err != nil {
 		return nil, err
 	}
@@ -160,24 +164,24 @@ func (p *BKEPrior) WithHyper(h []float64) (Kernel, error) {
 }
 
 // Dim returns 0 for an isotropic lengthscale and len(ell) for ARD.
-func (p *BKEPrior) Dim() int {
+func (p *PriorKernel) Dim() int {
 	if len(p.ell) == 1 {
 		return 0
 	}
 	return len(p.ell)
 }
 
-func (p *BKEPrior) check(x, y []float64) {
+func (p *PriorKernel) check(x, y []float64) {
 	if len(x) != len(y) {
-		panic(fmt.Sprintf("kernels: BKEPrior: len(x) = %d, len(y) = %d", len(x), len(y)))
+		panic(fmt.Sprintf("bke: PriorKernel: len(x) = %d, len(y) = %d", len(x), len(y)))
 	}
 	if len(p.ell) > 1 && len(x) != len(p.ell) {
-		panic(fmt.Sprintf("kernels: BKEPrior: len(x) = %d, ARD kernel has %d lengthscales", len(x), len(p.ell)))
+		panic(fmt.Sprintf("bke: PriorKernel: len(x) = %d, ARD kernel has %d lengthscales", len(x), len(p.ell)))
 	}
 }
 
 // lengthscale returns ℓ_d.
-func (p *BKEPrior) lengthscale(d int) float64 {
+func (p *PriorKernel) lengthscale(d int) float64 {
 	if len(p.ell) == 1 {
 		return p.ell[0]
 	}
@@ -186,7 +190,7 @@ func (p *BKEPrior) lengthscale(d int) float64 {
 
 // logTerm returns the log of dimension d's factor of r/σ⁴ and its
 // derivatives with respect to ℓ_d and to x_d.
-func (p *BKEPrior) logTerm(d int, xd, yd float64) (logf, dEll, dX float64) {
+func (p *PriorKernel) logTerm(d int, xd, yd float64) (logf, dEll, dX float64) {
 	l := p.lengthscale(d)
 	diff := xd - yd
 	l2 := l * l
@@ -194,10 +198,10 @@ func (p *BKEPrior) logTerm(d int, xd, yd float64) (logf, dEll, dX float64) {
 	dEll = diff * diff / (2 * l2 * l)
 	dX = -diff / (2 * l2)
 	switch p.measure {
-	case BKELebesgue:
+	case Lebesgue:
 		logf += 0.5*math.Log(math.Pi) + math.Log(l)
 		dEll += 1 / l
-	case BKEGaussian:
+	case Gaussian:
 		e2 := 2 * p.eta * p.eta
 		c := l2 + e2
 		s := (xd + yd) / 2
@@ -209,7 +213,7 @@ func (p *BKEPrior) logTerm(d int, xd, yd float64) (logf, dEll, dX float64) {
 }
 
 // Eval returns r(x, y).
-func (p *BKEPrior) Eval(x, y []float64) float64 {
+func (p *PriorKernel) Eval(x, y []float64) float64 {
 	p.check(x, y)
 	var lr float64
 	for d := range x {
@@ -220,10 +224,10 @@ func (p *BKEPrior) Eval(x, y []float64) float64 {
 }
 
 // GradHyper writes ∂r/∂amp = 2r/amp and ∂r/∂ℓ into dst and returns r(x, y).
-func (p *BKEPrior) GradHyper(dst, x, y []float64) float64 {
+func (p *PriorKernel) GradHyper(dst, x, y []float64) float64 {
 	p.check(x, y)
 	if len(dst) != p.NumHyper() {
-		panic(fmt.Sprintf("kernels: BKEPrior.GradHyper: len(dst) = %d, want %d", len(dst), p.NumHyper()))
+		panic(fmt.Sprintf("bke: PriorKernel.GradHyper: len(dst) = %d, want %d", len(dst), p.NumHyper()))
 	}
 	for i := range dst {
 		dst[i] = 0
@@ -247,10 +251,10 @@ func (p *BKEPrior) GradHyper(dst, x, y []float64) float64 {
 }
 
 // GradX writes ∂r(x, y)/∂x into dst and returns r(x, y).
-func (p *BKEPrior) GradX(dst, x, y []float64) float64 {
+func (p *PriorKernel) GradX(dst, x, y []float64) float64 {
 	p.check(x, y)
 	if len(dst) != len(x) {
-		panic(fmt.Sprintf("kernels: BKEPrior.GradX: len(dst) = %d, want %d", len(dst), len(x)))
+		panic(fmt.Sprintf("bke: PriorKernel.GradX: len(dst) = %d, want %d", len(dst), len(x)))
 	}
 	var lr float64
 	for d := range x {
@@ -267,7 +271,7 @@ func (p *BKEPrior) GradX(dst, x, y []float64) float64 {
 
 // String writes the prior as KML source, e.g. "bkeprior(rbf(0.5))" or
 // `bkeprior(2 * rbf([1, 2]), prior: "gaussian", eta: 3)`.
-func (p *BKEPrior) String() string {
+func (p *PriorKernel) String() string {
 	var b strings.Builder
 	b.WriteString("bkeprior(")
 	if p.amp != 1 {
@@ -288,10 +292,10 @@ func (p *BKEPrior) String() string {
 		b.WriteByte(']')
 	}
 	b.WriteByte(')')
-	if p.measure != BKENormalised {
+	if p.measure != Normalised {
 		fmt.Fprintf(&b, ", prior: %q", p.measure.String())
 	}
-	if p.measure == BKEGaussian {
+	if p.measure == Gaussian {
 		b.WriteString(", eta: ")
 		b.WriteString(bkeFormatFloat(p.eta))
 	}

@@ -1,4 +1,4 @@
-package kernels
+package ktest
 
 import (
 	"fmt"
@@ -9,10 +9,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
-// TestSettings configure the kernel tests. The zero value works.
-type TestSettings struct {
+// Settings configure the kernel tests. The zero value works.
+type Settings struct {
 	// Permutations is the size of the permutation null; default 1000.
 	Permutations int
 	// Seed seeds the permutations: permutation b draws from its own
@@ -25,7 +28,7 @@ type TestSettings struct {
 	Workers int
 }
 
-func (s TestSettings) withDefaults(estimator string) TestSettings {
+func (s Settings) withDefaults(estimator string) Settings {
 	if s.Permutations <= 0 {
 		s.Permutations = 1000
 	}
@@ -38,8 +41,8 @@ func (s TestSettings) withDefaults(estimator string) TestSettings {
 	return s
 }
 
-// TestResult is the outcome of a kernel test.
-type TestResult struct {
+// Result is the outcome of a kernel test.
+type Result struct {
 	Statistic    float64
 	PValue       float64
 	Estimator    string
@@ -52,7 +55,7 @@ type TestResult struct {
 
 // permutations computes stat for Permutations random permutations of
 // 0..n−1, in parallel, each from its own seeded stream.
-func permutations(n int, s TestSettings, stat func(perm []int) float64) []float64 {
+func permutations(n int, s Settings, stat func(perm []int) float64) []float64 {
 	out := make([]float64, s.Permutations)
 	permutationsVec(n, s, func(b int, perm []int) { out[b] = stat(perm) })
 	return out
@@ -73,22 +76,22 @@ func pValue(t float64, null []float64) float64 {
 // MMDTest is the two-sample test of P = Q with the MMD² statistic and a
 // permutation null: the pooled Gram matrix is computed once and the samples'
 // labels permuted.
-func MMDTest(k Kernel, x, y *mat.Dense, s TestSettings) (TestResult, error) {
+func MMDTest(k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
 	s = s.withDefaults(EstUnbiased)
 	z, m, err := pool(k, x, y, s.Estimator)
 	if err != nil {
-		return TestResult{}, err
+		return Result{}, err
 	}
 	nTot, d := z.Dims()
-	res := TestResult{Estimator: s.Estimator, Method: "permutation", Permutations: s.Permutations, Kernel: k.String()}
+	res := Result{Estimator: s.Estimator, Method: "permutation", Permutations: s.Permutations, Kernel: k.String()}
 	var stat func(perm []int) float64
 	if s.Estimator == EstLinear {
-		zs := rowMajor(z)
+		zs := linalg.RowMajor(z)
 		stat = func(perm []int) float64 { return linearMMD(k, zs, zs, d, perm[:m], perm[m:]) }
 	} else {
-		gd, err := gramFull(k, z)
+		gd, err := kernels.GramFull(k, z)
 		if err != nil {
-			return TestResult{}, err
+			return Result{}, err
 		}
 		stat = func(perm []int) float64 { return mmdFromGram(gd, nTot, perm, m, s.Estimator) }
 	}
@@ -104,30 +107,37 @@ func MMDTest(k Kernel, x, y *mat.Dense, s TestSettings) (TestResult, error) {
 // the largest standardised value over the kernels, and its null is the same
 // maximum for each permutation. The standardisation is a symmetric function
 // of the permuted data sets, so the test keeps its level.
-func MMDAggregateTest(x, y *mat.Dense, s TestSettings) (TestResult, error) {
+func MMDAggregateTest(x, y *mat.Dense, s Settings) (Result, error) {
 	s = s.withDefaults(EstUnbiased)
 	s.Estimator = EstUnbiased
-	probe := &Stationary{kind: profRBF, Ell: []float64{1}}
+	probe, err := kernels.NewRBF([]float64{1})
+	if err != nil {
+		return Result{}, err
+	}
 	z, m, err := pool(probe, x, y, EstUnbiased)
 	if err != nil {
-		return TestResult{}, err
+		return Result{}, err
 	}
-	med, err := MedianHeuristic(z, s.Seed)
+	med, err := kernels.MedianHeuristic(z, s.Seed)
 	if err != nil {
-		return TestResult{}, err
+		return Result{}, err
 	}
 	if med == 0 {
-		return TestResult{}, fmt.Errorf("every pair of points coincides: no bandwidth can be chosen")
+		return Result{}, fmt.Errorf("every pair of points coincides: no bandwidth can be chosen")
 	}
 	nTot, _ := z.Dims()
-	res := TestResult{Estimator: EstUnbiased, Method: "permutation", Permutations: s.Permutations, Kernel: "aggregate"}
+	res := Result{Estimator: EstUnbiased, Method: "permutation", Permutations: s.Permutations, Kernel: "aggregate"}
 	var grams [][]float64
 	for e := -2; e <= 2; e++ {
 		ell := med * math.Pow(2, float64(e))
 		res.Bandwidths = append(res.Bandwidths, ell)
-		g, err := gramFull(&Stationary{kind: profRBF, Ell: []float64{ell}}, z)
+		rbf, err := kernels.NewRBF([]float64{ell})
 		if err != nil {
-			return TestResult{}, err
+			return Result{}, err
+		}
+		g, err := kernels.GramFull(rbf, z)
+		if err != nil {
+			return Result{}, err
 		}
 		grams = append(grams, g)
 	}
@@ -175,7 +185,7 @@ func MMDAggregateTest(x, y *mat.Dense, s TestSettings) (TestResult, error) {
 
 // permutationsVec runs body for permutation b = 0..Permutations−1 of
 // 0..n−1 on the workers; permutation b comes from its own seeded stream.
-func permutationsVec(n int, s TestSettings, body func(b int, perm []int)) {
+func permutationsVec(n int, s Settings, body func(b int, perm []int)) {
 	var wg sync.WaitGroup
 	next := make(chan int, s.Permutations)
 	for b := 0; b < s.Permutations; b++ {
@@ -201,24 +211,24 @@ func permutationsVec(n int, s TestSettings, body func(b int, perm []int)) {
 // "permutation" permutes y's rows; "gamma" uses the two-moment gamma
 // approximation to the null of n·HSIC_b (Gretton et al. 2008), which needs
 // the biased estimator.
-func HSICTest(kx, ky Kernel, x, y *mat.Dense, method string, s TestSettings) (TestResult, error) {
+func HSICTest(kx, ky kernels.Kernel, x, y *mat.Dense, method string, s Settings) (Result, error) {
 	s = s.withDefaults(EstBiased)
 	if method == "" {
 		method = "permutation"
 	}
 	if method != "permutation" && method != "gamma" {
-		return TestResult{}, fmt.Errorf("method must be \"permutation\" or \"gamma\", got %q", method)
+		return Result{}, fmt.Errorf("method must be \"permutation\" or \"gamma\", got %q", method)
 	}
 	if method == "gamma" && s.Estimator != EstBiased {
-		return TestResult{}, fmt.Errorf("the gamma approximation is for the biased HSIC estimator")
+		return Result{}, fmt.Errorf("the gamma approximation is for the biased HSIC estimator")
 	}
 	kg, lg, err := hsicGrams(kx, ky, x, y, s.Estimator)
 	if err != nil {
-		return TestResult{}, err
+		return Result{}, err
 	}
 	n, _ := x.Dims()
 	h := newHSICState(kg, lg, n, s.Estimator)
-	res := TestResult{Estimator: s.Estimator, Method: method, Kernel: kx.String(), KernelY: ky.String()}
+	res := Result{Estimator: s.Estimator, Method: method, Kernel: kx.String(), KernelY: ky.String()}
 	res.Statistic = h.stat(identity(n))
 	if method == "permutation" {
 		res.Permutations = s.Permutations

@@ -1,9 +1,12 @@
-package kernels
+package ktest
 
 import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Estimators of MMD² and HSIC.
@@ -21,15 +24,15 @@ const (
 // linear-time statistic averaging h = k(x₁,x₂) + k(y₁,y₂) − k(x₁,y₂) −
 // k(x₂,y₁) over consecutive disjoint pairs, using the first min(m, n) rows of
 // each sample.
-func MMD2(k Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+func MMD2(k kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) {
 	z, m, err := pool(k, x, y, estimator)
 	if err != nil {
 		return 0, err
 	}
 	if estimator == EstLinear {
-		return linearMMD(k, rowMajor(x), rowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
+		return linearMMD(k, linalg.RowMajor(x), linalg.RowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
 	}
-	g, err := gramFull(k, z)
+	g, err := kernels.GramFull(k, z)
 	if err != nil {
 		return 0, err
 	}
@@ -37,16 +40,16 @@ func MMD2(k Kernel, x, y *mat.Dense, estimator string) (float64, error) {
 }
 
 // pool validates the two samples and stacks them.
-func pool(k Kernel, x, y *mat.Dense, estimator string) (*mat.Dense, int, error) {
+func pool(k kernels.Kernel, x, y *mat.Dense, estimator string) (*mat.Dense, int, error) {
 	switch estimator {
 	case EstUnbiased, EstBiased, EstLinear:
 	default:
 		return nil, 0, fmt.Errorf("estimator must be %q, %q or %q, got %q", EstUnbiased, EstBiased, EstLinear, estimator)
 	}
-	if err := CheckData(x, "the first sample"); err != nil {
+	if err := kernels.CheckData(x, "the first sample"); err != nil {
 		return nil, 0, err
 	}
-	if err := CheckData(y, "the second sample"); err != nil {
+	if err := kernels.CheckData(y, "the second sample"); err != nil {
 		return nil, 0, err
 	}
 	m, dx := x.Dims()
@@ -114,7 +117,7 @@ func mmdFromGram(g []float64, nTot int, perm []int, m int, estimator string) flo
 
 // linearMMD averages h over consecutive pairs of the rows px of x and py of
 // y (row-major data with d columns).
-func linearMMD(k Kernel, xs, ys []float64, d int, px, py []int) float64 {
+func linearMMD(k kernels.Kernel, xs, ys []float64, d int, px, py []int) float64 {
 	pairs := min(len(px), len(py)) / 2
 	row := func(data []float64, i int) []float64 { return data[i*d : (i+1)*d] }
 	s := 0.0
@@ -131,7 +134,7 @@ func linearMMD(k Kernel, xs, ys []float64, d int, px, py []int) float64 {
 // et al. 2005), "unbiased" the estimator of Song et al. (2012),
 // [tr(K̃L̃) + 1ᵀK̃1·1ᵀL̃1/((n−1)(n−2)) − 2/(n−2)·1ᵀK̃L̃1]/(n(n−3)) with K̃, L̃
 // the Gram matrices with zero diagonals (n ≥ 4).
-func HSIC(kx, ky Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+func HSIC(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) {
 	kg, lg, err := hsicGrams(kx, ky, x, y, estimator)
 	if err != nil {
 		return 0, err
@@ -141,14 +144,14 @@ func HSIC(kx, ky Kernel, x, y *mat.Dense, estimator string) (float64, error) {
 	return h.stat(identity(n)), nil
 }
 
-func hsicGrams(kx, ky Kernel, x, y *mat.Dense, estimator string) ([]float64, []float64, error) {
+func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) ([]float64, []float64, error) {
 	if estimator != EstBiased && estimator != EstUnbiased {
 		return nil, nil, fmt.Errorf("estimator must be %q or %q, got %q", EstBiased, EstUnbiased, estimator)
 	}
-	if err := CheckData(x, "x"); err != nil {
+	if err := kernels.CheckData(x, "x"); err != nil {
 		return nil, nil, err
 	}
-	if err := CheckData(y, "y"); err != nil {
+	if err := kernels.CheckData(y, "y"); err != nil {
 		return nil, nil, err
 	}
 	n, dx := x.Dims()
@@ -159,11 +162,11 @@ func hsicGrams(kx, ky Kernel, x, y *mat.Dense, estimator string) ([]float64, []f
 	if estimator == EstUnbiased && n < 4 {
 		return nil, nil, fmt.Errorf("the unbiased HSIC needs at least 4 pairs, got %d", n)
 	}
-	kg, err := gramFull(kx, x)
+	kg, err := kernels.GramFull(kx, x)
 	if err != nil {
 		return nil, nil, fmt.Errorf("x: %w", err)
 	}
-	lg, err := gramFull(ky, y)
+	lg, err := kernels.GramFull(ky, y)
 	if err != nil {
 		return nil, nil, fmt.Errorf("y: %w", err)
 	}

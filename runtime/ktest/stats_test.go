@@ -1,4 +1,4 @@
-package kernels
+package ktest
 
 import (
 	"math"
@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 // Direct transcriptions of the estimators, entry by entry.
-func directMMD(k Kernel, x, y *mat.Dense, est string) float64 {
+func directMMD(k kernels.Kernel, x, y *mat.Dense, est string) float64 {
 	m, _ := x.Dims()
 	n, _ := y.Dims()
 	kk := func(a, b []float64) float64 { return k.Eval(a, b) }
@@ -42,7 +44,7 @@ func TestMMDEstimators(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	x := randomPoints(rng, 30, 2)
 	y := randomPoints(rng, 23, 2)
-	k := must(NewRBF([]float64{1.1}))
+	k := must(kernels.NewRBF([]float64{1.1}))
 	for _, est := range []string{EstBiased, EstUnbiased} {
 		got, err := MMD2(k, x, y, est)
 		if err != nil {
@@ -71,9 +73,9 @@ func TestHSICEstimators(t *testing.T) {
 	for i := 0; i < n; i++ {
 		y.Set(i, 0, x.At(i, 0)*x.At(i, 1)+0.3*rng.NormFloat64())
 	}
-	kx, ky := must(NewRBF([]float64{1})), must(NewLaplacian([]float64{0.7}))
-	K, _ := Gram(kx, x)
-	L, _ := Gram(ky, y)
+	kx, ky := must(kernels.NewRBF([]float64{1})), must(kernels.NewLaplacian([]float64{0.7}))
+	K, _ := kernels.Gram(kx, x)
+	L, _ := kernels.Gram(ky, y)
 	// Biased: tr(KHLH)/n² with H formed explicitly.
 	H := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -117,27 +119,27 @@ func TestHSICEstimators(t *testing.T) {
 func TestLevelUnderTheNull(t *testing.T) {
 	const reps, alpha = 200, 0.05
 	se := math.Sqrt(alpha * (1 - alpha) / reps)
-	k := must(NewRBF([]float64{1}))
+	k := must(kernels.NewRBF([]float64{1}))
 	// A slice, not a map: each test has its own seeded stream, so the result
 	// does not depend on map iteration order.
 	tests := []struct {
 		name string
-		run  func(x, y *mat.Dense, seed uint64) TestResult
+		run  func(x, y *mat.Dense, seed uint64) Result
 	}{
-		{"mmd unbiased", func(x, y *mat.Dense, seed uint64) TestResult {
-			r, _ := MMDTest(k, x, y, TestSettings{Permutations: 99, Seed: seed})
+		{"mmd unbiased", func(x, y *mat.Dense, seed uint64) Result {
+			r, _ := MMDTest(k, x, y, Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
-		{"mmd linear", func(x, y *mat.Dense, seed uint64) TestResult {
-			r, _ := MMDTest(k, x, y, TestSettings{Permutations: 99, Seed: seed, Estimator: EstLinear})
+		{"mmd linear", func(x, y *mat.Dense, seed uint64) Result {
+			r, _ := MMDTest(k, x, y, Settings{Permutations: 99, Seed: seed, Estimator: EstLinear})
 			return r
 		}},
-		{"mmd aggregate", func(x, y *mat.Dense, seed uint64) TestResult {
-			r, _ := MMDAggregateTest(x, y, TestSettings{Permutations: 99, Seed: seed})
+		{"mmd aggregate", func(x, y *mat.Dense, seed uint64) Result {
+			r, _ := MMDAggregateTest(x, y, Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
-		{"hsic", func(x, y *mat.Dense, seed uint64) TestResult {
-			r, _ := HSICTest(k, k, x, y, "permutation", TestSettings{Permutations: 99, Seed: seed})
+		{"hsic", func(x, y *mat.Dense, seed uint64) Result {
+			r, _ := HSICTest(k, k, x, y, "permutation", Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
 	}
@@ -188,9 +190,9 @@ func TestHSICGammaAgreesWithPermutation(t *testing.T) {
 	for i := 0; i < n; i++ {
 		y.Set(i, 0, 0.15*x.At(i, 0)+rng.NormFloat64()) // weak dependence
 	}
-	k := must(NewRBF([]float64{1}))
-	perm, _ := HSICTest(k, k, x, y, "permutation", TestSettings{Permutations: 2000, Seed: 3})
-	gam, _ := HSICTest(k, k, x, y, "gamma", TestSettings{})
+	k := must(kernels.NewRBF([]float64{1}))
+	perm, _ := HSICTest(k, k, x, y, "permutation", Settings{Permutations: 2000, Seed: 3})
+	gam, _ := HSICTest(k, k, x, y, "gamma", Settings{})
 	t.Logf("p-values: permutation %.4f, gamma %.4f", perm.PValue, gam.PValue)
 	if math.Abs(perm.PValue-gam.PValue) > 0.05 {
 		t.Errorf("gamma p-value %.4f far from the permutation p-value %.4f", gam.PValue, perm.PValue)
@@ -203,23 +205,40 @@ func TestHSICGammaAgreesWithPermutation(t *testing.T) {
 func TestTestsAreReproducible(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
 	x, y := randomPoints(rng, 40, 2), randomPoints(rng, 35, 2)
-	k := must(NewRBF([]float64{1}))
-	a, _ := MMDTest(k, x, y, TestSettings{Permutations: 200, Seed: 5, Workers: 1})
-	b, _ := MMDTest(k, x, y, TestSettings{Permutations: 200, Seed: 5, Workers: 2})
+	k := must(kernels.NewRBF([]float64{1}))
+	a, _ := MMDTest(k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 1})
+	b, _ := MMDTest(k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 2})
 	if a.PValue != b.PValue {
 		t.Errorf("p-values %v and %v with 1 and 2 workers", a.PValue, b.PValue)
 	}
 }
 
 func TestTestInputErrors(t *testing.T) {
-	k := must(NewRBF([]float64{1}))
-	if _, err := MMDTest(k, mat.NewDense(3, 2, nil), mat.NewDense(3, 1, nil), TestSettings{}); err == nil {
+	k := must(kernels.NewRBF([]float64{1}))
+	if _, err := MMDTest(k, mat.NewDense(3, 2, nil), mat.NewDense(3, 1, nil), Settings{}); err == nil {
 		t.Error("mismatched columns accepted")
 	}
-	if _, err := HSICTest(k, k, mat.NewDense(5, 1, nil), mat.NewDense(6, 1, nil), "permutation", TestSettings{}); err == nil {
+	if _, err := HSICTest(k, k, mat.NewDense(5, 1, nil), mat.NewDense(6, 1, nil), "permutation", Settings{}); err == nil {
 		t.Error("unpaired samples accepted")
 	}
 	if _, err := MMD2(k, mat.NewDense(1, 1, nil), mat.NewDense(3, 1, nil), EstUnbiased); err == nil {
 		t.Error("one-row sample accepted by the unbiased MMD")
 	}
+}
+
+func must[K any](k K, err error) K {
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func randomPoints(rng *rand.Rand, n, d int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
 }

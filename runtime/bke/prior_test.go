@@ -1,4 +1,4 @@
-package kernels
+package bke
 
 import (
 	"math"
@@ -11,25 +11,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-var bkeMeasures = []BKEMeasure{BKENormalised, BKELebesgue, BKEGaussian}
-
-// seKernel is the squared exponential kernel σ² exp(−½ Σ (x_d − y_d)²/ℓ_d²),
-// written out here so the tests do not depend on the BKEPrior code.
-func seKernel(amp float64, ell, x, y []float64) float64 {
-	var q float64
-	for d := range x {
-		l := ell[0]
-		if len(ell) > 1 {
-			l = ell[d]
-		}
-		q += (x[d] - y[d]) * (x[d] - y[d]) / (l * l)
-	}
-	return amp * math.Exp(-q/2)
-}
+var priors = []Prior{Normalised, Lebesgue, Gaussian}
 
 // nuDensity is the density of ν with respect to Lebesgue measure.
-func nuDensity(m BKEMeasure, eta float64, u []float64) float64 {
-	if m != BKEGaussian {
+func nuDensity(m Prior, eta float64, u []float64) float64 {
+	if m != Gaussian {
 		return 1
 	}
 	var s float64
@@ -40,8 +26,8 @@ func nuDensity(m BKEMeasure, eta float64, u []float64) float64 {
 }
 
 // normalisingConstant is the factor the normalised measure drops.
-func normalisingConstant(m BKEMeasure, ell []float64, dim int) float64 {
-	if m != BKENormalised {
+func normalisingConstant(m Prior, ell []float64, dim int) float64 {
+	if m != Normalised {
 		return 1
 	}
 	c := 1.0
@@ -55,16 +41,16 @@ func normalisingConstant(m BKEMeasure, ell []float64, dim int) float64 {
 	return c
 }
 
-func TestBKEPriorQuadrature1D(t *testing.T) {
+func TestPriorKernelQuadrature1D(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, m := range bkeMeasures {
+	for _, m := range priors {
 		for trial := 0; trial < 5; trial++ {
 			amp := 0.5 + 2*rng.Float64()
 			ell := []float64{0.2 + 2*rng.Float64()}
 			eta := 0.5 + 3*rng.Float64()
 			x := []float64{4*rng.Float64() - 2}
 			y := []float64{4*rng.Float64() - 2}
-			p, err := NewBKEPrior(amp, ell, m, eta)
+			p, err := NewPriorKernel(amp, ell, m, eta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +59,7 @@ func TestBKEPriorQuadrature1D(t *testing.T) {
 			u := make([]float64, 1)
 			f := func(v float64) float64 {
 				u[0] = v
-				return seKernel(amp, ell, x, u) * seKernel(amp, ell, u, y) * nuDensity(m, eta, u)
+				return seK(amp, ell, x, u) * seK(amp, ell, u, y) * nuDensity(m, eta, u)
 			}
 			want := quad.Fixed(f, lo, hi, 400, quad.Legendre{}, 0) / normalisingConstant(m, ell, 1)
 			got := p.Eval(x, y)
@@ -84,16 +70,16 @@ func TestBKEPriorQuadrature1D(t *testing.T) {
 	}
 }
 
-func TestBKEPriorQuadrature2D(t *testing.T) {
+func TestPriorKernelQuadrature2D(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const nodes = 160
-	for _, m := range bkeMeasures {
+	for _, m := range priors {
 		for _, ell := range [][]float64{{0.8}, {0.6, 1.3}} {
 			amp := 1.7
 			eta := 1.5
 			x := []float64{rng.Float64() - 0.5, 2 * rng.Float64()}
 			y := []float64{rng.Float64(), -rng.Float64()}
-			p, err := NewBKEPrior(amp, ell, m, eta)
+			p, err := NewPriorKernel(amp, ell, m, eta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +100,7 @@ func TestBKEPriorQuadrature2D(t *testing.T) {
 			for i := range loc[0] {
 				for j := range loc[1] {
 					u[0], u[1] = loc[0][i], loc[1][j]
-					want += w[0][i] * w[1][j] * seKernel(amp, ell, x, u) * seKernel(amp, ell, u, y) * nuDensity(m, eta, u)
+					want += w[0][i] * w[1][j] * seK(amp, ell, x, u) * seK(amp, ell, u, y) * nuDensity(m, eta, u)
 				}
 			}
 			want /= normalisingConstant(m, ell, 2)
@@ -126,12 +112,12 @@ func TestBKEPriorQuadrature2D(t *testing.T) {
 	}
 }
 
-// TestBKEPriorLebesgueLimit checks that the Gaussian measure tends to the
+// TestPriorKernelLebesgueLimit checks that the Gaussian measure tends to the
 // Lebesgue one as η grows (appendix A.3).
-func TestBKEPriorLebesgueLimit(t *testing.T) {
+func TestPriorKernelLebesgueLimit(t *testing.T) {
 	x, y := []float64{0.3, -0.2}, []float64{-0.4, 0.5}
-	leb, _ := NewBKEPrior(1.3, []float64{0.5, 0.9}, BKELebesgue, 0)
-	gau, _ := NewBKEPrior(1.3, []float64{0.5, 0.9}, BKEGaussian, 1e4)
+	leb, _ := NewPriorKernel(1.3, []float64{0.5, 0.9}, Lebesgue, 0)
+	gau, _ := NewPriorKernel(1.3, []float64{0.5, 0.9}, Gaussian, 1e4)
 	a, b := leb.Eval(x, y), gau.Eval(x, y)
 	if math.Abs(a-b) > 1e-7*a {
 		t.Errorf("η = 1e4: gaussian %g, lebesgue %g", b, a)
@@ -148,9 +134,9 @@ func bkeTestPoints(rng *rand.Rand, dim int) (x, y []float64) {
 	return x, y
 }
 
-func TestBKEPriorGradients(t *testing.T) {
+func TestPriorKernelGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, m := range bkeMeasures {
+	for _, m := range priors {
 		for dim := 1; dim <= 3; dim++ {
 			for _, ard := range []bool{false, true} {
 				ell := []float64{0.4 + rng.Float64()}
@@ -160,7 +146,7 @@ func TestBKEPriorGradients(t *testing.T) {
 						ell[d] = 0.4 + rng.Float64()
 					}
 				}
-				p, err := NewBKEPrior(0.5+rng.Float64(), ell, m, 1.2)
+				p, err := NewPriorKernel(0.5+rng.Float64(), ell, m, 1.2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -198,9 +184,9 @@ func TestBKEPriorGradients(t *testing.T) {
 	}
 }
 
-func TestBKEPriorGramPD(t *testing.T) {
+func TestPriorKernelGramPD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, m := range bkeMeasures {
+	for _, m := range priors {
 		for dim := 1; dim <= 3; dim++ {
 			const n = 25
 			pts := make([][]float64, n)
@@ -214,7 +200,7 @@ func TestBKEPriorGramPD(t *testing.T) {
 			for d := range ell {
 				ell[d] = 0.1 + 0.1*float64(d)
 			}
-			p, err := NewBKEPrior(2, ell, m, 2)
+			p, err := NewPriorKernel(2, ell, m, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,8 +225,8 @@ func TestBKEPriorGramPD(t *testing.T) {
 	}
 }
 
-func TestBKEPriorHyper(t *testing.T) {
-	p, err := NewBKEPrior(2, []float64{1, 0.5}, BKEGaussian, 3)
+func TestPriorKernelHyper(t *testing.T) {
+	p, err := NewPriorKernel(2, []float64{1, 0.5}, Gaussian, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +239,7 @@ func TestBKEPriorHyper(t *testing.T) {
 	if p.Dim() != 2 || p.NumHyper() != 3 {
 		t.Errorf("Dim = %d, NumHyper = %d", p.Dim(), p.NumHyper())
 	}
-	q, err := NewBKEPrior(1, []float64{0.25}, BKENormalised, 0)
+	q, err := NewPriorKernel(1, []float64{0.25}, Normalised, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +262,7 @@ func TestBKEPriorHyper(t *testing.T) {
 			t.Errorf("WithHyper(%v): error %v does not name %s", c.h, err, c.name)
 		}
 	}
-	if _, err := NewBKEPrior(1, []float64{1}, BKEGaussian, 0); err == nil || !strings.Contains(err.Error(), "eta") {
+	if _, err := NewPriorKernel(1, []float64{1}, Gaussian, 0); err == nil || !strings.Contains(err.Error(), "eta") {
 		t.Errorf("eta = 0: error %v", err)
 	}
 	r, err := p.WithHyper([]float64{3, 2, 1})

@@ -1,0 +1,12 @@
+// Package linalg is the one home of the dense numerics that KML's runtime
+// packages share: the Cholesky factorisation of a small row-major SPD matrix,
+// the Cholesky factorisation with escalating diagonal jitter, the Gaussian
+// process predictive given such a factor, and the row-major copy of a
+// *mat.Dense.
+//
+// Matrices of the model's dimension (metrics, Jacobian Gram matrices) are
+// row-major []float64 and the functions on them write into buffers the caller
+// owns, so a hot loop allocates nothing; matrices of the data's size are
+// gonum's. Every function computes its result in a fixed order, so seeded
+// results do not depend on which package calls it.
+package linalg
