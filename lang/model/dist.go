@@ -11,6 +11,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/dist"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // DistVal is a distribution as a value: a family and its parameters. Each
@@ -146,7 +147,7 @@ func elemsOf(v eval.Value) (obsElems, bool) {
 	case *eval.Vec:
 		return obsElems{f: v.Data}, true
 	case *eval.Mat:
-		return obsElems{f: rowMajor(v.M)}, true
+		return obsElems{f: linalg.RowMajor(v.M)}, true
 	case *eval.ADNum:
 		return obsElems{t: v.T, vs: []ad.Var{v.V}}, true
 	case *eval.ADVec:
@@ -292,16 +293,3 @@ func (d *DistVal) LogPDF(pos ast.Pos, x eval.Value) (eval.Value, error) {
 	return &eval.Vec{Data: out}, nil
 }
 
-// rowMajor is m's elements row by row.
-func rowMajor(m *mat.Dense) []float64 {
-	r, c := m.Dims()
-	raw := m.RawMatrix()
-	if raw.Stride == c {
-		return raw.Data[:r*c]
-	}
-	out := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		out = append(out, raw.Data[i*raw.Stride:i*raw.Stride+c]...)
-	}
-	return out
-}
