@@ -292,4 +292,3 @@ func (d *DistVal) LogPDF(pos ast.Pos, x eval.Value) (eval.Value, error) {
 	}
 	return &eval.Vec{Data: out}, nil
 }
-
