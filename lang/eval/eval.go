@@ -260,11 +260,7 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		}
 		v, err := th.expr(f.decl.Body, fenv)
 		if err != nil {
-			var ae *ast.Error
-			if errors.As(err, &ae) && ae.Pos.File != "" && len(ae.Notes) < 5 {
-				ae.Notes = append(ae.Notes, fmt.Sprintf("in %s called at %s", f.sig.Name, e.Pos()))
-			}
-			return nil, err
+			return nil, withFrame(err, ast.Frame{Name: f.sig.Name, Pos: e.Pos()})
 		}
 		return v, nil
 	case *Builtin:
@@ -333,12 +329,10 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 		var list ast.ErrorList
 		switch {
 		case errors.As(err, &ae):
-			if !ae.Pos.IsValid() {
-				ae.Pos = a.Pos
-			}
+			err = placed(err, a.Pos)
 		case errors.As(err, &list):
 		default:
-			err = &ast.Error{Pos: a.Pos, Msg: b.Name + ": " + err.Error()}
+			err = &ast.Error{Pos: a.Pos, Msg: b.Name + ": " + err.Error(), Cause: err}
 		}
 		return nil, err
 	}
