@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
@@ -235,10 +236,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		return nil, ast.Errorf(e.Lparen, "%s is not a function", Describe(fv))
 	}
 	sig := callable.Signature()
-	var errs ast.ErrorList
-	slots, rest, extra := sig.Bind(e, &errs)
-	if len(errs) > 0 {
-		return nil, errs[0]
+	slots, rest, extra, err := bindCall(e, sig)
+	if err != nil {
+		return nil, err
 	}
 	if err := th.cancelled(e.Pos()); err != nil {
 		return nil, err
@@ -295,6 +295,27 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		return th.callBuiltin(f, a)
 	}
 	return nil, ast.Errorf(e.Lparen, "%s cannot be called", Describe(fv))
+}
+
+// runtimeBinds counts the calls whose arguments were matched at run time
+// (tests use it to see that calls the checker bound are not bound again).
+var runtimeBinds atomic.Int64
+
+// bindCall matches a call's arguments to sig. It uses the checker's
+// binding when the checker knew a callee with a signature like sig, and
+// binds at run time otherwise: a call through a variable, a parameter, or a
+// name redefined since the call was checked.
+func bindCall(e *ast.Call, sig *check.Signature) (slots, rest []ast.Expr, extra []*ast.NamedArg, err error) {
+	if b, ok := e.Binding.(*check.CallBinding); ok && b.Sig.Same(sig) {
+		return b.Slots, b.Rest, b.Extra, nil
+	}
+	runtimeBinds.Add(1)
+	var errs ast.ErrorList
+	slots, rest, extra = sig.Bind(e, &errs)
+	if len(errs) > 0 {
+		return nil, nil, nil, errs[0]
+	}
+	return slots, rest, extra, nil
 }
 
 // callBuiltin runs a builtin, refusing values that depend on model
