@@ -3,14 +3,18 @@ package kml_test
 import (
 	"bytes"
 	"context"
-	"gonum.org/v1/gonum/mat"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kml-lang/kml"
+	"github.com/kml-lang/kml/lang/ast"
 )
 
 func TestSandbox(t *testing.T) {
@@ -134,5 +138,64 @@ func TestSyntaxErrorsAreDistinguished(t *testing.T) {
 	_, err = in.Eval("[1] + [1, 2]")
 	if err == nil || kml.IsSyntaxError(err) {
 		t.Errorf("%v should be a runtime error", err)
+	}
+}
+
+// An embedder that cancels a long run (here pure KML, no fit) can tell
+// cancellation apart from a fault with errors.Is, while the user still
+// reads "interrupted".
+func TestCancellationIsReachableWithErrorsIs(t *testing.T) {
+	const long = `let x = linspace(0, 1, 1500)
+fn f(n) = if n == 0 then 0 else f(n - 1) + sum(gram(rbf(1), x))
+f(1500)`
+	for _, c := range []struct {
+		want error
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{context.Canceled, func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			return ctx, cancel
+		}},
+		{context.DeadlineExceeded, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}},
+	} {
+		ctx, cancel := c.ctx()
+		in := kml.New(kml.Context(ctx))
+		_, err := in.Eval(long)
+		cancel()
+		if !errors.Is(err, c.want) {
+			t.Errorf("errors.Is(%v, %v) = false", err, c.want)
+		}
+		if err == nil || !strings.Contains(err.Error(), "error: interrupted") {
+			t.Errorf("the user reads %v, want interrupted", err)
+		}
+	}
+}
+
+// A runtime error inside nested fn calls keeps its call stack as data,
+// innermost call first, and prints it as the notes users see.
+func TestRuntimeErrorCallStack(t *testing.T) {
+	in := kml.New()
+	_, err := in.Eval(`fn inner(x) = x[5]
+fn outer(x) = inner(x) + 1
+outer([1, 2])`)
+	var ke *ast.Error
+	if !errors.As(err, &ke) {
+		t.Fatalf("got %T %v, want an *ast.Error", err, err)
+	}
+	want := []ast.Frame{
+		{Name: "inner", Pos: ast.Pos{File: "<eval>", Line: 2, Col: 15}},
+		{Name: "outer", Pos: ast.Pos{File: "<eval>", Line: 3, Col: 1}},
+	}
+	if !reflect.DeepEqual(ke.Stack, want) {
+		t.Errorf("stack %v, want %v", ke.Stack, want)
+	}
+	text := in.FormatError(err)
+	for _, note := range []string{"note: in inner called at <eval>:2:15\n", "note: in outer called at <eval>:3:1\n"} {
+		if !strings.Contains(text, note) {
+			t.Errorf("printed error lacks %q:\n%s", note, text)
+		}
 	}
 }

@@ -196,6 +196,10 @@ type Call struct {
 	Lparen Pos
 	Args   []Expr
 	Named  []*NamedArg
+	// Binding is set by the checker when it knows the callee's signature:
+	// a *check.CallBinding, the arguments matched to the parameters once,
+	// so the evaluator need not match them again at every call.
+	Binding any
 }
 
 // Binary is `X OP Y`.

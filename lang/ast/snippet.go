@@ -77,7 +77,7 @@ func (s Sources) printOne(w io.Writer, e *Error) {
 	if src, ok := s[e.Pos.File]; ok {
 		io.WriteString(w, Snippet(src, e.Pos))
 	}
-	for _, n := range e.Notes {
+	for _, n := range e.NoteLines() {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }

@@ -241,7 +241,11 @@ func (c *Checker) call(e *ast.Call, scope *Scope) {
 		c.expr(e.Fn, scope)
 	}
 	if sig != nil {
-		sig.Bind(e, &c.errs)
+		n := len(c.errs)
+		slots, rest, extra := sig.Bind(e, &c.errs)
+		if len(c.errs) == n {
+			e.Binding = &CallBinding{Sig: sig, Slots: slots, Rest: rest, Extra: extra}
+		}
 	}
 	for _, a := range e.Args {
 		c.expr(a, scope)

@@ -111,6 +111,34 @@ func (s *Signature) Bind(call *ast.Call, errs *ast.ErrorList) (slots []ast.Expr,
 	return slots, rest, extra
 }
 
+// CallBinding is a call's arguments matched to a signature, as Bind returns
+// them. The checker stores one on each ast.Call whose callee it knows.
+type CallBinding struct {
+	// Sig is the signature the arguments were matched against.
+	Sig   *Signature
+	Slots []ast.Expr
+	Rest  []ast.Expr
+	Extra []*ast.NamedArg
+}
+
+// Same reports whether s and t match arguments alike: the same parameters
+// (names and optionality), variadic tail and named-argument policy. A
+// binding made against s serves a call to t exactly when Same holds.
+func (s *Signature) Same(t *Signature) bool {
+	if s == t {
+		return true
+	}
+	if s == nil || t == nil || s.Variadic != t.Variadic || s.AnyNamed != t.AnyNamed || len(s.Params) != len(t.Params) {
+		return false
+	}
+	for i, p := range s.Params {
+		if p != t.Params[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Signature) paramNames() []string {
 	out := make([]string, len(s.Params))
 	for i, p := range s.Params {

@@ -70,7 +70,7 @@ func (th *Thread) Context() context.Context { return th.ctx }
 // cancelled returns the context's error at pos, if it is done.
 func (th *Thread) cancelled(pos ast.Pos) error {
 	if err := th.ctx.Err(); err != nil {
-		return &ast.Error{Pos: pos, Msg: "interrupted"}
+		return Interrupted(pos, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
@@ -235,10 +236,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		return nil, ast.Errorf(e.Lparen, "%s is not a function", Describe(fv))
 	}
 	sig := callable.Signature()
-	var errs ast.ErrorList
-	slots, rest, extra := sig.Bind(e, &errs)
-	if len(errs) > 0 {
-		return nil, errs[0]
+	slots, rest, extra, err := bindCall(e, sig)
+	if err != nil {
+		return nil, err
 	}
 	if err := th.cancelled(e.Pos()); err != nil {
 		return nil, err
@@ -260,11 +260,7 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		}
 		v, err := th.expr(f.decl.Body, fenv)
 		if err != nil {
-			var ae *ast.Error
-			if errors.As(err, &ae) && ae.Pos.File != "" && len(ae.Notes) < 5 {
-				ae.Notes = append(ae.Notes, fmt.Sprintf("in %s called at %s", f.sig.Name, e.Pos()))
-			}
-			return nil, err
+			return nil, withFrame(err, ast.Frame{Name: f.sig.Name, Pos: e.Pos()})
 		}
 		return v, nil
 	case *Builtin:
@@ -301,6 +297,27 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 	return nil, ast.Errorf(e.Lparen, "%s cannot be called", Describe(fv))
 }
 
+// runtimeBinds counts the calls whose arguments were matched at run time
+// (tests use it to see that calls the checker bound are not bound again).
+var runtimeBinds atomic.Int64
+
+// bindCall matches a call's arguments to sig. It uses the checker's
+// binding when the checker knew a callee with a signature like sig, and
+// binds at run time otherwise: a call through a variable, a parameter, or a
+// name redefined since the call was checked.
+func bindCall(e *ast.Call, sig *check.Signature) (slots, rest []ast.Expr, extra []*ast.NamedArg, err error) {
+	if b, ok := e.Binding.(*check.CallBinding); ok && b.Sig.Same(sig) {
+		return b.Slots, b.Rest, b.Extra, nil
+	}
+	runtimeBinds.Add(1)
+	var errs ast.ErrorList
+	slots, rest, extra = sig.Bind(e, &errs)
+	if len(errs) > 0 {
+		return nil, nil, nil, errs[0]
+	}
+	return slots, rest, extra, nil
+}
+
 // callBuiltin runs a builtin, refusing values that depend on model
 // parameters unless it is differentiable, placing its errors at the call,
 // and turning a Go panic into an internal error at the call's position.
@@ -333,12 +350,10 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 		var list ast.ErrorList
 		switch {
 		case errors.As(err, &ae):
-			if !ae.Pos.IsValid() {
-				ae.Pos = a.Pos
-			}
+			err = placed(err, a.Pos)
 		case errors.As(err, &list):
 		default:
-			err = &ast.Error{Pos: a.Pos, Msg: b.Name + ": " + err.Error()}
+			err = &ast.Error{Pos: a.Pos, Msg: b.Name + ": " + err.Error(), Cause: err}
 		}
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -161,5 +163,34 @@ func TestPanicInStatementBecomesError(t *testing.T) {
 	_, err := th.stmts([]ast.Stmt{stmt}, NewEnv(in.env), true)
 	if err == nil || !strings.Contains(err.Error(), "t.kml:3:1: error: internal error") {
 		t.Fatalf("want an internal error at 3:1, got %v", err)
+	}
+}
+
+// A builtin's Go error reaches the embedder through Unwrap, under the KML
+// error that places it and the fn calls it came through; and an error a
+// builtin returns is copied, not changed, as it gains a position and frames.
+func TestBuiltinErrorsAreWrappedNotChanged(t *testing.T) {
+	errGo := errors.New("the disk is on fire")
+	unplaced := &ast.Error{Msg: "no place of its own"}
+	r := testRegistry()
+	r.Register("fails()", "", func(a *Args) (Value, error) { return nil, fmt.Errorf("writing: %w", errGo) })
+	r.Register("unplaced()", "", func(a *Args) (Value, error) { return nil, unplaced })
+	in := New(Options{Registry: r})
+
+	_, err := in.Eval("t.kml", "fn f() = fails()\nf()")
+	if !errors.Is(err, errGo) {
+		t.Fatalf("errors.Is(%v, errGo) = false", err)
+	}
+	var ae *ast.Error
+	if !errors.As(err, &ae) || ae.Msg != "fails: writing: the disk is on fire" || len(ae.Stack) != 1 {
+		t.Errorf("got %#v", ae)
+	}
+
+	_, err = in.Eval("t.kml", "fn g() = unplaced()\ng()")
+	if !errors.As(err, &ae) || ae.Pos.Line != 1 || len(ae.Stack) != 1 {
+		t.Errorf("got %#v", ae)
+	}
+	if unplaced.Pos.IsValid() || unplaced.Stack != nil {
+		t.Errorf("the builtin's error value was changed: %#v", unplaced)
 	}
 }

@@ -146,15 +146,20 @@ func (in *Interpreter) Check(filename, src string) error {
 // Eval parses, checks and runs src in the session and returns the value of
 // its last statement when that is an expression (NoneValue otherwise).
 // Syntax and check errors come back as an ast.ErrorList (nothing has run);
-// a runtime error as an *ast.Error. Names bound before a runtime error stay
-// bound, as at any REPL.
+// a runtime error as an *ast.Error, whose Stack lists the fn calls it came
+// through and whose Cause (reached with errors.Is and errors.As) is the Go
+// error behind it, context.Canceled for a cancelled run. Names bound before
+// a runtime error stay bound, as at any REPL.
 func (in *Interpreter) Eval(filename, src string) (Value, error) {
-	return in.EvalContext(nil, filename, src)
+	return in.EvalContext(in.opts.Context, filename, src)
 }
 
 // EvalContext is Eval with its own cancellation context (the REPL cancels one
-// input on Ctrl-C); nil means the interpreter's.
+// input on Ctrl-C). ctx must not be nil: Eval runs under the interpreter's.
 func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (Value, error) {
+	if ctx == nil {
+		panic("eval: EvalContext with a nil Context")
+	}
 	in.sources[filename] = src
 	f, err := grammar.Parse(filename, src)
 	if err != nil {

@@ -179,7 +179,7 @@ func posErr(pos ast.Pos, err error) error {
 	if _, ok := err.(*ast.Error); ok {
 		return err
 	}
-	return &ast.Error{Pos: pos, Msg: err.Error()}
+	return &ast.Error{Pos: pos, Msg: err.Error(), Cause: err}
 }
 
 // Binary applies a binary operator (all but && and ||, which short-circuit
