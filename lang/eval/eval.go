@@ -301,6 +301,11 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 // (tests use it to see that calls the checker bound are not bound again).
 var runtimeBinds atomic.Int64
 
+// RuntimeBinds is how many calls, over the process, have had their
+// arguments matched at run time rather than by the checker (tests use it to
+// check that a model's density loop binds nothing).
+func RuntimeBinds() int64 { return runtimeBinds.Load() }
+
 // bindCall matches a call's arguments to sig. It uses the checker's
 // binding when the checker knew a callee with a signature like sig, and
 // binds at run time otherwise: a call through a variable, a parameter, or a
