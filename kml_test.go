@@ -199,3 +199,25 @@ outer([1, 2])`)
 		}
 	}
 }
+
+// Cancelling a fit reaches the embedder as context.Canceled too, through
+// the sampler and lang/model.
+func TestCancelledFitIsReachableWithErrorsIs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	in := kml.New(kml.Context(ctx))
+	_, err := in.Eval(`let y = draw(normal(0, 1), 200, seed: 3)
+model m {
+  mu ~ normal(0, 1)
+  s ~ gamma(2, 1)
+  y ~ normal(mu, s)
+}
+sample(m, chains: 2, warmup: 1000000, draws: 1000000, seed: 1)`)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "error: sample: interrupted") {
+		t.Errorf("the user reads %v, want sample: interrupted", err)
+	}
+}

@@ -182,7 +182,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 // cancelled.
 func fitError(a *eval.Args, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return a.Fail("interrupted")
+		return a.Interrupted(err)
 	}
 	return a.Fail("%v", err)
 }
