@@ -18,12 +18,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			k, err := kernelArg(a, "k")
-			if err != nil {
-				return nil, err
-			}
-			est, err := a.Str("estimator")
-			if err != nil {
+			var k kernel
+			var est string
+			if err := a.Unpack("k", &k, "estimator", &est); err != nil {
 				return nil, err
 			}
 			v, err := kernels.MMD2(k.K, x, y, est)
@@ -39,16 +36,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			kx, err := kernelArg(a, "kx")
-			if err != nil {
-				return nil, err
-			}
-			ky, err := kernelArg(a, "ky")
-			if err != nil {
-				return nil, err
-			}
-			est, err := a.Str("estimator")
-			if err != nil {
+			var kx, ky kernel
+			var est string
+			if err := a.Unpack("kx", &kx, "ky", &ky, "estimator", &est); err != nil {
 				return nil, err
 			}
 			v, err := kernels.HSIC(kx.K, ky.K, x, y, est)
@@ -66,12 +56,8 @@ func init() {
 }
 
 func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
-	x, err := a.Matrix("x")
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err := a.Matrix("y")
-	if err != nil {
+	var x, y *mat.Dense
+	if err := a.Unpack("x", &x, "y", &y); err != nil {
 		return nil, nil, err
 	}
 	if x.IsEmpty() {
@@ -143,7 +129,7 @@ func testSettings(a *eval.Args) (kernels.TestSettings, error) {
 	if s.Seed, err = a.Seed(); err != nil {
 		return s, err
 	}
-	s.Estimator, err = a.Str("estimator")
+	err = a.Unpack("estimator", &s.Estimator)
 	return s, err
 }
 
@@ -190,8 +176,8 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, err := a.Str("method")
-	if err != nil {
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
 		return nil, err
 	}
 	kx, err := chooseKernel(a, "kx", x, s.Seed)
