@@ -17,16 +17,8 @@ func init() {
 		return spaced(a, true)
 	})
 	eval.Register("seq(from, to, by = 1)", "The numbers from, from + by, ... up to to (included when it is reached, to within rounding).", func(a *eval.Args) (eval.Value, error) {
-		from, err := a.Num("from")
-		if err != nil {
-			return nil, err
-		}
-		to, err := a.Num("to")
-		if err != nil {
-			return nil, err
-		}
-		by, err := a.Num("by")
-		if err != nil {
+		var from, to, by float64
+		if err := a.Unpack("from", &from, "to", &to, "by", &by); err != nil {
 			return nil, err
 		}
 		if math.IsNaN(from) || math.IsInf(from, 0) {
@@ -52,8 +44,8 @@ func init() {
 		return &eval.Vec{Data: out}, nil
 	})
 	eval.Register("which(mask)", "The 1-based positions of the nonzero (true) elements of a vector, so x[which(label == 3), :] keeps the rows whose label is 3.", func(a *eval.Args) (eval.Value, error) {
-		mask, err := a.Floats("mask")
-		if err != nil {
+		var mask []float64
+		if err := a.Unpack("mask", &mask); err != nil {
 			return nil, err
 		}
 		out := []float64{}
@@ -76,8 +68,8 @@ func init() {
 		return bind(a, false)
 	})
 	eval.Register("transpose(m)", "The transpose of a matrix (a vector becomes a 1×n matrix).", func(a *eval.Args) (eval.Value, error) {
-		m, err := a.Matrix("m")
-		if err != nil {
+		var m *mat.Dense
+		if err := a.Unpack("m", &m); err != nil {
 			return nil, err
 		}
 		var t mat.Dense
@@ -85,16 +77,17 @@ func init() {
 		return eval.NewMat(&t), nil
 	})
 	r := eval.Register("rep(x, times)", "The vector (or number) x repeated times times.", func(a *eval.Args) (eval.Value, error) {
-		times, err := a.Length("times")
-		if err != nil {
+		var x eval.Value
+		var times eval.Length
+		if err := a.Unpack("x", &x, "times", &times); err != nil {
 			return nil, err
 		}
-		if n, ok := eval.ToFloats(a.Value("x")); ok && times*len(n) > eval.MaxLength {
-			return nil, a.Errorf("times", "x repeated %d times would have %d elements, more than the %d a vector may have", times, times*len(n), eval.MaxLength)
+		if n, ok := eval.ToFloats(x); ok && int(times)*len(n) > eval.MaxLength {
+			return nil, a.Errorf("times", "x repeated %d times would have %d elements, more than the %d a vector may have", times, int(times)*len(n), eval.MaxLength)
 		}
 		parts := make([]eval.Value, times)
 		for i := range parts {
-			parts[i] = a.Value("x")
+			parts[i] = x
 		}
 		return join(a, parts)
 	})
@@ -102,18 +95,12 @@ func init() {
 }
 
 func spaced(a *eval.Args, log bool) (eval.Value, error) {
-	from, err := a.Num("from")
-	if err != nil {
+	var from, to float64
+	var length eval.Length
+	if err := a.Unpack("from", &from, "to", &to, "n", &length); err != nil {
 		return nil, err
 	}
-	to, err := a.Num("to")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.Length("n")
-	if err != nil {
-		return nil, err
-	}
+	n := int(length)
 	if n < 1 {
 		return nil, a.Errorf("n", "n must be at least 1, got %d", n)
 	}

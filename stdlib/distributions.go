@@ -52,8 +52,9 @@ func init() {
 	eval.Register("draw(d, n?, seed?)",
 		"Draws n values from distribution d (a vector; one number when n is left out), from the given seed or the run's stream.",
 		func(a *eval.Args) (eval.Value, error) {
-			d, err := distArg(a, "d")
-			if err != nil {
+			var d distribution
+			var n eval.Length
+			if err := a.Unpack("d", &d, "n?", &n); err != nil {
 				return nil, err
 			}
 			p, ok := d.Scalar()
@@ -64,12 +65,8 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			if a.Value("n") == nil {
+			if !a.Given("n") {
 				return eval.Num(d.Family.Rand(rng, p)), nil
-			}
-			n, err := a.Length("n")
-			if err != nil {
-				return nil, err
 			}
 			out := make([]float64, n)
 			for i := range out {
@@ -81,20 +78,25 @@ func init() {
 	eval.Register("logpdf(d, x)",
 		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix.",
 		func(a *eval.Args) (eval.Value, error) {
-			d, err := distArg(a, "d")
-			if err != nil {
+			var d distribution
+			var x eval.Value
+			if err := a.Unpack("d", &d, "x", &x); err != nil {
 				return nil, err
 			}
-			return d.LogPDF(a.PosOf("x"), a.Value("x"))
+			return d.LogPDF(a.PosOf("x"), x)
 		})
 }
 
-func distArg(a *eval.Args, name string) (*model.DistVal, error) {
-	d, ok := a.Value(name).(*model.DistVal)
+// distribution is an argument that must be a distribution value.
+type distribution struct{ *model.DistVal }
+
+func (d *distribution) UnpackArg(name string, v eval.Value) error {
+	dv, ok := v.(*model.DistVal)
 	if !ok {
-		return nil, a.Errorf(name, "%s must be a distribution, got %s", name, eval.Describe(a.Value(name)))
+		return fmt.Errorf("%s must be a distribution, got %s", name, eval.Describe(v))
 	}
-	return d, nil
+	d.DistVal = dv
+	return nil
 }
 
 // makeDist builds a distribution value. Parameters that are plain numbers are

@@ -81,37 +81,35 @@ func printBuiltin(a *eval.Args) (eval.Value, error) {
 	return nil, nil
 }
 
-// stringList reads an optional list of strings.
-func stringList(a *eval.Args, name string) ([]string, error) {
-	v := a.Value(name)
-	if v == nil {
-		return nil, nil
-	}
+// columnNames is an optional list of column names: a string, or a list of
+// strings.
+type columnNames []string
+
+func (c *columnNames) UnpackArg(name string, v eval.Value) error {
 	if s, ok := v.(eval.Str); ok {
-		return []string{string(s)}, nil
+		*c = columnNames{string(s)}
+		return nil
 	}
 	l, ok := v.(*eval.List)
 	if !ok {
-		return nil, a.Errorf(name, "%s must be a list of strings like [\"x\", \"y\"], got %s", name, eval.Describe(v))
+		return fmt.Errorf("%s must be a list of strings like [\"x\", \"y\"], got %s", name, eval.Describe(v))
 	}
-	out := make([]string, len(l.Elems))
+	out := make(columnNames, len(l.Elems))
 	for i, e := range l.Elems {
 		s, ok := e.(eval.Str)
 		if !ok {
-			return nil, a.Errorf(name, "%s must hold strings, element %d is %s", name, i+1, eval.Describe(e))
+			return fmt.Errorf("%s must hold strings, element %d is %s", name, i+1, eval.Describe(e))
 		}
 		out[i] = string(s)
 	}
-	return out, nil
+	*c = out
+	return nil
 }
 
 func readCSV(a *eval.Args) (eval.Value, error) {
-	path, err := a.Str("path")
-	if err != nil {
-		return nil, err
-	}
-	want, err := stringList(a, "columns")
-	if err != nil {
+	var path string
+	var want columnNames
+	if err := a.Unpack("path", &path, "columns?", &want); err != nil {
 		return nil, err
 	}
 	in := a.Th.Interp()
@@ -278,8 +276,8 @@ func writePath(a *eval.Args, name string) (string, error) {
 }
 
 func writeCSV(a *eval.Args) (eval.Value, error) {
-	names, err := stringList(a, "columns")
-	if err != nil {
+	var names columnNames
+	if err := a.Unpack("columns?", &names); err != nil {
 		return nil, err
 	}
 	data, err := tableCSV(a.Value("value"), names)
@@ -297,12 +295,13 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 }
 
 func save(a *eval.Args) (eval.Value, error) {
-	to, err := a.Str("to")
-	if err != nil {
+	var to string
+	if err := a.Unpack("to", &to); err != nil {
 		return nil, err
 	}
 	v := a.Value("value")
 	var data []byte
+	var err error
 	switch strings.ToLower(filepath.Ext(to)) {
 	case ".csv":
 		if cw, ok := v.(CSVWriter); ok {

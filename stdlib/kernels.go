@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
@@ -25,60 +27,50 @@ func init() {
 		})
 	}
 	reg("rq(ell, alpha)", "The rational quadratic kernel (1 + |x - y|²/(2 alpha ell²))^(-alpha); vector ell for ARD.", func(a *eval.Args) (eval.Value, error) {
-		ell, hv, err := ellArg(a, "ell")
-		if err != nil {
+		var ell lengthscale
+		var alpha hyper
+		if err := a.Unpack("ell", &ell, "alpha", &alpha); err != nil {
 			return nil, err
 		}
-		alpha, av, err := hyperArg(a, "alpha")
-		if err != nil {
-			return nil, err
-		}
-		k, err := kernels.NewRQ(ell, alpha)
+		k, err := kernels.NewRQ(ell.Ell, alpha.X)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: append(hv, av)}, nil
+		return &KernelVal{K: k, Hyper: append(ell.V, alpha.V)}, nil
 	})
 	reg("periodic(ell, period)", "The periodic kernel exp(-2 Σ_d sin²(π (x_d - y_d)/period)/ell²).", func(a *eval.Args) (eval.Value, error) {
-		ell, ev, err := hyperArg(a, "ell")
-		if err != nil {
+		var ell, period hyper
+		if err := a.Unpack("ell", &ell, "period", &period); err != nil {
 			return nil, err
 		}
-		p, pv, err := hyperArg(a, "period")
-		if err != nil {
-			return nil, err
-		}
-		k, err := kernels.NewPeriodic(ell, p)
+		k, err := kernels.NewPeriodic(ell.X, period.X)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{ev, pv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{ell.V, period.V}}, nil
 	})
 	reg("linear(c = 0)", "The linear kernel xᵀy + c, c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
-		c, cv, err := hyperArg(a, "c")
-		if err != nil {
+		var c hyper
+		if err := a.Unpack("c", &c); err != nil {
 			return nil, err
 		}
-		k, err := kernels.NewLinear(c)
+		k, err := kernels.NewLinear(c.X)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{c.V}}, nil
 	})
 	reg("poly(degree, c = 1)", "The polynomial kernel (xᵀy + c)^degree, degree a whole number ≥ 1 (fixed), c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
-		deg, err := a.Int("degree")
-		if err != nil {
+		var deg int
+		var c hyper
+		if err := a.Unpack("degree", &deg, "c", &c); err != nil {
 			return nil, err
 		}
-		c, cv, err := hyperArg(a, "c")
-		if err != nil {
-			return nil, err
-		}
-		k, err := kernels.NewPoly(deg, c)
+		k, err := kernels.NewPoly(deg, c.X)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{cv}}, nil
+		return &KernelVal{K: k, Hyper: []eval.Value{c.V}}, nil
 	})
 	eval.Register("white()", "White noise: 1 for an observation with itself, 0 otherwise (its Gram matrix is the identity).", func(a *eval.Args) (eval.Value, error) {
 		return &KernelVal{K: kernels.White{}}, nil
@@ -87,24 +79,17 @@ func init() {
 		return &KernelVal{K: kernels.Constant{}}, nil
 	})
 	eval.Register("gram(k, x, y?)", "The Gram matrix of kernel k on the rows of x (k(x_i, x_j)), or between the rows of x and y (k(x_i, y_j)).", func(a *eval.Args) (eval.Value, error) {
-		k, err := kernelArg(a, "k")
-		if err != nil {
+		var k kernel
+		var x, y *mat.Dense
+		if err := a.Unpack("k", &k, "x", &x, "y?", &y); err != nil {
 			return nil, err
 		}
-		x, err := a.Matrix("x")
-		if err != nil {
-			return nil, err
-		}
-		if a.Value("y") == nil {
+		if y == nil {
 			g, err := kernels.Gram(k.K, x)
 			if err != nil {
 				return nil, a.Errorf("x", "%v", err)
 			}
 			return eval.NewMat(denseOf(g)), nil
-		}
-		y, err := a.Matrix("y")
-		if err != nil {
-			return nil, err
 		}
 		c, err := kernels.Cross(k.K, x, y)
 		if err != nil {
@@ -115,8 +100,8 @@ func init() {
 	eval.Register("median_heuristic(x, seed?)",
 		"The median Euclidean distance between rows of x over pairs i < j, so rbf(median_heuristic(x)) is exp(-|x - y|²/(2 m²)) with m the median (the convention of Muandet et al. 2014; the other, exp(-|x - y|²/m²), is rbf(m/sqrt(2))). Above 2000 rows a seeded subsample of 2000 rows is used.",
 		func(a *eval.Args) (eval.Value, error) {
-			x, err := a.Matrix("x")
-			if err != nil {
+			var x *mat.Dense
+			if err := a.Unpack("x", &x); err != nil {
 				return nil, err
 			}
 			seed, err := a.Seed()
@@ -132,23 +117,17 @@ func init() {
 	eval.Register(`landmarks(x, m, seed?, method = "random")`,
 		`m landmark points for x: "random" takes m distinct rows; "kmeans" returns the centres of a seeded k-means (k-means++ starts, then Lloyd iterations).`,
 		func(a *eval.Args) (eval.Value, error) {
-			x, err := a.Matrix("x")
-			if err != nil {
-				return nil, err
-			}
-			m, err := a.PositiveInt("m")
-			if err != nil {
+			var x *mat.Dense
+			var m eval.PositiveInt
+			var method string
+			if err := a.Unpack("x", &x, "m", &m, "method", &method); err != nil {
 				return nil, err
 			}
 			seed, err := a.Seed()
 			if err != nil {
 				return nil, err
 			}
-			method, err := a.Str("method")
-			if err != nil {
-				return nil, err
-			}
-			z, err := kernels.Landmarks(x, m, seed, method)
+			z, err := kernels.Landmarks(x, int(m), seed, method)
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -156,56 +135,83 @@ func init() {
 		})
 }
 
-func kernelArg(a *eval.Args, name string) (*KernelVal, error) {
-	k, ok := a.Value(name).(*KernelVal)
+// kernel is an argument that must be a kernel value.
+type kernel struct{ *KernelVal }
+
+func (k *kernel) UnpackArg(name string, v eval.Value) error {
+	kv, ok := v.(*KernelVal)
 	if !ok {
-		return nil, a.Errorf(name, "%s must be a kernel such as rbf(1), got %s", name, eval.Describe(a.Value(name)))
+		return fmt.Errorf("%s must be a kernel such as rbf(1), got %s", name, eval.Describe(v))
 	}
-	return k, nil
+	k.KernelVal = kv
+	return nil
 }
 
-// hyperArg reads a scalar hyperparameter, which may depend on model
-// parameters.
-func hyperArg(a *eval.Args, name string) (float64, eval.Value, error) {
-	switch v := a.Value(name).(type) {
+// kernelArg is Unpack into a kernel, for the builtins not yet unpacked
+// declaratively (bke).
+func kernelArg(a *eval.Args, name string) (*KernelVal, error) {
+	var k kernel
+	err := a.Unpack(name, &k)
+	return k.KernelVal, err
+}
+
+// hyper is a scalar hyperparameter, which may depend on model parameters:
+// its current value X and the value V the kernel keeps for the gradient.
+type hyper struct {
+	X float64
+	V eval.Value
+}
+
+func (h *hyper) UnpackArg(name string, v eval.Value) error {
+	switch v := v.(type) {
 	case eval.Num:
-		return float64(v), v, nil
+		h.X, h.V = float64(v), v
+		return nil
 	case *eval.ADNum:
-		return v.Value(), v, nil
+		h.X, h.V = v.Value(), v
+		return nil
 	}
-	return 0, nil, a.Errorf(name, "%s must be a number, got %s", name, eval.Describe(a.Value(name)))
+	return fmt.Errorf("%s must be a number, got %s", name, eval.Describe(v))
 }
 
-// ellArg reads a lengthscale: a number (isotropic) or a vector (ARD).
-func ellArg(a *eval.Args, name string) ([]float64, []eval.Value, error) {
-	switch v := a.Value(name).(type) {
+// lengthscale is a number (isotropic) or a vector (ARD), each element of
+// which may depend on model parameters.
+type lengthscale struct {
+	Ell []float64
+	V   []eval.Value
+}
+
+func (l *lengthscale) UnpackArg(name string, v eval.Value) error {
+	switch v := v.(type) {
 	case eval.Num, *eval.ADNum:
-		x, hv, err := hyperArg(a, name)
-		return []float64{x}, []eval.Value{hv}, err
+		var h hyper
+		err := h.UnpackArg(name, v)
+		l.Ell, l.V = []float64{h.X}, []eval.Value{h.V}
+		return err
 	case *eval.Vec:
-		hv := make([]eval.Value, len(v.Data))
+		l.Ell, l.V = v.Data, make([]eval.Value, len(v.Data))
 		for i, x := range v.Data {
-			hv[i] = eval.Num(x)
+			l.V[i] = eval.Num(x)
 		}
-		return v.Data, hv, nil
+		return nil
 	case *eval.ADVec:
-		hv := make([]eval.Value, len(v.Vs))
+		l.Ell, l.V = v.Values(), make([]eval.Value, len(v.Vs))
 		for i, node := range v.Vs {
-			hv[i] = &eval.ADNum{T: v.T, V: node}
+			l.V[i] = &eval.ADNum{T: v.T, V: node}
 		}
-		return v.Values(), hv, nil
+		return nil
 	}
-	return nil, nil, a.Errorf(name, "%s must be a number or a vector (one per input column), got %s", name, eval.Describe(a.Value(name)))
+	return fmt.Errorf("%s must be a number or a vector (one per input column), got %s", name, eval.Describe(v))
 }
 
 func stationary(a *eval.Args, mk func([]float64) (kernels.Kernel, error)) (eval.Value, error) {
-	ell, hv, err := ellArg(a, "ell")
-	if err != nil {
+	var ell lengthscale
+	if err := a.Unpack("ell", &ell); err != nil {
 		return nil, err
 	}
-	k, err := mk(ell)
+	k, err := mk(ell.Ell)
 	if err != nil {
 		return nil, a.Errorf("ell", "%v", err)
 	}
-	return &KernelVal{K: k, Hyper: hv}, nil
+	return &KernelVal{K: k, Hyper: ell.V}, nil
 }

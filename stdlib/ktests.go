@@ -19,12 +19,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			k, err := kernelArg(a, "k")
-			if err != nil {
-				return nil, err
-			}
-			est, err := a.Str("estimator")
-			if err != nil {
+			var k kernel
+			var est string
+			if err := a.Unpack("k", &k, "estimator", &est); err != nil {
 				return nil, err
 			}
 			v, err := ktest.MMD2(k.K, x, y, est)
@@ -40,16 +37,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			kx, err := kernelArg(a, "kx")
-			if err != nil {
-				return nil, err
-			}
-			ky, err := kernelArg(a, "ky")
-			if err != nil {
-				return nil, err
-			}
-			est, err := a.Str("estimator")
-			if err != nil {
+			var kx, ky kernel
+			var est string
+			if err := a.Unpack("kx", &kx, "ky", &ky, "estimator", &est); err != nil {
 				return nil, err
 			}
 			v, err := ktest.HSIC(kx.K, ky.K, x, y, est)
@@ -67,12 +57,8 @@ func init() {
 }
 
 func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
-	x, err := a.Matrix("x")
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err := a.Matrix("y")
-	if err != nil {
+	var x, y *mat.Dense
+	if err := a.Unpack("x", &x, "y", &y); err != nil {
 		return nil, nil, err
 	}
 	if x.IsEmpty() {
@@ -144,7 +130,7 @@ func testSettings(a *eval.Args) (ktest.Settings, error) {
 	if s.Seed, err = a.Seed(); err != nil {
 		return s, err
 	}
-	s.Estimator, err = a.Str("estimator")
+	err = a.Unpack("estimator", &s.Estimator)
 	return s, err
 }
 
@@ -191,8 +177,8 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, err := a.Str("method")
-	if err != nil {
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
 		return nil, err
 	}
 	kx, err := chooseKernel(a, "kx", x, s.Seed)

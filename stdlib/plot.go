@@ -24,8 +24,8 @@ func init() {
 var plotFormats = map[string]bool{".svg": true, ".png": true, ".pdf": true}
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
-	to, err := a.Str("to")
-	if err != nil {
+	var to string
+	if err := a.Unpack("to", &to); err != nil {
 		return nil, err
 	}
 	ext := strings.ToLower(filepath.Ext(to))
@@ -66,21 +66,9 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Errorf("v", "%v", err)
 	}
-	if a.Value("title") != nil {
-		if p.Title.Text, err = a.Str("title"); err != nil {
-			return nil, err
-		}
-	}
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	if a.Value("xlabel") != nil {
-		if p.X.Label.Text, err = a.Str("xlabel"); err != nil {
-			return nil, err
-		}
-	}
-	if a.Value("ylabel") != nil {
-		if p.Y.Label.Text, err = a.Str("ylabel"); err != nil {
-			return nil, err
-		}
+	if err := a.Unpack("title?", &p.Title.Text, "xlabel?", &p.X.Label.Text, "ylabel?", &p.Y.Label.Text); err != nil {
+		return nil, err
 	}
 	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, ext[1:])
 	if err != nil {

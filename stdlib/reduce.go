@@ -5,6 +5,8 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/hmc"
@@ -135,8 +137,8 @@ func init() {
 	eval.Register("quantile(x, p)",
 		"The p-quantile (p a number or vector in [0, 1]) by linear interpolation between order statistics (R's type 7); per column for a matrix.",
 		func(a *eval.Args) (eval.Value, error) {
-			ps, err := a.Floats("p")
-			if err != nil {
+			var ps []float64
+			if err := a.Unpack("p", &ps); err != nil {
 				return nil, err
 			}
 			for _, p := range ps {
@@ -195,16 +197,16 @@ func init() {
 		})
 	length.AD = true
 	eval.Register("rows(x)", "The number of rows (observations) of a matrix, or the length of a vector.", func(a *eval.Args) (eval.Value, error) {
-		m, err := a.Matrix("x")
-		if err != nil {
+		var m *mat.Dense
+		if err := a.Unpack("x", &m); err != nil {
 			return nil, err
 		}
 		r, _ := m.Dims()
 		return eval.Num(r), nil
 	})
 	eval.Register("cols(x)", "The number of columns of a matrix (1 for a vector).", func(a *eval.Args) (eval.Value, error) {
-		m, err := a.Matrix("x")
-		if err != nil {
+		var m *mat.Dense
+		if err := a.Unpack("x", &m); err != nil {
 			return nil, err
 		}
 		_, c := m.Dims()

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -83,40 +84,158 @@ func (a *Args) Fail(format string, args ...any) error {
 	return &ast.Error{Pos: a.Pos, Msg: a.prefixed(fmt.Sprintf(format, args...))}
 }
 
-func (a *Args) need(name string) (Value, error) {
-	v := a.Value(name)
-	if v == nil {
-		return nil, a.Errorf(name, "missing argument %q", name)
+// Unpacker is a Go type that converts a KML argument to itself, so a kind
+// of argument ("a kernel such as rbf(1)", "a posterior from sample") says
+// what it accepts, and how it refuses, in one place. UnpackArg gets the
+// argument's name for its message; Unpack places the error at the argument
+// and prefixes the builtin's name.
+type Unpacker interface {
+	UnpackArg(name string, v Value) error
+}
+
+// Unpack converts arguments into Go variables, in pairs of a parameter name
+// and a pointer, as starlark's UnpackArgs:
+//
+//	a.Unpack("x", &x, "m", &m, "title?", &title)
+//
+// A name ending in "?" may be absent (no value and no default), leaving its
+// variable as it was; any other absent argument is an error. The targets are
+// *float64 (a number), *int (a whole number), *Length, *PositiveInt,
+// *string, *bool, *[]float64 (a number, a vector, or a one-row or
+// one-column matrix), **mat.Dense (data, a row per observation), **Record,
+// *Value (as given) and any Unpacker. The first bad argument is reported at
+// its own position. Names must be parameters of the builtin's signature; a
+// name that is not is a bug in the library (TestUnpackNames in stdlib looks
+// for them), and panics.
+func (a *Args) Unpack(pairs ...any) error {
+	if len(pairs)%2 != 0 {
+		panic("eval: Unpack(" + a.b.Name + ") needs name, pointer pairs")
 	}
-	return v, nil
+	for i := 0; i < len(pairs); i += 2 {
+		name, ok := pairs[i].(string)
+		if !ok {
+			panic(fmt.Sprintf("eval: Unpack(%s): argument %d is not a name", a.b.Name, i))
+		}
+		name, optional := strings.CutSuffix(name, "?")
+		v := a.Value(name)
+		if v == nil {
+			if optional {
+				continue
+			}
+			return a.Errorf(name, "missing argument %q", name)
+		}
+		if err := a.unpack(name, v, pairs[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Length is a whole number from 0 to MaxLength: a vector's length.
+type Length int
+
+// PositiveInt is a whole number ≥ 1.
+type PositiveInt int
+
+func (a *Args) unpack(name string, v Value, target any) error {
+	bad := func(what string) error {
+		return a.Errorf(name, "%s must be %s, got %s", name, what, Describe(v))
+	}
+	switch p := target.(type) {
+	case *Value:
+		*p = v
+	case *float64:
+		x, ok := ToFloat(v)
+		if !ok {
+			return bad("a number")
+		}
+		*p = x
+	case *int:
+		x, ok := ToFloat(v)
+		if !ok {
+			return bad("a number")
+		}
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return a.Errorf(name, "%s must be a whole number, got %s", name, FormatNumber(x))
+		}
+		*p = int(x)
+	case *Length:
+		var n int
+		if err := a.unpack(name, v, &n); err != nil {
+			return err
+		}
+		if n < 0 {
+			return a.Errorf(name, "%s must not be negative, got %d", name, n)
+		}
+		if n > MaxLength {
+			return a.Errorf(name, "%s = %d is more than the %d elements a vector may have", name, n, MaxLength)
+		}
+		*p = Length(n)
+	case *PositiveInt:
+		var n int
+		if err := a.unpack(name, v, &n); err != nil {
+			return err
+		}
+		if n < 1 {
+			return a.Errorf(name, "%s must be at least 1, got %d", name, n)
+		}
+		*p = PositiveInt(n)
+	case *string:
+		s, ok := v.(Str)
+		if !ok {
+			return bad("a string")
+		}
+		*p = string(s)
+	case *bool:
+		b, ok := v.(Bool)
+		if !ok {
+			return bad("true or false")
+		}
+		*p = bool(b)
+	case *[]float64:
+		xs, ok := ToFloats(v)
+		if !ok {
+			return bad("a vector")
+		}
+		*p = xs
+	case **mat.Dense:
+		m, ok := ToMatrix(v)
+		if !ok {
+			return bad("a matrix or a vector")
+		}
+		*p = m
+	case **Record:
+		r, ok := v.(*Record)
+		if !ok {
+			return bad("a record")
+		}
+		*p = r
+	case Unpacker:
+		if err := p.UnpackArg(name, v); err != nil {
+			var ae *ast.Error
+			if errors.As(err, &ae) {
+				return err
+			}
+			return &ast.Error{Pos: a.PosOf(name), Msg: a.prefixed(err.Error()), Cause: err}
+		}
+	default:
+		panic(fmt.Sprintf("eval: Unpack(%s): cannot unpack into %T", a.b.Name, target))
+	}
+	return nil
 }
 
 // Num returns a numeric argument.
-func (a *Args) Num(name string) (float64, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return 0, err
-	}
-	x, ok := ToFloat(v)
-	if !ok {
-		return 0, a.Errorf(name, "%s must be a number, got %s", name, Describe(v))
-	}
-	return x, nil
+func (a *Args) Num(name string) (x float64, err error) {
+	err = a.Unpack(name, &x)
+	return x, err
 }
 
 // Int returns an argument that must be a whole number.
-func (a *Args) Int(name string) (int, error) {
-	x, err := a.Num(name)
-	if err != nil {
-		return 0, err
-	}
-	if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-		return 0, a.Errorf(name, "%s must be a whole number, got %s", name, FormatNumber(x))
-	}
-	return int(x), nil
+func (a *Args) Int(name string) (n int, err error) {
+	err = a.Unpack(name, &n)
+	return n, err
 }
 
-// PositiveInt returns an argument that must be a whole number ≥ 1.
 // MaxLength is the most elements a builtin makes one vector of: a larger
 // request is almost surely a slip (1e9 for 1e3), and would exhaust memory
 // rather than fail.
@@ -124,92 +243,48 @@ const MaxLength = 100_000_000
 
 // Length is Int for a vector length: 0 to MaxLength.
 func (a *Args) Length(name string) (int, error) {
-	n, err := a.Int(name)
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, a.Errorf(name, "%s must not be negative, got %d", name, n)
-	}
-	if n > MaxLength {
-		return 0, a.Errorf(name, "%s = %d is more than the %d elements a vector may have", name, n, MaxLength)
-	}
-	return n, nil
+	var n Length
+	err := a.Unpack(name, &n)
+	return int(n), err
 }
 
+// PositiveInt returns an argument that must be a whole number ≥ 1.
 func (a *Args) PositiveInt(name string) (int, error) {
-	n, err := a.Int(name)
-	if err == nil && n < 1 {
-		err = a.Errorf(name, "%s must be at least 1, got %d", name, n)
-	}
-	return n, err
+	var n PositiveInt
+	err := a.Unpack(name, &n)
+	return int(n), err
 }
 
 // Str returns a string argument.
-func (a *Args) Str(name string) (string, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return "", err
-	}
-	s, ok := v.(Str)
-	if !ok {
-		return "", a.Errorf(name, "%s must be a string, got %s", name, Describe(v))
-	}
-	return string(s), nil
+func (a *Args) Str(name string) (s string, err error) {
+	err = a.Unpack(name, &s)
+	return s, err
 }
 
 // Bool returns a true/false argument.
-func (a *Args) Bool(name string) (bool, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return false, err
-	}
-	b, ok := v.(Bool)
-	if !ok {
-		return false, a.Errorf(name, "%s must be true or false, got %s", name, Describe(v))
-	}
-	return bool(b), nil
+func (a *Args) Bool(name string) (b bool, err error) {
+	err = a.Unpack(name, &b)
+	return b, err
 }
 
 // Floats returns a number, a vector, or a matrix with one row or one column,
 // as a slice.
-func (a *Args) Floats(name string) ([]float64, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return nil, err
-	}
-	xs, ok := ToFloats(v)
-	if !ok {
-		return nil, a.Errorf(name, "%s must be a vector, got %s", name, Describe(v))
-	}
-	return xs, nil
+func (a *Args) Floats(name string) (xs []float64, err error) {
+	err = a.Unpack(name, &xs)
+	return xs, err
 }
 
 // Matrix returns a data argument as a matrix with a row per observation: a
 // vector is a column (n×1), as LANGUAGE.md says.
-func (a *Args) Matrix(name string) (*mat.Dense, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return nil, err
-	}
-	m, ok := ToMatrix(v)
-	if !ok {
-		return nil, a.Errorf(name, "%s must be a matrix or a vector, got %s", name, Describe(v))
-	}
-	return m, nil
+func (a *Args) Matrix(name string) (m *mat.Dense, err error) {
+	err = a.Unpack(name, &m)
+	return m, err
 }
 
 // Record returns a record argument.
-func (a *Args) Record(name string) (*Record, error) {
-	v, err := a.need(name)
-	if err != nil {
-		return nil, err
-	}
-	r, ok := v.(*Record)
-	if !ok {
-		return nil, a.Errorf(name, "%s must be a record, got %s", name, Describe(v))
-	}
-	return r, nil
+func (a *Args) Record(name string) (r *Record, err error) {
+	err = a.Unpack(name, &r)
+	return r, err
 }
 
 // Seed returns the `seed` argument when given, and otherwise the next seed of
