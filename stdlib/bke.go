@@ -263,7 +263,7 @@ func bklBuiltin(a *eval.Args) (eval.Value, error) {
 
 // hyperDraws evaluates the model at up to n posterior draws, evenly spaced
 // over all chains, and returns the BKE hyperparameters at each.
-func hyperDraws(a *eval.Args, post *model.Posterior, n int) ([]bkeResolved, error) {
+func hyperDraws(a *eval.Args, name string, post *model.Posterior, n int) ([]bkeResolved, error) {
 	var all [][]float64
 	for _, ch := range post.Result.Chains {
 		all = append(all, ch.Draws...)
@@ -279,7 +279,7 @@ func hyperDraws(a *eval.Args, post *model.Posterior, n int) ([]bkeResolved, erro
 			return nil, err
 		}
 		if !ok {
-			return nil, a.Errorf("post", "model %s has no bke observation, so its posterior has no embedding", post.Model.Name)
+			return nil, a.Errorf(name, "model %s has no bke observation, so its posterior has no embedding", post.Model.Name)
 		}
 		out = append(out, r)
 	}
@@ -412,7 +412,7 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	hs, err := hyperDraws(a, post, n)
+	hs, err := hyperDraws(a, "post", post, n)
 	if err != nil {
 		return nil, err
 	}
@@ -481,20 +481,9 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 }
 
 func witnessBuiltin(a *eval.Args) (eval.Value, error) {
-	pp, ok := a.Value("postP").(*model.Posterior)
-	if !ok {
-		return nil, a.Errorf("postP", "postP must be a posterior from sample, got %s", eval.Describe(a.Value("postP")))
-	}
-	pq, ok := a.Value("postQ").(*model.Posterior)
-	if !ok {
-		return nil, a.Errorf("postQ", "postQ must be a posterior from sample, got %s", eval.Describe(a.Value("postQ")))
-	}
-	xp, err := a.Matrix("xP")
-	if err != nil {
-		return nil, err
-	}
-	xq, err := a.Matrix("xQ")
-	if err != nil {
+	var pp, pq posteriorArg
+	var xp, xq *mat.Dense
+	if err := a.Unpack("postP", &pp, "postQ", &pq, "xP", &xp, "xQ", &xq); err != nil {
 		return nil, err
 	}
 	at, err := gridArg(a)
@@ -513,13 +502,13 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	hp, err := hyperDraws(a, pp, n)
+	hp, err := hyperDraws(a, "postP", pp.Posterior, n)
 	if err != nil {
 		return nil, err
 	}
 	hq := hp
-	if pq != pp {
-		if hq, err = hyperDraws(a, pq, n); err != nil {
+	if pq.Posterior != pp.Posterior {
+		if hq, err = hyperDraws(a, "postQ", pq.Posterior, n); err != nil {
 			return nil, err
 		}
 	}

@@ -24,21 +24,18 @@ func init() {
 	eval.Register(`summary(post)`,
 		`The posterior summary: mean, MCSE, sd, 5%, 50% and 95% quantiles, bulk and tail ESS and rank-normalised R-hat per parameter (Vehtari et al. 2021), with warnings for R-hat > 1.01, low ESS, divergences, low E-BFMI and tree-depth saturation. Prints as a table; --json writes the object of the language reference.`,
 		func(a *eval.Args) (eval.Value, error) {
-			p, ok := a.Value("post").(*model.Posterior)
-			if !ok {
-				return nil, a.Errorf("post", "post must be a posterior from sample, got %s", eval.Describe(a.Value("post")))
+			var p posteriorArg
+			if err := a.Unpack("post", &p); err != nil {
+				return nil, err
 			}
 			return &model.SummaryVal{S: p.Summary}, nil
 		})
 	eval.Register(`draws(post, name)`,
 		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME.`,
 		func(a *eval.Args) (eval.Value, error) {
-			p, ok := a.Value("post").(*model.Posterior)
-			if !ok {
-				return nil, a.Errorf("post", "post must be a posterior from sample, got %s", eval.Describe(a.Value("post")))
-			}
-			name, err := a.Str("name")
-			if err != nil {
+			var p posteriorArg
+			var name string
+			if err := a.Unpack("post", &p, "name", &name); err != nil {
 				return nil, err
 			}
 			v, ok := p.Attr(name)
@@ -58,8 +55,8 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 }
 
 func objectiveTerms(a *eval.Args) (model.Terms, error) {
-	obj, err := a.Str("objective")
-	if err != nil {
+	var obj string
+	if err := a.Unpack("objective", &obj); err != nil {
 		return model.Terms{}, err
 	}
 	switch obj {
@@ -95,10 +92,12 @@ const (
 )
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := modelArg(a, "m")
+	var marg modelArg
+	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
+	m := marg.Model
 	var s hmc.Settings
 	if s.Chains, err = intArg(a, "chains", 1, maxChains); err != nil {
 		return nil, err
@@ -116,13 +115,14 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	if s.Chains*s.Draws > eval.MaxLength {
 		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", s.Chains, s.Draws, eval.MaxLength)
 	}
-	if s.AdaptDelta, err = a.Num("adapt_delta"); err != nil {
+	var metric string
+	if err = a.Unpack("adapt_delta", &s.AdaptDelta, "metric", &metric); err != nil {
 		return nil, err
 	}
 	if !(s.AdaptDelta > 0 && s.AdaptDelta < 1) {
 		return nil, a.Errorf("adapt_delta", "adapt_delta must be between 0 and 1, got %v", s.AdaptDelta)
 	}
-	switch metric, _ := a.Str("metric"); metric {
+	switch metric {
 	case "diag":
 		s.Metric = hmc.Diag
 	case "dense":
@@ -188,10 +188,12 @@ func fitError(a *eval.Args, err error) error {
 }
 
 func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := modelArg(a, "m")
+	var marg modelArg
+	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
+	m := marg.Model
 	terms, err := objectiveTerms(a)
 	if err != nil {
 		return nil, err
@@ -234,10 +236,12 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 func profileBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := modelArg(a, "m")
+	var marg modelArg
+	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
+	m := marg.Model
 	terms, err := objectiveTerms(a)
 	if err != nil {
 		return nil, err

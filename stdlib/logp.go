@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -20,12 +21,28 @@ func init() {
 		})
 }
 
-func modelArg(a *eval.Args, name string) (*eval.Model, error) {
-	m, ok := a.Value(name).(*eval.Model)
+// modelArg unpacks "a model".
+type modelArg struct{ *eval.Model }
+
+func (m *modelArg) UnpackArg(name string, v eval.Value) error {
+	mv, ok := v.(*eval.Model)
 	if !ok {
-		return nil, a.Errorf(name, "%s must be a model, got %s", name, eval.Describe(a.Value(name)))
+		return fmt.Errorf("%s must be a model, got %s", name, eval.Describe(v))
 	}
-	return m, nil
+	m.Model = mv
+	return nil
+}
+
+// posteriorArg unpacks "a posterior from sample".
+type posteriorArg struct{ *model.Posterior }
+
+func (p *posteriorArg) UnpackArg(name string, v eval.Value) error {
+	pv, ok := v.(*model.Posterior)
+	if !ok {
+		return fmt.Errorf("%s must be a posterior from sample, got %s", name, eval.Describe(v))
+	}
+	p.Posterior = pv
+	return nil
 }
 
 // recordValues reads a record of parameter values into a map.
@@ -43,8 +60,8 @@ func recordValues(a *eval.Args, name string) (map[string]eval.Value, error) {
 }
 
 func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
-	m, err := modelArg(a, "m")
-	if err != nil {
+	var m modelArg
+	if err := a.Unpack("m", &m); err != nil {
 		return nil, err
 	}
 	values, err := recordValues(a, "values")
@@ -60,7 +77,7 @@ func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
 	if len(missing) > 0 {
 		return nil, a.Errorf("values", "give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
 	}
-	c, err := model.Compile(a.Th, a.PosOf("values"), m, values, terms)
+	c, err := model.Compile(a.Th, a.PosOf("values"), m.Model, values, terms)
 	if err != nil {
 		return nil, err
 	}

@@ -21,13 +21,6 @@ var argNameMethods = map[string]bool{"Num": true, "Int": true, "Str": true, "Boo
 
 var specRE = regexp.MustCompile(`^(\w+)\(.*\)$`)
 
-// knownMisnamed are names this test has found and that are not fixed yet,
-// as builtin and name. witness passes its arguments to hyperDraws
-// (bke.go), which reports at "post": witness has postP and postQ, so a
-// posterior without a bke observation is an internal error there today.
-// bke.go is being rewritten on another branch, which will fix it.
-var knownMisnamed = map[[2]string]bool{{"witness", "post"}: true}
-
 // TestUnpackNames reads the library's source and checks, for every
 // registered builtin, that each parameter name its body (and the helpers it
 // passes its arguments to) unpacks or reports at is in its signature, so a
@@ -165,7 +158,7 @@ func TestUnpackNames(t *testing.T) {
 				for _, p := range sig.Params {
 					found = found || p.Name == u.name
 				}
-				if !found && !knownMisnamed[[2]string{sig.Name, u.name}] {
+				if !found {
 					t.Errorf("%s: %s has no parameter %q", fset.Position(u.pos), sig, u.name)
 				}
 			}
