@@ -265,7 +265,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := inference.OptimizeSettings{Starts: starts, Seed: seed, Context: th.Context()}
+	s := inference.Settings{Starts: starts, Seed: seed}
 	if a.Value("init") != nil {
 		vals, err := recordValues(a, "init")
 		if err != nil {
@@ -275,15 +275,15 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "%v", err)
 		}
 	}
-	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
-	var r *inference.OptimizeResult
+	newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
+	var r *inference.Result
 	if c.Dim() == 0 {
 		lp, err := c.NewDensity(th.Fork()).Value(nil)
 		if err != nil {
 			return nil, err
 		}
-		r = &inference.OptimizeResult{Value: lp, Converged: true}
-	} else if r, err = inference.Maximize(newObj, s); err != nil {
+		r = &inference.Result{Value: lp, Converged: true}
+	} else if r, err = inference.Maximize(th.Context(), newObj, s); err != nil {
 		if th.Context().Err() != nil {
 			return nil, a.Fail("interrupted")
 		}
@@ -382,7 +382,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		points[i] = q
 	}
-	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
+	newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
 	out := make([]float64, len(grid))
 	if c.Dim() == 1 {
 		var valid [][]float64
@@ -396,7 +396,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 		for i := range out {
 			out[i] = math.Inf(-1)
 		}
-		vals, err := inference.Profile(newObj, valid, 0)
+		vals, err := inference.Profile(th.Context(), newObj, valid, 0)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -420,7 +420,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 					init[j] = prev[j]
 				}
 			}
-			r, err := inference.Maximize(newObj, inference.OptimizeSettings{Init: init, Fixed: fixedCoord, Context: th.Context(), Workers: 1})
+			r, err := inference.Maximize(th.Context(), newObj, inference.Settings{Init: init, Fixed: fixedCoord, Workers: 1})
 			if err != nil {
 				if th.Context().Err() != nil {
 					return nil, a.Fail("interrupted")

@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kml-lang/kml/runtime/internal/testmodel"
 )
 
 func TestSummaryJSONAndCSV(t *testing.T) {
-	r, err := Sample(context.Background(), factory(stdNormal{2}), Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
+	r, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 2}), Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
