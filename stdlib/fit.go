@@ -215,7 +215,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := inference.OptimizeSettings{Starts: starts, Seed: seed}
+	s := inference.Settings{Starts: starts, Seed: seed}
 	if a.Value("init") != nil {
 		vals, err := recordValues(a, "init")
 		if err != nil {

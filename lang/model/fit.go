@@ -13,7 +13,7 @@ import (
 // the draws, lets the observation families check a spread of them, and
 // summarises them with the sampler's and the families' warnings.
 func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
-	res, err := hmc.Sample(th.Context(), func() (hmc.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
+	res, err := hmc.Sample(th.Context(), func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
 		return nil, err
 	}
@@ -86,20 +86,19 @@ type Optimum struct {
 }
 
 // Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
-// gives the starts, seed and initial point; its Context is th's).
-func Optimize(th *eval.Thread, c *Compiled, s inference.OptimizeSettings) (*Optimum, error) {
-	s.Context = th.Context()
-	var r *inference.OptimizeResult
+// gives the starts, seed and initial point), cancelled by th's context.
+func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
+	var r *inference.Result
 	if c.Dim() == 0 {
 		lp, err := c.NewDensity(th.Fork()).Value(nil)
 		if err != nil {
 			return nil, err
 		}
-		r = &inference.OptimizeResult{Value: lp, Converged: true}
+		r = &inference.Result{Value: lp, Converged: true}
 	} else {
 		var err error
-		newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
-		if r, err = inference.Maximize(newObj, s); err != nil {
+		newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
+		if r, err = inference.Maximize(th.Context(), newObj, s); err != nil {
 			if cerr := th.Context().Err(); cerr != nil {
 				return nil, cerr
 			}
@@ -144,7 +143,7 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 			points[i] = q
 		}
 	}
-	newObj := func() (inference.Objective, error) { return c.NewDensity(th.Fork()), nil }
+	newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
 	out := make([]float64, len(grid))
 	for i := range out {
 		out[i] = math.Inf(-1)
@@ -158,7 +157,7 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 				where = append(where, i)
 			}
 		}
-		vals, err := inference.Profile(newObj, valid, 0)
+		vals, err := inference.Profile(th.Context(), newObj, valid, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +179,7 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 				init[j] = prev[j]
 			}
 		}
-		r, err := inference.Maximize(newObj, inference.OptimizeSettings{Init: init, Fixed: fixedCoord, Context: th.Context(), Workers: 1})
+		r, err := inference.Maximize(th.Context(), newObj, inference.Settings{Init: init, Fixed: fixedCoord, Workers: 1})
 		if err != nil {
 			if cerr := th.Context().Err(); cerr != nil {
 				return nil, cerr

@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/inference"
 )
 
 func TestSummaryJSONAndCSV(t *testing.T) {
-	r, err := hmc.Sample(context.Background(), func() (hmc.Model, error) { return stdNormal{2}, nil }, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
+	r, err := hmc.Sample(context.Background(), func() (inference.Model, error) { return stdNormal{2}, nil }, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package hmc
 import (
 	"context"
 	"testing"
+
+	"github.com/kml-lang/kml/runtime/internal/testmodel"
 )
 
 // BenchmarkNUTSNormal100 samples a 100-dimensional standard normal (4 chains
@@ -11,7 +13,7 @@ import (
 func BenchmarkNUTSNormal100(b *testing.B) {
 	var essPerSec, essPerGrad float64
 	for i := 0; i < b.N; i++ {
-		r, err := Sample(context.Background(), factory(stdNormal{100}), Settings{Seed: uint64(i + 1)})
+		r, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 100}), Settings{Seed: uint64(i + 1)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -92,11 +92,3 @@ func (m *metric) values() []float64 {
 	}
 	return append([]float64(nil), m.diag...)
 }
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}

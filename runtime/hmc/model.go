@@ -3,19 +3,14 @@ package hmc
 import (
 	"io"
 	"time"
+
+	"github.com/kml-lang/kml/runtime/inference"
 )
 
-// Model is a differentiable log density on R^Dim (the unconstrained scale).
-// One Model value is used by one goroutine at a time; Sample asks a factory
-// for one Model per chain.
-type Model interface {
-	Dim() int
-	// LogDensity returns log p(q) up to a constant and writes ∇ log p(q)
-	// into grad. A non-finite value or a non-nil error means q is outside
-	// the support or numerically unusable: the sampler treats it as a
-	// divergence while sampling and rejects it as an initial point.
-	LogDensity(grad, q []float64) (float64, error)
-}
+// Model is a differentiable log density on R^Dim (the unconstrained scale),
+// defined once in package inference. One Model value is used by one
+// goroutine at a time; Sample asks a factory for one Model per chain.
+type Model = inference.Model
 
 // Metric is the form of the mass matrix the sampler adapts.
 type Metric int
@@ -33,7 +28,7 @@ type InitMethod int
 const (
 	// InitPathfinder runs a few seeded quasi-Newton paths, fits a Gaussian
 	// along each, and resamples starting points by importance weight
-	// (pathfinder.go). It is the default: chains start where the mass is.
+	// (inference.Pathfinder). It is the default: chains start where the mass is.
 	InitPathfinder InitMethod = iota
 	// InitUniform draws each coordinate uniformly in (−2, 2), as Stan does.
 	InitUniform

@@ -7,19 +7,6 @@ import (
 
 // Test targets, each with its exact log density and gradient.
 
-// stdNormal is a D-dimensional standard normal.
-type stdNormal struct{ d int }
-
-func (m stdNormal) Dim() int { return m.d }
-func (m stdNormal) LogDensity(grad, q []float64) (float64, error) {
-	lp := 0.0
-	for i, x := range q {
-		lp -= 0.5 * x * x
-		grad[i] = -x
-	}
-	return lp, nil
-}
-
 // gauss2 is a bivariate normal with unit variances and correlation rho.
 type gauss2 struct{ rho float64 }
 
@@ -77,31 +64,6 @@ func (m conjugate) posterior() (mean, sd float64) {
 	}
 	mean = (m.m0/(m.s0*m.s0) + sum/(m.s*m.s)) / prec
 	return mean, math.Sqrt(1 / prec)
-}
-
-// mixture1 is a one-dimensional mixture of normals, log Σ w_k N(x; μ_k, σ_k).
-type mixture1 struct {
-	w, mu, sd []float64
-}
-
-func (m mixture1) Dim() int { return 1 }
-func (m mixture1) LogDensity(grad, q []float64) (float64, error) {
-	x := q[0]
-	best := math.Inf(-1)
-	lps := make([]float64, len(m.w))
-	for k := range m.w {
-		z := (x - m.mu[k]) / m.sd[k]
-		lps[k] = math.Log(m.w[k]) - math.Log(m.sd[k]) - 0.5*z*z
-		best = math.Max(best, lps[k])
-	}
-	sum, dsum := 0.0, 0.0
-	for k := range m.w {
-		e := math.Exp(lps[k] - best)
-		sum += e
-		dsum += e * (-(x - m.mu[k]) / (m.sd[k] * m.sd[k]))
-	}
-	grad[0] = dsum / sum
-	return best + math.Log(sum), nil
 }
 
 // counted counts evaluations of a model.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // maxDeltaH is the energy error above which a trajectory is divergent, as in
@@ -117,7 +119,7 @@ func (s *sampler) setPosition(q []float64) float64 {
 // hamiltonian is −log p(q) + ½ pᵀM⁻¹p.
 func (s *sampler) hamiltonian(z *point) float64 {
 	s.metric.velocity(s.v, z.p)
-	return -z.lp + 0.5*dot(z.p, s.v)
+	return -z.lp + 0.5*linalg.Dot(z.p, s.v)
 }
 
 // leapfrog moves z by one step of size eps.
@@ -141,7 +143,7 @@ func (s *sampler) leapfrog(z *point, eps float64) {
 // criterion is the generalised no-U-turn condition on a stretch of
 // trajectory with summed momentum rho and sharp momenta at its ends.
 func criterion(pSharpMinus, pSharpPlus, rho []float64) bool {
-	return dot(pSharpPlus, rho) > 0 && dot(pSharpMinus, rho) > 0
+	return linalg.Dot(pSharpPlus, rho) > 0 && linalg.Dot(pSharpMinus, rho) > 0
 }
 
 func logSumExp(a, b float64) float64 {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/kml-lang/kml/runtime/internal/testmodel"
 )
 
 func factory(m Model) func() (Model, error) {
@@ -27,7 +29,7 @@ func column(r *Result, k int, f func(float64) float64) [][]float64 {
 func ident(x float64) float64 { return x }
 
 func TestNormal100(t *testing.T) {
-	r, err := Sample(context.Background(), factory(stdNormal{100}), Settings{Chains: 4, Warmup: 500, Draws: 500, Seed: 1})
+	r, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 100}), Settings{Chains: 4, Warmup: 500, Draws: 500, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestConjugateNormal(t *testing.T) {
 
 func TestSameSeedSameDrawsWhateverTheWorkers(t *testing.T) {
 	run := func(workers int) *Result {
-		r, err := Sample(context.Background(), factory(stdNormal{3}), Settings{Chains: 3, Warmup: 100, Draws: 50, Seed: 9, Workers: workers})
+		r, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 3}), Settings{Chains: 3, Warmup: 100, Draws: 50, Seed: 9, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +181,7 @@ func TestCancellationStopsPromptly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Sample(ctx, factory(slow{stdNormal{50}}), Settings{Seed: 1})
+	_, err := Sample(ctx, factory(slow{testmodel.StdNormal{D: 50}}), Settings{Seed: 1})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}
@@ -189,7 +191,7 @@ func TestCancellationStopsPromptly(t *testing.T) {
 }
 
 func TestInitialPointIsRespected(t *testing.T) {
-	r, err := Sample(context.Background(), factory(stdNormal{2}), Settings{Chains: 2, Warmup: 10, Draws: 10, Seed: 1, InitPoint: []float64{1.5, math.NaN()}, Init: InitUniform})
+	r, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 2}), Settings{Chains: 2, Warmup: 10, Draws: 10, Seed: 1, InitPoint: []float64{1.5, math.NaN()}, Init: InitUniform})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kml-lang/kml/runtime/inference"
 )
 
 // withDefaults fills the zero fields of s.
@@ -48,13 +50,9 @@ func chainRand(seed uint64, c int) *rand.Rand {
 func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*Result, error) {
 	s = s.withDefaults()
 	start := time.Now()
-	models := make([]Model, s.Chains)
-	for c := range models {
-		m, err := newModel()
-		if err != nil {
-			return nil, err
-		}
-		models[c] = m
+	models, err := inference.NewModels(newModel, s.Chains)
+	if err != nil {
+		return nil, err
 	}
 	dim := models[0].Dim()
 	if dim == 0 {
@@ -179,48 +177,6 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 	return ch, sm.gradEvals, nil
 }
 
-// uniformInit draws a starting point with each free coordinate uniform in
-// (−2, 2), retrying up to 100 times until the log density and its gradient
-// are finite.
-func uniformInit(m Model, fixed []float64, rng *rand.Rand, radius float64) ([]float64, int64, error) {
-	dim := m.Dim()
-	q := make([]float64, dim)
-	grad := make([]float64, dim)
-	var evals int64
-	var lastErr error
-	for try := 0; try < 100; try++ {
-		for i := range q {
-			if fixed != nil && !math.IsNaN(fixed[i]) {
-				q[i] = fixed[i]
-			} else {
-				q[i] = radius * (2*rng.Float64() - 1)
-			}
-		}
-		evals++
-		lp, err := m.LogDensity(grad, q)
-		if err == nil && finite(lp) && allFinite(grad) {
-			return q, evals, nil
-		}
-		lastErr = err
-	}
-	msg := fmt.Sprintf("hmc: no initial point with a finite log density and gradient after 100 uniform draws in (%g, %g)", -radius, radius)
-	if lastErr != nil {
-		msg += ": " + lastErr.Error()
-	}
-	return nil, evals, errors.New(msg)
-}
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-func allFinite(xs []float64) bool {
-	for _, x := range xs {
-		if !finite(x) {
-			return false
-		}
-	}
-	return true
-}
-
 // initialPoints chooses each chain's starting point.
 func initialPoints(ctx context.Context, models []Model, s Settings) ([][]float64, int64, string, error) {
 	chains := len(models)
@@ -239,7 +195,7 @@ func initialPoints(ctx context.Context, models []Model, s Settings) ([][]float64
 		return inits, 0, "", nil
 	}
 	if s.Init == InitPathfinder {
-		pts, n, err := pathfinderInits(ctx, models, chains, s.Seed, s.InitPoint)
+		pts, n, err := inference.Pathfinder(ctx, models, chains, s.Seed, s.InitPoint)
 		evals += n
 		if err == nil {
 			return pts, evals, "", nil
@@ -260,7 +216,7 @@ func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
 	var evals int64
 	for c, m := range models {
 		rng := rand.New(rand.NewPCG(s.Seed, 0x696e6974+uint64(c)))
-		q, n, err := uniformInit(m, s.InitPoint, rng, 2)
+		q, n, err := inference.UniformInit(m, s.InitPoint, rng, 2)
 		evals += n
 		if err != nil {
 			return nil, evals, err

@@ -12,15 +12,8 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-// Objective is a differentiable log density on the unconstrained scale, the
-// same shape as hmc.Model. One value is used by one goroutine at a time.
-type Objective interface {
-	Dim() int
-	LogDensity(grad, q []float64) (float64, error)
-}
-
-// OptimizeSettings configure Maximize. The zero value works.
-type OptimizeSettings struct {
+// Settings configure Maximize. The zero value works.
+type Settings struct {
 	// Starts is the number of seeded starting points; default 1.
 	Starts int
 	// Seed seeds the starting points: start s draws from its own stream.
@@ -37,8 +30,6 @@ type OptimizeSettings struct {
 	GradTol float64
 	// Workers bounds the starts run at once; default GOMAXPROCS.
 	Workers int
-	// Context cancels the optimisation.
-	Context context.Context
 }
 
 // StartResult is the outcome of one start.
@@ -51,8 +42,8 @@ type StartResult struct {
 	Err        error
 }
 
-// OptimizeResult is the best start and the record of all of them.
-type OptimizeResult struct {
+// Result is the best start and the record of all of them.
+type Result struct {
 	X          []float64
 	Value      float64
 	GradNorm   float64
@@ -63,8 +54,9 @@ type OptimizeResult struct {
 
 // Maximize finds a maximum of the objective by L-BFGS (gonum/optimize) from
 // each start, in parallel, and keeps the best. A start whose log density is
-// not finite at its initial point redraws it, up to 100 times, as Stan does.
-func Maximize(newObj func() (Objective, error), s OptimizeSettings) (*OptimizeResult, error) {
+// not finite at its initial point redraws it, up to InitTries times, as Stan
+// does. A cancelled ctx stops every start and Maximize returns ctx.Err().
+func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*Result, error) {
 	if s.Starts <= 0 {
 		s.Starts = 1
 	}
@@ -77,43 +69,22 @@ func Maximize(newObj func() (Objective, error), s OptimizeSettings) (*OptimizeRe
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
-	if s.Context == nil {
-		s.Context = context.Background()
-	}
-	objs := make([]Objective, min(s.Workers, s.Starts))
-	for i := range objs {
-		o, err := newObj()
-		if err != nil {
-			return nil, err
-		}
-		objs[i] = o
+	objs, err := NewModels(newObj, min(s.Workers, s.Starts))
+	if err != nil {
+		return nil, err
 	}
 	dim := objs[0].Dim()
 	if s.Init != nil && len(s.Init) != dim || s.Fixed != nil && len(s.Fixed) != dim {
 		panic(fmt.Sprintf("inference: Init and Fixed need %d values", dim))
 	}
-	res := &OptimizeResult{Starts: make([]StartResult, s.Starts)}
-	free := make(chan Objective, len(objs))
-	for _, o := range objs {
-		free <- o
+	res := &Result{Starts: make([]StartResult, s.Starts)}
+	panics := ForEach(objs, s.Starts, func(k int, o Model) { res.Starts[k] = runStart(ctx, o, k, s) })
+	for k, err := range panics {
+		if err != nil {
+			res.Starts[k] = StartResult{Err: err, Value: math.NaN()}
+		}
 	}
-	var wg sync.WaitGroup
-	for k := 0; k < s.Starts; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			o := <-free
-			defer func() { free <- o }()
-			defer func() {
-				if r := recover(); r != nil {
-					res.Starts[k] = StartResult{Err: fmt.Errorf("internal error: %v", r), Value: math.NaN()}
-				}
-			}()
-			res.Starts[k] = runStart(o, k, s)
-		}(k)
-	}
-	wg.Wait()
-	if err := s.Context.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	best := -1
@@ -142,10 +113,9 @@ func Maximize(newObj func() (Objective, error), s OptimizeSettings) (*OptimizeRe
 }
 
 // runStart optimises from start k over the free coordinates.
-func runStart(o Objective, k int, s OptimizeSettings) StartResult {
+func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 	dim := o.Dim()
 	rng := rand.New(rand.NewPCG(s.Seed, 0x6f7074+uint64(k)))
-	full := make([]float64, dim)
 	grad := make([]float64, dim)
 	var freeIdx []int
 	for i := 0; i < dim; i++ {
@@ -153,27 +123,17 @@ func runStart(o Objective, k int, s OptimizeSettings) StartResult {
 			freeIdx = append(freeIdx, i)
 		}
 	}
-	draw := func() {
-		for i := range full {
-			switch {
-			case s.Fixed != nil && s.Fixed[i]:
-				full[i] = s.Init[i]
-			case k == 0 && s.Init != nil && !math.IsNaN(s.Init[i]):
-				full[i] = s.Init[i]
-			default:
-				full[i] = 4*rng.Float64() - 2
-			}
+	// The first start keeps Init's values; fixed coordinates keep them
+	// always; the rest are drawn.
+	fixed := make([]float64, dim)
+	for i := range fixed {
+		fixed[i] = math.NaN()
+		if s.Fixed != nil && s.Fixed[i] || k == 0 && s.Init != nil {
+			fixed[i] = s.Init[i]
 		}
 	}
-	ok := false
-	var lastErr error
-	for try := 0; try < 100 && !ok; try++ {
-		draw()
-		lp, err := o.LogDensity(grad, full)
-		ok = err == nil && !math.IsNaN(lp) && !math.IsInf(lp, 0)
-		lastErr = err
-	}
-	if !ok {
+	full, _, lastErr := drawInit(o, fixed, rng, 2, false)
+	if full == nil {
 		msg := "no starting point with a finite log density after 100 draws in (-2, 2)"
 		if lastErr != nil {
 			msg += ": " + lastErr.Error()
@@ -189,7 +149,7 @@ func runStart(o Objective, k int, s OptimizeSettings) StartResult {
 	var cacheF float64
 	cacheG := make([]float64, dim)
 	eval := func(x []float64) float64 {
-		if s.Context.Err() != nil {
+		if ctx.Err() != nil {
 			return math.Inf(1) // fails every line search, ending the run
 		}
 		if cacheX != nil && equal(cacheX, x) {
@@ -226,8 +186,8 @@ func runStart(o Objective, k int, s OptimizeSettings) StartResult {
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
 	}
 	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
-	if s.Context.Err() != nil {
-		return StartResult{Err: s.Context.Err(), Value: math.NaN()}
+	if ctx.Err() != nil {
+		return StartResult{Err: ctx.Err(), Value: math.NaN()}
 	}
 	if r == nil {
 		return StartResult{Err: err, Value: math.NaN()}
@@ -257,8 +217,9 @@ func equal(a, b []float64) bool {
 
 // Profile evaluates the log density at each point, in parallel over at most
 // workers objectives (default GOMAXPROCS). Points where the density is zero
-// or cannot be evaluated give −Inf.
-func Profile(newObj func() (Objective, error), points [][]float64, workers int) ([]float64, error) {
+// or cannot be evaluated give −Inf. A cancelled ctx stops the evaluation
+// and Profile returns ctx.Err().
+func Profile(ctx context.Context, newObj func() (Model, error), points [][]float64, workers int) ([]float64, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -272,7 +233,7 @@ func Profile(newObj func() (Objective, error), points [][]float64, workers int) 
 			return nil, err
 		}
 		wg.Add(1)
-		go func(o Objective) {
+		go func(o Model) {
 			defer wg.Done()
 			grad := make([]float64, o.Dim())
 			for i := range next {
@@ -285,15 +246,21 @@ func Profile(newObj func() (Objective, error), points [][]float64, workers int) 
 		}(o)
 	}
 	for i := range points {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // safeEval evaluates o, turning a panic (a bug in a model) into an error.
-func safeEval(o Objective, grad, q []float64) (lp float64, err error) {
+func safeEval(o Model, grad, q []float64) (lp float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)

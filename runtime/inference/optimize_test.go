@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// fn adapts a function of q (value and gradient) to an Objective.
+// fn adapts a function of q (value and gradient) to an Model.
 type fn struct {
 	d int
 	f func(grad, q []float64) float64
@@ -18,7 +18,7 @@ func (o fn) LogDensity(grad, q []float64) (float64, error) {
 	return o.f(grad, q), nil
 }
 
-func of(o Objective) func() (Objective, error) { return func() (Objective, error) { return o, nil } }
+func of(o Model) func() (Model, error) { return func() (Model, error) { return o, nil } }
 
 // quadratic is −½(q − c)ᵀA(q − c) with A = [[2, 0.6], [0.6, 1]].
 var quadratic = fn{2, func(grad, q []float64) float64 {
@@ -40,10 +40,10 @@ var rosenbrock = fn{2, func(grad, q []float64) float64 {
 func TestMaximizeFindsOptima(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		o    Objective
+		o    Model
 		want []float64
 	}{{"quadratic", quadratic, []float64{1.5, -0.5}}, {"rosenbrock", rosenbrock, []float64{1, 1}}} {
-		r, err := Maximize(of(c.o), OptimizeSettings{Seed: 1})
+		r, err := Maximize(context.Background(), of(c.o), Settings{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,14 +67,14 @@ var bimodal = fn{1, func(grad, q []float64) float64 {
 }}
 
 func TestMultiStartFindsTheGlobalMaximum(t *testing.T) {
-	one, err := Maximize(of(bimodal), OptimizeSettings{Init: []float64{-2}})
+	one, err := Maximize(context.Background(), of(bimodal), Settings{Init: []float64{-2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(one.X[0]+3) > 0.1 {
 		t.Fatalf("a start at -2 should end in the local mode at -3, got %v", one.X)
 	}
-	many, err := Maximize(of(bimodal), OptimizeSettings{Init: []float64{-2}, Starts: 8, Seed: 4})
+	many, err := Maximize(context.Background(), of(bimodal), Settings{Init: []float64{-2}, Starts: 8, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMultiStartFindsTheGlobalMaximum(t *testing.T) {
 func TestFixedCoordinatesStay(t *testing.T) {
 	// With q₀ held at 0 the conditional maximum of the quadratic is at
 	// q₁ = c₁ + 0.6·c₀ = −0.5 + 0.9 = 0.4.
-	r, err := Maximize(of(quadratic), OptimizeSettings{Init: []float64{0, math.NaN()}, Fixed: []bool{true, false}, Seed: 2})
+	r, err := Maximize(context.Background(), of(quadratic), Settings{Init: []float64{0, math.NaN()}, Fixed: []bool{true, false}, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func TestFixedCoordinatesStay(t *testing.T) {
 }
 
 func TestSameSeedSameResultWhateverTheWorkers(t *testing.T) {
-	a, _ := Maximize(of(bimodal), OptimizeSettings{Starts: 5, Seed: 9, Workers: 1})
-	b, _ := Maximize(of(bimodal), OptimizeSettings{Starts: 5, Seed: 9, Workers: 2})
+	a, _ := Maximize(context.Background(), of(bimodal), Settings{Starts: 5, Seed: 9, Workers: 1})
+	b, _ := Maximize(context.Background(), of(bimodal), Settings{Starts: 5, Seed: 9, Workers: 2})
 	for k := range a.Starts {
 		if a.Starts[k].X[0] != b.Starts[k].X[0] {
 			t.Errorf("start %d differs: %v and %v", k, a.Starts[k].X, b.Starts[k].X)
@@ -111,7 +111,7 @@ func TestProfileEqualsDirectEvaluation(t *testing.T) {
 		pts = append(pts, []float64{float64(i)/6 - 3})
 	}
 	for _, w := range []int{1, 2} {
-		got, err := Profile(of(bimodal), pts, w)
+		got, err := Profile(context.Background(), of(bimodal), pts, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestMaximizeIsCancelled(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := Maximize(of(slow), OptimizeSettings{Context: ctx, Starts: 2}); err == nil {
+	if _, err := Maximize(ctx, of(slow), Settings{Starts: 2}); err == nil {
 		t.Error("a cancelled optimisation returned no error")
 	}
 }

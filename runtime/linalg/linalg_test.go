@@ -237,3 +237,14 @@ func TestRowMajor(t *testing.T) {
 		}
 	}
 }
+
+func TestDot(t *testing.T) {
+	a := []float64{1, 2, 3}
+	b := []float64{4, -5, 6, 100}
+	if got := Dot(a, b); got != 12 {
+		t.Errorf("Dot = %v, want 12", got)
+	}
+	if got := Dot(nil, b); got != 0 {
+		t.Errorf("Dot of nothing = %v", got)
+	}
+}

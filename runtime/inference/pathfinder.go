@@ -1,12 +1,10 @@
-package hmc
+package inference
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/kml-lang/kml/runtime/linalg"
 )
@@ -52,7 +50,13 @@ type iterate struct {
 	s, y [][]float64
 }
 
-func pathfinderInits(ctx context.Context, models []Model, chains int, seed uint64, fixed []float64) ([][]float64, int64, error) {
+// Pathfinder chooses chains starting points for a sampler by the method
+// above: it runs the paths in parallel, each holding one of models (one model
+// per path at a time), pools draws from their best Gaussians and resamples
+// chains of them by importance weight. fixed holds coordinates that keep
+// their value (NaN: free; nil: all free). It returns the points and the
+// number of log density evaluations.
+func Pathfinder(ctx context.Context, models []Model, chains int, seed uint64, fixed []float64) ([][]float64, int64, error) {
 	paths := max(pfPaths, 1)
 	dim := models[0].Dim()
 	type pathOut struct {
@@ -81,31 +85,19 @@ func pathfinderInits(ctx context.Context, models []Model, chains int, seed uint6
 			starts[p][i] = pfWideRadius * (2*u - 1)
 		}
 	}
-	var wg sync.WaitGroup
 	// Each running path holds a model of its own: they are not safe for
 	// concurrent use.
-	free := make(chan Model, len(models))
-	for _, m := range models {
-		free <- m
+	panics := ForEach(models, paths, func(p int, m Model) {
+		rng := rand.New(rand.NewPCG(seed, 0x70617468+uint64(p)))
+		ev := &evaluator{m: m, grad: make([]float64, dim)}
+		draws, logW, err := onePath(ctx, ev, rng, fixed, starts[p])
+		outs[p] = pathOut{draws, logW, ev.n, err}
+	})
+	for p, err := range panics {
+		if err != nil {
+			outs[p] = pathOut{err: err}
+		}
 	}
-	for p := 0; p < paths; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			m := <-free
-			defer func() { free <- m }()
-			defer func() {
-				if r := recover(); r != nil {
-					outs[p] = pathOut{err: fmt.Errorf("internal error: %v", r)}
-				}
-			}()
-			rng := rand.New(rand.NewPCG(seed, 0x70617468+uint64(p)))
-			ev := &evaluator{m: m, grad: make([]float64, dim)}
-			draws, logW, err := onePath(ctx, ev, rng, fixed, starts[p])
-			outs[p] = pathOut{draws, logW, ev.n, err}
-		}(p)
-	}
-	wg.Wait()
 	var evals int64
 	var pool [][]float64
 	var logW []float64
@@ -183,7 +175,7 @@ func onePath(ctx context.Context, ev *evaluator, rng *rand.Rand, fixed []float64
 	}
 	if x0 == nil {
 		var err error
-		if x0, _, err = uniformInit(ev.m, fixed, rng, 2); err != nil {
+		if x0, _, err = UniformInit(ev.m, fixed, rng, 2); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -243,15 +235,15 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 	gn := make([]float64, dim)
 	for it := 0; it < pfMaxIter && ctx.Err() == nil; it++ {
 		twoLoop(dir, g, S, Y)
-		slope := dot(g, dir)
+		slope := linalg.Dot(g, dir)
 		if !(slope > 0) { // not an ascent direction: restart from the gradient
 			copy(dir, g)
 			S, Y = nil, nil
-			slope = dot(g, g)
+			slope = linalg.Dot(g, g)
 		}
 		a := 1.0
 		if len(S) == 0 { // first step: at most unit length
-			a = math.Min(1, 1/math.Sqrt(dot(dir, dir)))
+			a = math.Min(1, 1/math.Sqrt(linalg.Dot(dir, dir)))
 		}
 		var lpn float64
 		ok := false
@@ -275,7 +267,7 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 			s[i] = xn[i] - x[i]
 			y[i] = g[i] - gn[i] // the change in the gradient of −log p
 		}
-		if sy := dot(s, y); sy > 1e-10*dot(y, y) {
+		if sy := linalg.Dot(s, y); sy > 1e-10*linalg.Dot(y, y) {
 			S, Y = append(S, s), append(Y, y)
 			if len(S) > pfHistory {
 				S, Y = S[1:], Y[1:]
@@ -287,7 +279,7 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 		lp = lpn
 		its = append(its, iterate{x: append([]float64(nil), x...), g: append([]float64(nil), g...), lp: lp,
 			s: append([][]float64(nil), S...), y: append([][]float64(nil), Y...)})
-		if improvement < 1e-8*(1+math.Abs(lp)) || math.Sqrt(dot(g, g)) < 1e-8 {
+		if improvement < 1e-8*(1+math.Abs(lp)) || math.Sqrt(linalg.Dot(g, g)) < 1e-8 {
 			break
 		}
 	}
@@ -301,21 +293,21 @@ func twoLoop(dir, g []float64, S, Y [][]float64) {
 	k := len(S)
 	alpha := make([]float64, k)
 	for i := k - 1; i >= 0; i-- {
-		rho := 1 / dot(Y[i], S[i])
-		alpha[i] = rho * dot(S[i], dir)
+		rho := 1 / linalg.Dot(Y[i], S[i])
+		alpha[i] = rho * linalg.Dot(S[i], dir)
 		for j := range dir {
 			dir[j] -= alpha[i] * Y[i][j]
 		}
 	}
 	if k > 0 {
-		gamma := dot(S[k-1], Y[k-1]) / dot(Y[k-1], Y[k-1])
+		gamma := linalg.Dot(S[k-1], Y[k-1]) / linalg.Dot(Y[k-1], Y[k-1])
 		for j := range dir {
 			dir[j] *= gamma
 		}
 	}
 	for i := 0; i < k; i++ {
-		rho := 1 / dot(Y[i], S[i])
-		beta := rho * dot(Y[i], dir)
+		rho := 1 / linalg.Dot(Y[i], S[i])
+		beta := rho * linalg.Dot(Y[i], dir)
 		for j := range dir {
 			dir[j] += S[i][j] * (alpha[i] - beta)
 		}
@@ -340,7 +332,7 @@ func approximation(it iterate, dim int) *gaussian {
 	}
 	j := len(it.s)
 	S, Y := it.s, it.y
-	gamma := dot(S[j-1], Y[j-1]) / dot(Y[j-1], Y[j-1])
+	gamma := linalg.Dot(S[j-1], Y[j-1]) / linalg.Dot(Y[j-1], Y[j-1])
 	if !(gamma > 0) || math.IsInf(gamma, 1) {
 		return nil
 	}
@@ -354,9 +346,9 @@ func approximation(it iterate, dim int) *gaussian {
 				v = 1
 			}
 			for k := r + 1; k <= c; k++ {
-				v -= dot(S[r], Y[k]) * rinv[k*j+c]
+				v -= linalg.Dot(S[r], Y[k]) * rinv[k*j+c]
 			}
-			rinv[r*j+c] = v / dot(S[r], Y[r])
+			rinv[r*j+c] = v / linalg.Dot(S[r], Y[r])
 		}
 	}
 	// M, 2J×2J.
@@ -364,9 +356,9 @@ func approximation(it iterate, dim int) *gaussian {
 	mid := make([]float64, j*j) // E + γYᵀY
 	for a := 0; a < j; a++ {
 		for b := 0; b < j; b++ {
-			mid[a*j+b] = gamma * dot(Y[a], Y[b])
+			mid[a*j+b] = gamma * linalg.Dot(Y[a], Y[b])
 		}
-		mid[a*j+a] += dot(S[a], Y[a])
+		mid[a*j+a] += linalg.Dot(S[a], Y[a])
 	}
 	rinvT := make([]float64, j*j)
 	for a := 0; a < j; a++ {
@@ -397,7 +389,7 @@ func approximation(it iterate, dim int) *gaussian {
 	pm := make([]float64, r*n)
 	for a := 0; a < r; a++ {
 		for b := 0; b < n; b++ {
-			pm[a*n+b] = dot(q[a], w[b])
+			pm[a*n+b] = linalg.Dot(q[a], w[b])
 		}
 	}
 	bm := sandwich(pm, r, n, m)
@@ -411,14 +403,14 @@ func approximation(it iterate, dim int) *gaussian {
 	// μ = x + Σg = x + γg + W M Wᵀg.
 	wg := make([]float64, n)
 	for k := range wg {
-		wg[k] = dot(w[k], it.g)
+		wg[k] = linalg.Dot(w[k], it.g)
 	}
 	mu := make([]float64, dim)
 	for i := range mu {
 		mu[i] = it.x[i] + gamma*it.g[i]
 	}
 	for k := 0; k < n; k++ {
-		c := dot(m[k*n:(k+1)*n], wg)
+		c := linalg.Dot(m[k*n:(k+1)*n], wg)
 		for i, v := range w[k] {
 			mu[i] += c * v
 		}
@@ -437,7 +429,7 @@ func sandwich(x []float64, rows, inner int, m []float64) []float64 {
 		for b := 0; b < rows; b++ {
 			v := 0.0
 			for k := 0; k < inner; k++ {
-				v += x[a*inner+k] * dot(m[k*inner:(k+1)*inner], x[b*inner:(b+1)*inner])
+				v += x[a*inner+k] * linalg.Dot(m[k*inner:(k+1)*inner], x[b*inner:(b+1)*inner])
 			}
 			out[a*rows+b] = v
 		}
@@ -452,16 +444,16 @@ func orthonormalBasis(cols [][]float64) [][]float64 {
 	var q [][]float64
 	for _, c := range cols {
 		v := append([]float64(nil), c...)
-		norm0 := math.Sqrt(dot(v, v))
+		norm0 := math.Sqrt(linalg.Dot(v, v))
 		for pass := 0; pass < 2; pass++ {
 			for _, u := range q {
-				p := dot(u, v)
+				p := linalg.Dot(u, v)
 				for i := range v {
 					v[i] -= p * u[i]
 				}
 			}
 		}
-		norm := math.Sqrt(dot(v, v))
+		norm := math.Sqrt(linalg.Dot(v, v))
 		if !(norm > 1e-10*norm0) {
 			continue
 		}
@@ -483,7 +475,7 @@ func (g *gaussian) draw(rng *rand.Rand) ([]float64, float64) {
 	}
 	qz := make([]float64, r)
 	for a, u := range g.q {
-		qz[a] = dot(u, z)
+		qz[a] = linalg.Dot(u, z)
 	}
 	theta := make([]float64, dim)
 	for i := range theta {
@@ -498,7 +490,7 @@ func (g *gaussian) draw(rng *rand.Rand) ([]float64, float64) {
 			theta[i] += c * v
 		}
 	}
-	logQ := -0.5*dot(z, z) - g.logDet - 0.5*float64(dim)*math.Log(2*math.Pi)
+	logQ := -0.5*linalg.Dot(z, z) - g.logDet - 0.5*float64(dim)*math.Log(2*math.Pi)
 	return theta, logQ
 }
 

@@ -1,4 +1,4 @@
-package hmc
+package inference
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kml-lang/kml/runtime/internal/testmodel"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -13,9 +14,9 @@ import (
 // 200 nats below: log p = log(e^{−200 − 8(x+1)²} + e^{−2(x−10)²}). Uniform
 // starting points in (−2, −0.1) lie in the minor mode's basin.
 func minorMode() Model {
-	return mixture1{
-		w:  []float64{math.Exp(-200) * math.Sqrt(math.Pi/8), math.Sqrt(math.Pi / 2)},
-		mu: []float64{-1, 10}, sd: []float64{0.25, 0.5},
+	return testmodel.Mixture1{
+		W:  []float64{math.Exp(-200) * math.Sqrt(math.Pi/8), math.Sqrt(math.Pi / 2)},
+		Mu: []float64{-1, 10}, Sd: []float64{0.25, 0.5},
 	}
 }
 
@@ -25,7 +26,7 @@ func TestPathfinderSkipsANegligibleMinorMode(t *testing.T) {
 	for i := range models {
 		models[i] = m
 	}
-	inits, _, err := pathfinderInits(context.Background(), models, 8, 42, nil)
+	inits, _, err := Pathfinder(context.Background(), models, 8, 42, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +37,13 @@ func TestPathfinderSkipsANegligibleMinorMode(t *testing.T) {
 	}
 	// Uniform starting points do land in the minor mode's basin for this
 	// seed, which is what makes the test meaningful.
-	uni, _, err := uniformInits(models, Settings{Seed: 42, InitPoint: nil})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// (hmc's uniform initialisation: chain c's stream 0x696e6974+c).
 	inMinor := 0
-	for _, q := range uni {
+	for c := range models {
+		q, _, err := UniformInit(m, nil, rand.New(rand.NewPCG(42, 0x696e6974+uint64(c))), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if q[0] < -0.1 {
 			inMinor++
 		}
@@ -60,13 +62,13 @@ func TestPathfinderSkipsANegligibleMinorMode(t *testing.T) {
 // clusters); with the wide stratified paths every seed finds it and every
 // chain starts there.
 func TestPathfinderFindsAMainModeAtTheEdge(t *testing.T) {
-	m := mixture1{w: []float64{math.Exp(-400), 1}, mu: []float64{-0.3, 2.6}, sd: []float64{0.5, 0.05}}
+	m := testmodel.Mixture1{W: []float64{math.Exp(-400), 1}, Mu: []float64{-0.3, 2.6}, Sd: []float64{0.5, 0.05}}
 	models := make([]Model, 4)
 	for i := range models {
 		models[i] = m
 	}
 	for seed := uint64(1); seed <= 20; seed++ {
-		inits, _, err := pathfinderInits(context.Background(), models, 4, seed, nil)
+		inits, _, err := Pathfinder(context.Background(), models, 4, seed, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,45 +80,12 @@ func TestPathfinderFindsAMainModeAtTheEdge(t *testing.T) {
 	}
 }
 
-func TestPathfinderFindsTwoEqualModesAndRhatFlagsThem(t *testing.T) {
-	m := mixture1{w: []float64{0.5, 0.5}, mu: []float64{-8, 8}, sd: []float64{1, 1}}
-	r, err := Sample(context.Background(), factory(m), Settings{Chains: 4, Warmup: 300, Draws: 300, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	left, right := 0, 0
-	for _, ch := range r.Chains {
-		mean, _ := meanVar(column1(ch))
-		if mean < 0 {
-			left++
-		} else {
-			right++
-		}
-	}
-	if left == 0 || right == 0 {
-		t.Fatalf("chains found one mode only: %d left, %d right", left, right)
-	}
-	rh := Rhat(column(r, 0, ident))
-	if !(rh > 1.1) {
-		t.Errorf("R-hat %v does not flag chains in different modes", rh)
-	}
-	t.Logf("%d chains in the left mode, %d in the right, R-hat %.1f", left, right, rh)
-}
-
-func column1(ch *Chain) []float64 {
-	out := make([]float64, len(ch.Draws))
-	for i, d := range ch.Draws {
-		out[i] = d[0]
-	}
-	return out
-}
-
 func TestPathfinderOnAGaussianStartsNearTheMass(t *testing.T) {
 	// On a 20-D normal centred at 3 with sd 0.5, every start is within the
 	// typical set (|x − 3| < 5 sd in every coordinate).
-	m := shifted{stdNormal{20}, 3, 0.5}
+	m := shifted{testmodel.StdNormal{D: 20}, 3, 0.5}
 	models := []Model{m, m, m, m}
-	inits, _, err := pathfinderInits(context.Background(), models, 4, 1, nil)
+	inits, _, err := Pathfinder(context.Background(), models, 4, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +121,14 @@ func (s shifted) LogDensity(grad, q []float64) (float64, error) {
 // by pair, as a dense D×D matrix.
 func denseBFGS(it iterate, dim int) []float64 {
 	k := len(it.s)
-	gamma := dot(it.s[k-1], it.y[k-1]) / dot(it.y[k-1], it.y[k-1])
+	gamma := linalg.Dot(it.s[k-1], it.y[k-1]) / linalg.Dot(it.y[k-1], it.y[k-1])
 	sigma := make([]float64, dim*dim)
 	for i := 0; i < dim; i++ {
 		sigma[i*dim+i] = gamma
 	}
 	for p := range it.s {
 		s, y := it.s[p], it.y[p]
-		rho := 1 / dot(y, s)
+		rho := 1 / linalg.Dot(y, s)
 		left := make([]float64, dim*dim) // (I − ρsyᵀ)Σ
 		for i := 0; i < dim; i++ {
 			for j := 0; j < dim; j++ {
@@ -199,7 +168,7 @@ func TestCompactApproximationMatchesDense(t *testing.T) {
 		h := make([]float64, c.dim*c.dim)
 		for i := 0; i < c.dim; i++ {
 			for j := 0; j < c.dim; j++ {
-				h[i*c.dim+j] = dot(a[i*c.dim:(i+1)*c.dim], a[j*c.dim:(j+1)*c.dim])
+				h[i*c.dim+j] = linalg.Dot(a[i*c.dim:(i+1)*c.dim], a[j*c.dim:(j+1)*c.dim])
 			}
 			h[i*c.dim+i] += 0.5
 		}
@@ -214,7 +183,7 @@ func TestCompactApproximationMatchesDense(t *testing.T) {
 			}
 			y := make([]float64, c.dim)
 			for i := range y {
-				y[i] = dot(h[i*c.dim:(i+1)*c.dim], s)
+				y[i] = linalg.Dot(h[i*c.dim:(i+1)*c.dim], s)
 			}
 			it.s, it.y = append(it.s, s), append(it.y, y)
 		}
@@ -230,7 +199,7 @@ func TestCompactApproximationMatchesDense(t *testing.T) {
 		halfLogDet := 0.0
 		for i := 0; i < c.dim; i++ {
 			halfLogDet += math.Log(l[i*c.dim+i])
-			want := it.x[i] + dot(sigma[i*c.dim:(i+1)*c.dim], it.g)
+			want := it.x[i] + linalg.Dot(sigma[i*c.dim:(i+1)*c.dim], it.g)
 			if math.Abs(g.mu[i]-want) > 1e-8*(1+math.Abs(want)) {
 				t.Errorf("D=%d J=%d: μ[%d] = %v, dense %v", c.dim, c.pairs, i, g.mu[i], want)
 			}
@@ -249,7 +218,7 @@ func TestCompactApproximationMatchesDense(t *testing.T) {
 				}
 				u[i] = v / l[i*c.dim+i]
 			}
-			want := -0.5*dot(u, u) - halfLogDet - 0.5*float64(c.dim)*math.Log(2*math.Pi)
+			want := -0.5*linalg.Dot(u, u) - halfLogDet - 0.5*float64(c.dim)*math.Log(2*math.Pi)
 			if math.Abs(logQ-want) > 1e-7*(1+math.Abs(want)) {
 				t.Errorf("D=%d J=%d: log q = %v, dense log density %v", c.dim, c.pairs, logQ, want)
 			}
