@@ -3,7 +3,6 @@ package ktest
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Settings configure the kernel tests. The zero value works.
@@ -197,9 +197,9 @@ func permutationsVec(n int, s Settings, body func(b int, perm []int)) {
 		go func() {
 			defer wg.Done()
 			for b := range next {
-				rng := rand.New(rand.NewPCG(s.Seed, 0x7065726d+uint64(b)))
+				rnd := rng.New(s.Seed, rng.Permutation.Index(b))
 				perm := identity(n)
-				rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				rnd.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 				body(b, perm)
 			}
 		}()
