@@ -65,11 +65,24 @@ func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
 	return math.Sqrt(ds[k/2]), nil
 }
 
-// Landmarks picks m representative rows of x: method "random" draws m rows
-// without replacement; "kmeans" returns the centres of a seeded k-means
+// LandmarkMethod is how Landmarks chooses its rows. It is a string type so
+// that a user's spelling reaches Landmarks unchanged and is validated there;
+// use the constants.
+type LandmarkMethod string
+
+// The landmark methods.
+const (
+	// RandomRows draws m rows without replacement (the default, also "").
+	RandomRows LandmarkMethod = "random"
+	// KMeans returns the centres of a seeded k-means.
+	KMeans LandmarkMethod = "kmeans"
+)
+
+// Landmarks picks m representative rows of x: RandomRows draws m rows
+// without replacement; KMeans returns the centres of a seeded k-means
 // (k-means++ starts, then Lloyd iterations until no point moves, at most
 // 100).
-func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, error) {
+func Landmarks(x *mat.Dense, m int, seed uint64, method LandmarkMethod) (*mat.Dense, error) {
 	if err := CheckData(x, "the data"); err != nil {
 		return nil, err
 	}
@@ -80,14 +93,14 @@ func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, err
 	rnd := rng.New(seed, rng.Landmarks)
 	data := linalg.RowMajor(x)
 	switch method {
-	case "random", "":
+	case RandomRows, "":
 		idx := rnd.Perm(n)[:m]
 		out := mat.NewDense(m, d, nil)
 		for r, i := range idx {
 			out.SetRow(r, data[i*d:(i+1)*d])
 		}
 		return out, nil
-	case "kmeans":
+	case KMeans:
 		return kmeans(data, n, d, m, rnd), nil
 	}
 	return nil, fmt.Errorf("method must be \"random\" or \"kmeans\", got %q", method)
