@@ -14,8 +14,8 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/bke"
-	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/stats"
 )
 
 func init() {
@@ -318,8 +318,8 @@ func band(at *mat.Dense, draws, means [][]float64, level float64) eval.Value {
 			mean[j] += means[i][j] / float64(len(means))
 		}
 		sort.Float64s(col)
-		lower[j] = hmc.SortedQuantile(col, (1-level)/2)
-		upper[j] = hmc.SortedQuantile(col, (1+level)/2)
+		lower[j] = stats.SortedQuantile(col, (1-level)/2)
+		upper[j] = stats.SortedQuantile(col, (1+level)/2)
 	}
 	return bandRecord(at, mean, lower, upper).Set("level", eval.Num(level))
 }
@@ -470,7 +470,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	zq := normalQuantile((1 + level) / 2)
+	zq := stats.NormalQuantile((1 + level) / 2)
 	p := len(mean)
 	lower, upper, sd := make([]float64, p), make([]float64, p), make([]float64, p)
 	for j := range mean {
@@ -539,8 +539,6 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	return band(at, draws, means, level), nil
 }
-
-func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
 // degenerateMessage words what bke.Degenerate found: which pathology, with
 // the values and what to do.

@@ -127,7 +127,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			z, err := kernels.Landmarks(x, int(m), seed, method)
+			z, err := kernels.Landmarks(x, int(m), seed, kernels.LandmarkMethod(method))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}

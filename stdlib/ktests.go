@@ -24,7 +24,7 @@ func init() {
 			if err := a.Unpack("k", &k, "estimator", &est); err != nil {
 				return nil, err
 			}
-			v, err := ktest.MMD2(k.K, x, y, est)
+			v, err := ktest.MMD2(k.K, x, y, ktest.Estimator(est))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -42,7 +42,7 @@ func init() {
 			if err := a.Unpack("kx", &kx, "ky", &ky, "estimator", &est); err != nil {
 				return nil, err
 			}
-			v, err := ktest.HSIC(kx.K, ky.K, x, y, est)
+			v, err := ktest.HSIC(kx.K, ky.K, x, y, ktest.Estimator(est))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -130,7 +130,9 @@ func testSettings(a *eval.Args) (ktest.Settings, error) {
 	if s.Seed, err = a.Seed(); err != nil {
 		return s, err
 	}
-	err = a.Unpack("estimator", &s.Estimator)
+	var est string
+	err = a.Unpack("estimator", &est)
+	s.Estimator = ktest.Estimator(est)
 	return s, err
 }
 
@@ -144,7 +146,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	if v, ok := a.Value("k").(eval.Str); ok && v == "aggregate" {
-		r, err := ktest.MMDAggregateTest(x, y, s)
+		r, err := ktest.MMDAggregateTest(a.Th.Context(), x, y, s)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -161,7 +163,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ktest.MMDTest(k, x, y, s)
+	r, err := ktest.MMDTest(a.Th.Context(), k, x, y, s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
@@ -189,7 +191,7 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ktest.HSICTest(kx, ky, x, y, method, s)
+	r, err := ktest.HSICTest(a.Th.Context(), kx, ky, x, y, ktest.Method(method), s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}

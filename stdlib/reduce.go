@@ -9,7 +9,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
-	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/stats"
 )
 
 // HasMoments is a value with a mean and a standard deviation of its own (a
@@ -85,7 +85,7 @@ var reducers = []reducer{
 		if e := nonEmpty("median", xs); e != "" {
 			return 0, e
 		}
-		return hmc.SortedQuantile(sorted(xs), 0.5), ""
+		return stats.SortedQuantile(sorted(xs), 0.5), ""
 	}},
 }
 
@@ -156,7 +156,7 @@ func init() {
 					if len(xs) == 0 {
 						return nil, a.Errorf("x", "quantile of an empty vector")
 					}
-					out[c] = hmc.SortedQuantile(sorted(xs), ps[0])
+					out[c] = stats.SortedQuantile(sorted(xs), ps[0])
 				}
 				if !matrix {
 					return eval.Num(out[0]), nil
@@ -172,7 +172,7 @@ func init() {
 			}
 			out := make([]float64, len(ps))
 			for i, p := range ps {
-				out[i] = hmc.SortedQuantile(s, p)
+				out[i] = stats.SortedQuantile(s, p)
 			}
 			return &eval.Vec{Data: out}, nil
 		})

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Args holds a builtin call's arguments matched to its signature, with
@@ -309,7 +310,7 @@ func (a *Args) Rand() (*rand.Rand, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rand.New(rand.NewPCG(s, 0x6b6d6c)), nil
+	return rng.New(s, rng.Builtin), nil
 }
 
 func (b *Builtin) hasParam(name string) bool {

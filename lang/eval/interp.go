@@ -13,6 +13,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/grammar"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // DefaultSeed is the run's seed when none is given: runs are reproducible
@@ -87,7 +88,7 @@ func New(opts Options) *Interpreter {
 		reg:      reg,
 		sandbox:  sandbox.NewSandbox(opts.Dirs...),
 		sources:  ast.Sources{},
-		rng:      rand.New(rand.NewPCG(opts.Seed, 0x72756e)),
+		rng:      rng.New(opts.Seed, rng.Interpreter),
 		parsed:   map[string]*ast.File{},
 		imported: map[string]*Env{},
 	}

@@ -291,7 +291,7 @@ func asArray(v Value) (array, bool) {
 		return array{rank: 1, rows: len(v.Data), f: v.Data}, true
 	case *Mat:
 		r, c := v.Dims()
-		return array{rank: 2, rows: r, cols: c, f: denseData(v.M)}, true
+		return array{rank: 2, rows: r, cols: c, f: linalg.RowMajor(v.M)}, true
 	case *ADNum:
 		return array{rank: 0, t: v.T, vs: []ad.Var{v.V}}, true
 	case *ADVec:
@@ -300,8 +300,6 @@ func asArray(v Value) (array, bool) {
 	return array{}, false
 }
 
-// denseData returns the matrix's elements in row order.
-func denseData(m *mat.Dense) []float64 { return linalg.RowMajor(m) }
 
 func describeArray(a array) string {
 	switch a.rank {

@@ -11,7 +11,7 @@ import (
 
 // Density is the compiled model's log density for one goroutine (one chain
 // or one optimiser start): it owns a tape and a thread. It satisfies
-// hmc.Model and inference.Objective.
+// inference.Model, the log density the sampler and the optimiser take.
 type Density struct {
 	c    *Compiled
 	th   *eval.Thread

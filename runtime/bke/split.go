@@ -2,10 +2,11 @@ package bke
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Split holds out m rows of x, chosen uniformly at random with the given
@@ -18,8 +19,8 @@ func Split(x *mat.Dense, m int, seed uint64) (rest, landmarks *mat.Dense) {
 	if m < 1 || m >= n {
 		panic(fmt.Sprintf("bke: Split: %d landmarks from %d rows: need 1 ≤ m < %d", m, n, n))
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x626b65)) // "bke"
-	chosen := rng.Perm(n)[:m]
+	rnd := rng.New(seed, rng.BKESplit)
+	chosen := rnd.Perm(n)[:m]
 	sort.Ints(chosen)
 	landmarks = mat.NewDense(m, dim, nil)
 	rest = mat.NewDense(n-m, dim, nil)

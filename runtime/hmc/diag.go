@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kml-lang/kml/runtime/stats"
 )
 
 // Convergence diagnostics of Vehtari, Gelman, Simpson, Carpenter and Bürkner
@@ -213,7 +215,7 @@ func Rhat(chains [][]float64) float64 {
 	}
 	split := splitChains(chains)
 	bulk := rhatBasic(rankNormalize(split))
-	med := Quantile(pooled(chains), 0.5)
+	med := stats.Quantile(pooled(chains), 0.5)
 	folded := make([][]float64, len(split))
 	for i, c := range split {
 		folded[i] = make([]float64, len(c))
@@ -245,7 +247,7 @@ func ESSQuantile(chains [][]float64, p float64) float64 {
 	if len(chains) == 0 || len(chains[0]) < 4 || constant(chains) {
 		return math.NaN()
 	}
-	q := Quantile(pooled(chains), p)
+	q := stats.Quantile(pooled(chains), p)
 	split := splitChains(chains)
 	ind := make([][]float64, len(split))
 	for i, c := range split {
@@ -313,26 +315,4 @@ func EBFMI(energy []float64) float64 {
 		den += (e - mean) * (e - mean)
 	}
 	return num / den
-}
-
-// Quantile is the p-quantile of x by linear interpolation between order
-// statistics (R's type 7, numpy's default).
-func Quantile(x []float64, p float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return SortedQuantile(s, p)
-}
-
-// SortedQuantile is Quantile on data already sorted ascending.
-func SortedQuantile(s []float64, p float64) float64 {
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := float64(n-1) * p
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return s[n-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }

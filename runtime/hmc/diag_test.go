@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kml-lang/kml/runtime/stats"
 )
 
 // An independent, direct transcription of the formulas of Vehtari et al.
@@ -179,7 +181,7 @@ func TestDiagnosticsMatchDirectFormulas(t *testing.T) {
 	for _, c := range cases {
 		split := refSplit(c.chains)
 		wantBulkR := refRhat(refZ(split))
-		med := Quantile(pooled(c.chains), 0.5)
+		med := stats.Quantile(pooled(c.chains), 0.5)
 		folded := make([][]float64, len(split))
 		for i, ch := range split {
 			for _, v := range ch {
@@ -240,14 +242,5 @@ func TestMCSEQuantileAndEBFMI(t *testing.T) {
 	walk := ar1(rng, 1, 5000, 0.99, []float64{0})[0]
 	if b := EBFMI(walk); b > 0.1 {
 		t.Errorf("E-BFMI of a slow walk %v, want small", b)
-	}
-}
-
-func TestQuantileType7(t *testing.T) {
-	x := []float64{4, 1, 3, 2}
-	for _, c := range []struct{ p, want float64 }{{0, 1}, {1, 4}, {0.5, 2.5}, {0.25, 1.75}, {0.9, 3.7}} {
-		if got := Quantile(x, c.p); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("Quantile(%v) = %v, want %v", c.p, got, c.want)
-		}
 	}
 }

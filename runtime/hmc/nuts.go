@@ -67,8 +67,8 @@ type sampler struct {
 	rho, rhoFwd, rhoBck, rhoExt                  []float64
 }
 
-// stats are the per-transition sampler statistics.
-type stats struct {
+// transitionStats are the per-transition sampler statistics.
+type transitionStats struct {
 	accept    float64
 	depth     int
 	nLeapfrog int
@@ -167,7 +167,7 @@ func add(dst, a, b []float64) {
 
 // transition runs one NUTS iteration from the current state and leaves the
 // chosen state in s.z.
-func (s *sampler) transition() stats {
+func (s *sampler) transition() transitionStats {
 	s.metric.samplePM(s.z.p, s.rng)
 	s.fwd.copyFrom(s.z)
 	s.bck.copyFrom(s.z)
@@ -240,7 +240,7 @@ func (s *sampler) transition() stats {
 	if nLeapfrog > 0 {
 		accept = sumMetroProb / float64(nLeapfrog)
 	}
-	return stats{accept: accept, depth: depth, nLeapfrog: nLeapfrog, divergent: divergent, energy: s.hamiltonian(s.z)}
+	return transitionStats{accept: accept, depth: depth, nLeapfrog: nLeapfrog, divergent: divergent, energy: s.hamiltonian(s.z)}
 }
 
 // buildTree extends the trajectory by 2^depth leapfrog steps in direction

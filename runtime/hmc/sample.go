@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kml-lang/kml/runtime/inference"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // withDefaults fills the zero fields of s.
@@ -41,7 +42,7 @@ func (s Settings) withDefaults() Settings {
 // chainRand is chain c's random stream: the same for a seed whatever the
 // number of workers.
 func chainRand(seed uint64, c int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x6e757473+uint64(c)))
+	return rng.New(seed, rng.Chain.Index(c))
 }
 
 // Sample draws from the model's density with NUTS. It runs the chains in
@@ -215,8 +216,8 @@ func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
 	inits := make([][]float64, len(models))
 	var evals int64
 	for c, m := range models {
-		rng := rand.New(rand.NewPCG(s.Seed, 0x696e6974+uint64(c)))
-		q, n, err := inference.UniformInit(m, s.InitPoint, rng, 2)
+		rnd := rng.New(s.Seed, rng.UniformInit.Index(c))
+		q, n, err := inference.UniformInit(m, s.InitPoint, rnd, 2)
 		evals += n
 		if err != nil {
 			return nil, evals, err

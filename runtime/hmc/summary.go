@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/kml-lang/kml/runtime/stats"
 )
 
 // ParamSummary summarises the draws of one quantity.
@@ -59,7 +61,7 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 		all := pooled(chains)
 		mean, v := meanVar(all)
 		ps := ParamSummary{Name: name, Mean: mean, SD: math.Sqrt(v),
-			Q5: Quantile(all, 0.05), Q50: Quantile(all, 0.5), Q95: Quantile(all, 0.95),
+			Q5: stats.Quantile(all, 0.05), Q50: stats.Quantile(all, 0.5), Q95: stats.Quantile(all, 0.95),
 			Rhat: Rhat(chains), ESSBulk: ESSBulk(chains), ESSTail: ESSTail(chains), MCSEMean: MCSEMean(chains)}
 		s.Params = append(s.Params, ps)
 	}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Settings configure Maximize. The zero value works.
@@ -115,7 +116,7 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 // runStart optimises from start k over the free coordinates.
 func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 	dim := o.Dim()
-	rng := rand.New(rand.NewPCG(s.Seed, 0x6f7074+uint64(k)))
+	rnd := rng.New(s.Seed, rng.OptimizeStart.Index(k))
 	grad := make([]float64, dim)
 	var freeIdx []int
 	for i := 0; i < dim; i++ {
@@ -132,7 +133,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 			fixed[i] = s.Init[i]
 		}
 	}
-	full, _, lastErr := drawInit(o, fixed, rng, 2, false)
+	full, _, lastErr := drawInit(o, fixed, rnd, 2, false)
 	if full == nil {
 		msg := "no starting point with a finite log density after 100 draws in (-2, 2)"
 		if lastErr != nil {

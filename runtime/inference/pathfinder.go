@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Pathfinder-style initialisation (after Zhang, Carpenter, Gelman and Vehtari
@@ -73,7 +74,7 @@ func Pathfinder(ctx context.Context, models []Model, chains int, seed uint64, fi
 	// BKE lengthscale on a grid of clusters, 416 nats above a mode near
 	// the middle) is otherwise missed by every path more often than not.
 	starts := make([][]float64, paths)
-	srng := rand.New(rand.NewPCG(seed, 0x73747274))
+	srng := rng.New(seed, rng.PathfinderStarts)
 	wide := paths / 2
 	for p := 1; p < paths; p += 2 {
 		starts[p] = make([]float64, dim)
@@ -88,9 +89,9 @@ func Pathfinder(ctx context.Context, models []Model, chains int, seed uint64, fi
 	// Each running path holds a model of its own: they are not safe for
 	// concurrent use.
 	panics := ForEach(models, paths, func(p int, m Model) {
-		rng := rand.New(rand.NewPCG(seed, 0x70617468+uint64(p)))
+		rnd := rng.New(seed, rng.PathfinderPath.Index(p))
 		ev := &evaluator{m: m, grad: make([]float64, dim)}
-		draws, logW, err := onePath(ctx, ev, rng, fixed, starts[p])
+		draws, logW, err := onePath(ctx, ev, rnd, fixed, starts[p])
 		outs[p] = pathOut{draws, logW, ev.n, err}
 	})
 	for p, err := range panics {
@@ -120,8 +121,8 @@ func Pathfinder(ctx context.Context, models []Model, chains int, seed uint64, fi
 		}
 		return nil, evals, lastErr
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x72657361))
-	picks := resample(logW, chains, rng)
+	rnd := rng.New(seed, rng.PathfinderResample)
+	picks := resample(logW, chains, rnd)
 	if picks == nil {
 		return nil, evals, errors.New("every draw had zero importance weight")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/internal/testmodel"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // minorMode has its main mode at 10 and a minor mode at −1 whose peak lies
@@ -40,7 +41,7 @@ func TestPathfinderSkipsANegligibleMinorMode(t *testing.T) {
 	// (hmc's uniform initialisation: chain c's stream 0x696e6974+c).
 	inMinor := 0
 	for c := range models {
-		q, _, err := UniformInit(m, nil, rand.New(rand.NewPCG(42, 0x696e6974+uint64(c))), 2)
+		q, _, err := UniformInit(m, nil, rng.New(42, rng.UniformInit.Index(c)), 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,12 +3,12 @@ package kernels
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // IncompleteCholesky factorises the Gram matrix of x approximately as LLᵀ
@@ -143,11 +143,11 @@ func NewRFF(k Kernel, dim, features int, seed uint64) (*RFF, error) {
 	if features < 1 {
 		return nil, fmt.Errorf("need at least one feature, got %d", features)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x727666))
+	rnd := rng.New(seed, rng.RFF)
 	var chi distuv.ChiSquared
 	nu2 := map[profile]float64{profMatern12: 1, profMatern32: 3, profMatern52: 5}[st.kind]
 	if st.kind != profRBF {
-		chi = distuv.ChiSquared{K: nu2, Src: rng}
+		chi = distuv.ChiSquared{K: nu2, Src: rnd}
 	}
 	w := mat.NewDense(features, dim, nil)
 	b := make([]float64, features)
@@ -161,9 +161,9 @@ func NewRFF(k Kernel, dim, features int, seed uint64) (*RFF, error) {
 			if len(st.Ell) > 1 {
 				l = st.Ell[d]
 			}
-			w.Set(f, d, rng.NormFloat64()*s/l)
+			w.Set(f, d, rnd.NormFloat64()*s/l)
 		}
-		b[f] = 2 * math.Pi * rng.Float64()
+		b[f] = 2 * math.Pi * rnd.Float64()
 	}
 	return &RFF{W: w, B: b, scale: math.Sqrt(2 * c / float64(features))}, nil
 }

@@ -51,7 +51,7 @@ func TestNystrom(t *testing.T) {
 	kfull, _ := Gram(k, x)
 	prev := math.Inf(1)
 	for _, m := range []int{5, 20, 60} {
-		z, _ := Landmarks(x, m, 3, "kmeans")
+		z, _ := Landmarks(x, m, 3, KMeans)
 		phi, err := Nystrom(k, x, z)
 		if err != nil {
 			t.Fatal(err)
@@ -131,7 +131,7 @@ func TestMedianHeuristicAndLandmarks(t *testing.T) {
 	if math.Abs(sub-exact)/exact > 0.03 {
 		t.Errorf("subsampled median %v, another subsample's %v", sub, exact)
 	}
-	for _, method := range []string{"random", "kmeans"} {
+	for _, method := range []LandmarkMethod{RandomRows, KMeans} {
 		z, err := Landmarks(big, 10, 4, method)
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +140,7 @@ func TestMedianHeuristicAndLandmarks(t *testing.T) {
 			t.Errorf("%s landmarks are %d×%d", method, r, c)
 		}
 	}
-	if _, err := Landmarks(x, 5, 1, "random"); err == nil {
+	if _, err := Landmarks(x, 5, 1, RandomRows); err == nil {
 		t.Error("5 landmarks from 4 rows should fail")
 	}
 }

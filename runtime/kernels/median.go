@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // MedianMaxRows is the number of rows above which MedianHeuristic works on a
@@ -36,8 +37,8 @@ func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
 		rows[i] = i
 	}
 	if n > MedianMaxRows {
-		rng := rand.New(rand.NewPCG(seed, 0x6d6564))
-		rng.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rnd := rng.New(seed, rng.Median)
+		rnd.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 		rows = rows[:MedianMaxRows]
 	}
 	data := linalg.RowMajor(x)
@@ -64,11 +65,24 @@ func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
 	return math.Sqrt(ds[k/2]), nil
 }
 
-// Landmarks picks m representative rows of x: method "random" draws m rows
-// without replacement; "kmeans" returns the centres of a seeded k-means
+// LandmarkMethod is how Landmarks chooses its rows. It is a string type so
+// that a user's spelling reaches Landmarks unchanged and is validated there;
+// use the constants.
+type LandmarkMethod string
+
+// The landmark methods.
+const (
+	// RandomRows draws m rows without replacement (the default, also "").
+	RandomRows LandmarkMethod = "random"
+	// KMeans returns the centres of a seeded k-means.
+	KMeans LandmarkMethod = "kmeans"
+)
+
+// Landmarks picks m representative rows of x: RandomRows draws m rows
+// without replacement; KMeans returns the centres of a seeded k-means
 // (k-means++ starts, then Lloyd iterations until no point moves, at most
 // 100).
-func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, error) {
+func Landmarks(x *mat.Dense, m int, seed uint64, method LandmarkMethod) (*mat.Dense, error) {
 	if err := CheckData(x, "the data"); err != nil {
 		return nil, err
 	}
@@ -76,18 +90,18 @@ func Landmarks(x *mat.Dense, m int, seed uint64, method string) (*mat.Dense, err
 	if m < 1 || m > n {
 		return nil, fmt.Errorf("cannot choose %d landmarks from %d rows", m, n)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6c616e64))
+	rnd := rng.New(seed, rng.Landmarks)
 	data := linalg.RowMajor(x)
 	switch method {
-	case "random", "":
-		idx := rng.Perm(n)[:m]
+	case RandomRows, "":
+		idx := rnd.Perm(n)[:m]
 		out := mat.NewDense(m, d, nil)
 		for r, i := range idx {
 			out.SetRow(r, data[i*d:(i+1)*d])
 		}
 		return out, nil
-	case "kmeans":
-		return kmeans(data, n, d, m, rng), nil
+	case KMeans:
+		return kmeans(data, n, d, m, rnd), nil
 	}
 	return nil, fmt.Errorf("method must be \"random\" or \"kmeans\", got %q", method)
 }

@@ -1,9 +1,9 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Settings configure the kernel tests. The zero value works.
@@ -23,12 +24,12 @@ type Settings struct {
 	Seed uint64
 	// Estimator of the statistic: MMD "unbiased" (default), "biased" or
 	// "linear"; HSIC "biased" (default) or "unbiased".
-	Estimator string
+	Estimator Estimator
 	// Workers share the permutations; default GOMAXPROCS.
 	Workers int
 }
 
-func (s Settings) withDefaults(estimator string) Settings {
+func (s Settings) withDefaults(estimator Estimator) Settings {
 	if s.Permutations <= 0 {
 		s.Permutations = 1000
 	}
@@ -45,20 +46,34 @@ func (s Settings) withDefaults(estimator string) Settings {
 type Result struct {
 	Statistic    float64
 	PValue       float64
-	Estimator    string
-	Method       string // "permutation" or "gamma"
+	Estimator    Estimator
+	Method       Method
 	Permutations int
 	Kernel       string
 	KernelY      string    // HSIC: the kernel on y
 	Bandwidths   []float64 // the aggregate test's rbf lengthscales
 }
 
+// Method is how a test finds its null distribution. Like Estimator it is a
+// string type, validated by the test that uses it.
+type Method string
+
+// The methods.
+const (
+	// Permutation is the permutation null: the labels (MMD) or y's rows
+	// (HSIC) permuted.
+	Permutation Method = "permutation"
+	// Gamma is the two-moment gamma approximation to the null of n·HSIC_b
+	// (HSIC with the biased estimator only).
+	Gamma Method = "gamma"
+)
+
 // permutations computes stat for Permutations random permutations of
 // 0..n−1, in parallel, each from its own seeded stream.
-func permutations(n int, s Settings, stat func(perm []int) float64) []float64 {
+func permutations(ctx context.Context, n int, s Settings, stat func(perm []int) float64) ([]float64, error) {
 	out := make([]float64, s.Permutations)
-	permutationsVec(n, s, func(b int, perm []int) { out[b] = stat(perm) })
-	return out
+	err := permutationsVec(ctx, n, s, func(b int, perm []int) { out[b] = stat(perm) })
+	return out, err
 }
 
 // pValue is (1 + #{null ≥ t})/(1 + B), exact under the null for a
@@ -76,16 +91,17 @@ func pValue(t float64, null []float64) float64 {
 // MMDTest is the two-sample test of P = Q with the MMD² statistic and a
 // permutation null: the pooled Gram matrix is computed once and the samples'
 // labels permuted.
-func MMDTest(k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
-	s = s.withDefaults(EstUnbiased)
+// A cancelled ctx stops it and it returns ctx.Err().
+func MMDTest(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
+	s = s.withDefaults(Unbiased)
 	z, m, err := pool(k, x, y, s.Estimator)
 	if err != nil {
 		return Result{}, err
 	}
 	nTot, d := z.Dims()
-	res := Result{Estimator: s.Estimator, Method: "permutation", Permutations: s.Permutations, Kernel: k.String()}
+	res := Result{Estimator: s.Estimator, Method: Permutation, Permutations: s.Permutations, Kernel: k.String()}
 	var stat func(perm []int) float64
-	if s.Estimator == EstLinear {
+	if s.Estimator == Linear {
 		zs := linalg.RowMajor(z)
 		stat = func(perm []int) float64 { return linearMMD(k, zs, zs, d, perm[:m], perm[m:]) }
 	} else {
@@ -96,7 +112,11 @@ func MMDTest(k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
 		stat = func(perm []int) float64 { return mmdFromGram(gd, nTot, perm, m, s.Estimator) }
 	}
 	res.Statistic = stat(identity(nTot))
-	res.PValue = pValue(res.Statistic, permutations(nTot, s, stat))
+	null, err := permutations(ctx, nTot, s, stat)
+	if err != nil {
+		return Result{}, err
+	}
+	res.PValue = pValue(res.Statistic, null)
 	return res, nil
 }
 
@@ -106,15 +126,16 @@ func MMDTest(k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
 // is standardised by the mean and sd of those B + 1 values; the statistic is
 // the largest standardised value over the kernels, and its null is the same
 // maximum for each permutation. The standardisation is a symmetric function
-// of the permuted data sets, so the test keeps its level.
-func MMDAggregateTest(x, y *mat.Dense, s Settings) (Result, error) {
-	s = s.withDefaults(EstUnbiased)
-	s.Estimator = EstUnbiased
+// of the permuted data sets, so the test keeps its level. A cancelled ctx
+// stops it and it returns ctx.Err().
+func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result, error) {
+	s = s.withDefaults(Unbiased)
+	s.Estimator = Unbiased
 	probe, err := kernels.NewRBF([]float64{1})
 	if err != nil {
 		return Result{}, err
 	}
-	z, m, err := pool(probe, x, y, EstUnbiased)
+	z, m, err := pool(probe, x, y, Unbiased)
 	if err != nil {
 		return Result{}, err
 	}
@@ -126,7 +147,7 @@ func MMDAggregateTest(x, y *mat.Dense, s Settings) (Result, error) {
 		return Result{}, fmt.Errorf("every pair of points coincides: no bandwidth can be chosen")
 	}
 	nTot, _ := z.Dims()
-	res := Result{Estimator: EstUnbiased, Method: "permutation", Permutations: s.Permutations, Kernel: "aggregate"}
+	res := Result{Estimator: Unbiased, Method: Permutation, Permutations: s.Permutations, Kernel: "aggregate"}
 	var grams [][]float64
 	for e := -2; e <= 2; e++ {
 		ell := med * math.Pow(2, float64(e))
@@ -147,12 +168,14 @@ func MMDAggregateTest(x, y *mat.Dense, s Settings) (Result, error) {
 	vec := func(perm []int) []float64 {
 		v := make([]float64, nk)
 		for k, g := range grams {
-			v[k] = mmdFromGram(g, nTot, perm, m, EstUnbiased)
+			v[k] = mmdFromGram(g, nTot, perm, m, Unbiased)
 		}
 		return v
 	}
 	stats[0] = vec(identity(nTot))
-	permutationsVec(nTot, s, func(b int, perm []int) { stats[b+1] = vec(perm) })
+	if err := permutationsVec(ctx, nTot, s, func(b int, perm []int) { stats[b+1] = vec(perm) }); err != nil {
+		return Result{}, err
+	}
 	mean := make([]float64, nk)
 	sd := make([]float64, nk)
 	for _, st := range stats {
@@ -185,7 +208,8 @@ func MMDAggregateTest(x, y *mat.Dense, s Settings) (Result, error) {
 
 // permutationsVec runs body for permutation b = 0..Permutations−1 of
 // 0..n−1 on the workers; permutation b comes from its own seeded stream.
-func permutationsVec(n int, s Settings, body func(b int, perm []int)) {
+// When ctx is cancelled the workers stop and it returns ctx.Err().
+func permutationsVec(ctx context.Context, n int, s Settings, body func(b int, perm []int)) error {
 	var wg sync.WaitGroup
 	next := make(chan int, s.Permutations)
 	for b := 0; b < s.Permutations; b++ {
@@ -197,29 +221,34 @@ func permutationsVec(n int, s Settings, body func(b int, perm []int)) {
 		go func() {
 			defer wg.Done()
 			for b := range next {
-				rng := rand.New(rand.NewPCG(s.Seed, 0x7065726d+uint64(b)))
+				if ctx.Err() != nil {
+					return
+				}
+				rnd := rng.New(s.Seed, rng.Permutation.Index(b))
 				perm := identity(n)
-				rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				rnd.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 				body(b, perm)
 			}
 		}()
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 // HSICTest tests independence of paired rows of x and y. Method
 // "permutation" permutes y's rows; "gamma" uses the two-moment gamma
 // approximation to the null of n·HSIC_b (Gretton et al. 2008), which needs
-// the biased estimator.
-func HSICTest(kx, ky kernels.Kernel, x, y *mat.Dense, method string, s Settings) (Result, error) {
-	s = s.withDefaults(EstBiased)
+// the biased estimator. A cancelled ctx stops a permutation test and it
+// returns ctx.Err().
+func HSICTest(ctx context.Context, kx, ky kernels.Kernel, x, y *mat.Dense, method Method, s Settings) (Result, error) {
+	s = s.withDefaults(Biased)
 	if method == "" {
-		method = "permutation"
+		method = Permutation
 	}
-	if method != "permutation" && method != "gamma" {
+	if method != Permutation && method != Gamma {
 		return Result{}, fmt.Errorf("method must be \"permutation\" or \"gamma\", got %q", method)
 	}
-	if method == "gamma" && s.Estimator != EstBiased {
+	if method == Gamma && s.Estimator != Biased {
 		return Result{}, fmt.Errorf("the gamma approximation is for the biased HSIC estimator")
 	}
 	kg, lg, err := hsicGrams(kx, ky, x, y, s.Estimator)
@@ -230,9 +259,13 @@ func HSICTest(kx, ky kernels.Kernel, x, y *mat.Dense, method string, s Settings)
 	h := newHSICState(kg, lg, n, s.Estimator)
 	res := Result{Estimator: s.Estimator, Method: method, Kernel: kx.String(), KernelY: ky.String()}
 	res.Statistic = h.stat(identity(n))
-	if method == "permutation" {
+	if method == Permutation {
 		res.Permutations = s.Permutations
-		res.PValue = pValue(res.Statistic, permutations(n, s, h.stat))
+		null, err := permutations(ctx, n, s, h.stat)
+		if err != nil {
+			return Result{}, err
+		}
+		res.PValue = pValue(res.Statistic, null)
 		return res, nil
 	}
 	res.PValue = gammaPValue(kg, lg, n)

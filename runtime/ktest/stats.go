@@ -9,11 +9,16 @@ import (
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
-// Estimators of MMD² and HSIC.
+// Estimator names an estimator of MMD² or HSIC. It is a string type so that
+// a user's spelling reaches the function that uses it unchanged and is
+// validated there, with that function's message; use the constants.
+type Estimator string
+
+// The estimators.
 const (
-	EstUnbiased = "unbiased"
-	EstBiased   = "biased"
-	EstLinear   = "linear"
+	Unbiased Estimator = "unbiased"
+	Biased   Estimator = "biased"
+	Linear   Estimator = "linear" // MMD² only
 )
 
 // MMD2 estimates the squared maximum mean discrepancy between the
@@ -24,12 +29,12 @@ const (
 // linear-time statistic averaging h = k(x₁,x₂) + k(y₁,y₂) − k(x₁,y₂) −
 // k(x₂,y₁) over consecutive disjoint pairs, using the first min(m, n) rows of
 // each sample.
-func MMD2(k kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+func MMD2(k kernels.Kernel, x, y *mat.Dense, estimator Estimator) (float64, error) {
 	z, m, err := pool(k, x, y, estimator)
 	if err != nil {
 		return 0, err
 	}
-	if estimator == EstLinear {
+	if estimator == Linear {
 		return linearMMD(k, linalg.RowMajor(x), linalg.RowMajor(y), x.RawMatrix().Cols, identity(m), identity(z.RawMatrix().Rows-m)), nil
 	}
 	g, err := kernels.GramFull(k, z)
@@ -40,11 +45,11 @@ func MMD2(k kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) 
 }
 
 // pool validates the two samples and stacks them.
-func pool(k kernels.Kernel, x, y *mat.Dense, estimator string) (*mat.Dense, int, error) {
+func pool(k kernels.Kernel, x, y *mat.Dense, estimator Estimator) (*mat.Dense, int, error) {
 	switch estimator {
-	case EstUnbiased, EstBiased, EstLinear:
+	case Unbiased, Biased, Linear:
 	default:
-		return nil, 0, fmt.Errorf("estimator must be %q, %q or %q, got %q", EstUnbiased, EstBiased, EstLinear, estimator)
+		return nil, 0, fmt.Errorf("estimator must be %q, %q or %q, got %q", Unbiased, Biased, Linear, estimator)
 	}
 	if err := kernels.CheckData(x, "the first sample"); err != nil {
 		return nil, 0, err
@@ -61,9 +66,9 @@ func pool(k kernels.Kernel, x, y *mat.Dense, estimator string) (*mat.Dense, int,
 		return nil, 0, fmt.Errorf("%s has %d lengthscales but the data has %d columns", k, d, dx)
 	}
 	switch {
-	case estimator == EstUnbiased && (m < 2 || n < 2):
+	case estimator == Unbiased && (m < 2 || n < 2):
 		return nil, 0, fmt.Errorf("the unbiased MMD needs at least 2 rows in each sample, got %d and %d", m, n)
-	case estimator == EstLinear && (m < 2 || n < 2):
+	case estimator == Linear && (m < 2 || n < 2):
 		return nil, 0, fmt.Errorf("the linear-time MMD needs at least 2 rows in each sample, got %d and %d", m, n)
 	}
 	z := mat.NewDense(m+n, dx, nil)
@@ -81,7 +86,7 @@ func identity(n int) []int {
 
 // mmdFromGram computes MMD² from the pooled N×N Gram matrix g when the
 // first m entries of perm index the first sample and the rest the second.
-func mmdFromGram(g []float64, nTot int, perm []int, m int, estimator string) float64 {
+func mmdFromGram(g []float64, nTot int, perm []int, m int, estimator Estimator) float64 {
 	n := nTot - m
 	var sxx, syy, sxy, dx, dy float64
 	for a := 0; a < nTot; a++ {
@@ -109,7 +114,7 @@ func mmdFromGram(g []float64, nTot int, perm []int, m int, estimator string) flo
 		}
 	}
 	fm, fn := float64(m), float64(n)
-	if estimator == EstBiased {
+	if estimator == Biased {
 		return sxx/(fm*fm) + syy/(fn*fn) - 2*sxy/(fm*fn)
 	}
 	return (sxx-dx)/(fm*(fm-1)) + (syy-dy)/(fn*(fn-1)) - 2*sxy/(fm*fn)
@@ -134,7 +139,7 @@ func linearMMD(k kernels.Kernel, xs, ys []float64, d int, px, py []int) float64 
 // et al. 2005), "unbiased" the estimator of Song et al. (2012),
 // [tr(K̃L̃) + 1ᵀK̃1·1ᵀL̃1/((n−1)(n−2)) − 2/(n−2)·1ᵀK̃L̃1]/(n(n−3)) with K̃, L̃
 // the Gram matrices with zero diagonals (n ≥ 4).
-func HSIC(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) (float64, error) {
+func HSIC(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) (float64, error) {
 	kg, lg, err := hsicGrams(kx, ky, x, y, estimator)
 	if err != nil {
 		return 0, err
@@ -144,9 +149,9 @@ func HSIC(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) (float64, er
 	return h.stat(identity(n)), nil
 }
 
-func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) ([]float64, []float64, error) {
-	if estimator != EstBiased && estimator != EstUnbiased {
-		return nil, nil, fmt.Errorf("estimator must be %q or %q, got %q", EstBiased, EstUnbiased, estimator)
+func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) ([]float64, []float64, error) {
+	if estimator != Biased && estimator != Unbiased {
+		return nil, nil, fmt.Errorf("estimator must be %q or %q, got %q", Biased, Unbiased, estimator)
 	}
 	if err := kernels.CheckData(x, "x"); err != nil {
 		return nil, nil, err
@@ -159,7 +164,7 @@ func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) ([]floa
 	if n != ny {
 		return nil, nil, fmt.Errorf("HSIC needs paired samples: x is %d×%d but y is %d×%d", n, dx, ny, dy)
 	}
-	if estimator == EstUnbiased && n < 4 {
+	if estimator == Unbiased && n < 4 {
 		return nil, nil, fmt.Errorf("the unbiased HSIC needs at least 4 pairs, got %d", n)
 	}
 	kg, err := kernels.GramFull(kx, x)
@@ -177,7 +182,7 @@ func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator string) ([]floa
 // (biased) or K̃ with its row sums (unbiased), and L.
 type hsicState struct {
 	n         int
-	estimator string
+	estimator Estimator
 	k, l      []float64
 	kRow      []float64 // unbiased: row sums of K̃
 	lRow      []float64 // unbiased: row sums of L̃
@@ -185,9 +190,9 @@ type hsicState struct {
 	lSum      float64
 }
 
-func newHSICState(kg, lg []float64, n int, estimator string) *hsicState {
+func newHSICState(kg, lg []float64, n int, estimator Estimator) *hsicState {
 	h := &hsicState{n: n, estimator: estimator, l: lg}
-	if estimator == EstBiased {
+	if estimator == Biased {
 		h.k = centre(kg, n)
 		return h
 	}
@@ -238,7 +243,7 @@ func (h *hsicState) stat(perm []int) float64 {
 		}
 	}
 	fn := float64(n)
-	if h.estimator == EstBiased {
+	if h.estimator == Biased {
 		return tr / (fn * fn)
 	}
 	cross := 0.0

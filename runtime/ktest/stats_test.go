@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,21 +12,21 @@ import (
 )
 
 // Direct transcriptions of the estimators, entry by entry.
-func directMMD(k kernels.Kernel, x, y *mat.Dense, est string) float64 {
+func directMMD(k kernels.Kernel, x, y *mat.Dense, est Estimator) float64 {
 	m, _ := x.Dims()
 	n, _ := y.Dims()
 	kk := func(a, b []float64) float64 { return k.Eval(a, b) }
 	var sxx, syy, sxy float64
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
-			if i != j || est == EstBiased {
+			if i != j || est == Biased {
 				sxx += kk(x.RawRowView(i), x.RawRowView(j))
 			}
 		}
 	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			if i != j || est == EstBiased {
+			if i != j || est == Biased {
 				syy += kk(y.RawRowView(i), y.RawRowView(j))
 			}
 		}
@@ -34,7 +35,7 @@ func directMMD(k kernels.Kernel, x, y *mat.Dense, est string) float64 {
 		}
 	}
 	fm, fn := float64(m), float64(n)
-	if est == EstBiased {
+	if est == Biased {
 		return sxx/(fm*fm) + syy/(fn*fn) - 2*sxy/(fm*fn)
 	}
 	return sxx/(fm*(fm-1)) + syy/(fn*(fn-1)) - 2*sxy/(fm*fn)
@@ -45,7 +46,7 @@ func TestMMDEstimators(t *testing.T) {
 	x := randomPoints(rng, 30, 2)
 	y := randomPoints(rng, 23, 2)
 	k := must(kernels.NewRBF([]float64{1.1}))
-	for _, est := range []string{EstBiased, EstUnbiased} {
+	for _, est := range []Estimator{Biased, Unbiased} {
 		got, err := MMD2(k, x, y, est)
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +55,7 @@ func TestMMDEstimators(t *testing.T) {
 			t.Errorf("%s: %v, direct %v", est, got, want)
 		}
 	}
-	got, _ := MMD2(k, x, y, EstLinear)
+	got, _ := MMD2(k, x, y, Linear)
 	want := 0.0
 	for p := 0; p < 11; p++ { // min(30, 23)/2 pairs
 		x1, x2, y1, y2 := x.RawRowView(2*p), x.RawRowView(2*p+1), y.RawRowView(2*p), y.RawRowView(2*p+1)
@@ -89,7 +90,7 @@ func TestHSICEstimators(t *testing.T) {
 	a.Mul(&a, L)
 	b.Mul(&a, H)
 	wantB := mat.Trace(&b) / float64(n*n)
-	if got, _ := HSIC(kx, ky, x, y, EstBiased); math.Abs(got-wantB) > 1e-12 {
+	if got, _ := HSIC(kx, ky, x, y, Biased); math.Abs(got-wantB) > 1e-12 {
 		t.Errorf("biased HSIC %v, direct %v", got, wantB)
 	}
 	// Unbiased (Song et al. 2012, eq. 5) with explicit zero-diagonal
@@ -108,7 +109,7 @@ func TestHSICEstimators(t *testing.T) {
 	fn := float64(n)
 	sumK, sumL := mat.Sum(Kt), mat.Sum(Lt)
 	wantU := (mat.Trace(&kl) + sumK*sumL/((fn-1)*(fn-2)) - 2/(fn-2)*mat.Inner(ones, &kl, ones)) / (fn * (fn - 3))
-	if got, _ := HSIC(kx, ky, x, y, EstUnbiased); math.Abs(got-wantU) > 1e-12 {
+	if got, _ := HSIC(kx, ky, x, y, Unbiased); math.Abs(got-wantU) > 1e-12 {
 		t.Errorf("unbiased HSIC %v, direct %v", got, wantU)
 	}
 }
@@ -127,19 +128,19 @@ func TestLevelUnderTheNull(t *testing.T) {
 		run  func(x, y *mat.Dense, seed uint64) Result
 	}{
 		{"mmd unbiased", func(x, y *mat.Dense, seed uint64) Result {
-			r, _ := MMDTest(k, x, y, Settings{Permutations: 99, Seed: seed})
+			r, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
 		{"mmd linear", func(x, y *mat.Dense, seed uint64) Result {
-			r, _ := MMDTest(k, x, y, Settings{Permutations: 99, Seed: seed, Estimator: EstLinear})
+			r, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 99, Seed: seed, Estimator: Linear})
 			return r
 		}},
 		{"mmd aggregate", func(x, y *mat.Dense, seed uint64) Result {
-			r, _ := MMDAggregateTest(x, y, Settings{Permutations: 99, Seed: seed})
+			r, _ := MMDAggregateTest(context.Background(), x, y, Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
 		{"hsic", func(x, y *mat.Dense, seed uint64) Result {
-			r, _ := HSICTest(k, k, x, y, "permutation", Settings{Permutations: 99, Seed: seed})
+			r, _ := HSICTest(context.Background(), k, k, x, y, Permutation, Settings{Permutations: 99, Seed: seed})
 			return r
 		}},
 	}
@@ -191,8 +192,8 @@ func TestHSICGammaAgreesWithPermutation(t *testing.T) {
 		y.Set(i, 0, 0.15*x.At(i, 0)+rng.NormFloat64()) // weak dependence
 	}
 	k := must(kernels.NewRBF([]float64{1}))
-	perm, _ := HSICTest(k, k, x, y, "permutation", Settings{Permutations: 2000, Seed: 3})
-	gam, _ := HSICTest(k, k, x, y, "gamma", Settings{})
+	perm, _ := HSICTest(context.Background(), k, k, x, y, Permutation, Settings{Permutations: 2000, Seed: 3})
+	gam, _ := HSICTest(context.Background(), k, k, x, y, Gamma, Settings{})
 	t.Logf("p-values: permutation %.4f, gamma %.4f", perm.PValue, gam.PValue)
 	if math.Abs(perm.PValue-gam.PValue) > 0.05 {
 		t.Errorf("gamma p-value %.4f far from the permutation p-value %.4f", gam.PValue, perm.PValue)
@@ -206,8 +207,8 @@ func TestTestsAreReproducible(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
 	x, y := randomPoints(rng, 40, 2), randomPoints(rng, 35, 2)
 	k := must(kernels.NewRBF([]float64{1}))
-	a, _ := MMDTest(k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 1})
-	b, _ := MMDTest(k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 2})
+	a, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 1})
+	b, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 200, Seed: 5, Workers: 2})
 	if a.PValue != b.PValue {
 		t.Errorf("p-values %v and %v with 1 and 2 workers", a.PValue, b.PValue)
 	}
@@ -215,13 +216,13 @@ func TestTestsAreReproducible(t *testing.T) {
 
 func TestTestInputErrors(t *testing.T) {
 	k := must(kernels.NewRBF([]float64{1}))
-	if _, err := MMDTest(k, mat.NewDense(3, 2, nil), mat.NewDense(3, 1, nil), Settings{}); err == nil {
+	if _, err := MMDTest(context.Background(), k, mat.NewDense(3, 2, nil), mat.NewDense(3, 1, nil), Settings{}); err == nil {
 		t.Error("mismatched columns accepted")
 	}
-	if _, err := HSICTest(k, k, mat.NewDense(5, 1, nil), mat.NewDense(6, 1, nil), "permutation", Settings{}); err == nil {
+	if _, err := HSICTest(context.Background(), k, k, mat.NewDense(5, 1, nil), mat.NewDense(6, 1, nil), Permutation, Settings{}); err == nil {
 		t.Error("unpaired samples accepted")
 	}
-	if _, err := MMD2(k, mat.NewDense(1, 1, nil), mat.NewDense(3, 1, nil), EstUnbiased); err == nil {
+	if _, err := MMD2(k, mat.NewDense(1, 1, nil), mat.NewDense(3, 1, nil), Unbiased); err == nil {
 		t.Error("one-row sample accepted by the unbiased MMD")
 	}
 }
@@ -241,4 +242,24 @@ func randomPoints(rng *rand.Rand, n, d int) *mat.Dense {
 		}
 	}
 	return x
+}
+
+func TestPermutationTestsAreCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	x, y := randomPoints(rng, 40, 1), randomPoints(rng, 40, 1)
+	k := must(kernels.NewRBF([]float64{1}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MMDTest(ctx, k, x, y, Settings{}); err != context.Canceled {
+		t.Errorf("MMDTest: error %v, want context.Canceled", err)
+	}
+	if _, err := MMDAggregateTest(ctx, x, y, Settings{}); err != context.Canceled {
+		t.Errorf("MMDAggregateTest: error %v, want context.Canceled", err)
+	}
+	if _, err := HSICTest(ctx, k, k, x, y, Permutation, Settings{}); err != context.Canceled {
+		t.Errorf("HSICTest: error %v, want context.Canceled", err)
+	}
+	if _, err := HSICTest(ctx, k, k, x, y, Gamma, Settings{}); err != nil {
+		t.Errorf("HSICTest with the gamma null (no permutations): error %v", err)
+	}
 }

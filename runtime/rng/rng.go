@@ -1,0 +1,51 @@
+package rng
+
+import "math/rand/v2"
+
+// Stream is the purpose of a random stream: the second word of its PCG
+// state, beside the seed.
+type Stream uint64
+
+// The streams in use. Indexed ones (marked so) are used through Index.
+const (
+	// Chain is NUTS chain c's stream (indexed by chain).
+	Chain Stream = 0x6e757473 // "nuts"
+	// UniformInit is the uniform initialisation of chain c (indexed by
+	// chain).
+	UniformInit Stream = 0x696e6974 // "init"
+	// OptimizeStart is the starting point of optimiser start k (indexed by
+	// start).
+	OptimizeStart Stream = 0x6f7074 // "opt"
+	// PathfinderStarts places Pathfinder's wide, stratified starting points.
+	PathfinderStarts Stream = 0x73747274 // "strt"
+	// PathfinderPath is Pathfinder path p's stream (indexed by path).
+	PathfinderPath Stream = 0x70617468 // "path"
+	// PathfinderResample resamples the chains' starting points from the
+	// paths' pooled draws.
+	PathfinderResample Stream = 0x72657361 // "resa"
+	// Permutation is permutation b of a kernel permutation test (indexed by
+	// permutation).
+	Permutation Stream = 0x7065726d // "perm"
+	// RFF draws the frequencies and phases of random Fourier features.
+	RFF Stream = 0x727666 // "rff"
+	// Median subsamples pairs for the median heuristic.
+	Median Stream = 0x6d6564 // "med"
+	// Landmarks chooses landmarks (random rows or k-means++ seeding).
+	Landmarks Stream = 0x6c616e64 // "land"
+	// BKESplit chooses the rows that bke.Split holds out as landmarks.
+	BKESplit Stream = 0x626b65 // "bke"
+	// Interpreter is the interpreter's own stream, which draws the seeds
+	// of calls given none.
+	Interpreter Stream = 0x72756e // "run"
+	// Builtin is a builtin's stream, seeded by its seed argument.
+	Builtin Stream = 0x6b6d6c // "kml"
+)
+
+// Index returns the stream of the i-th unit of work (chain, start, path,
+// permutation) of an indexed purpose: s + i.
+func (s Stream) Index(i int) Stream { return s + Stream(i) }
+
+// New returns the random stream for seed and purpose s.
+func New(seed uint64, s Stream) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(s)))
+}
