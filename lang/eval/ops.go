@@ -300,7 +300,6 @@ func asArray(v Value) (array, bool) {
 	return array{}, false
 }
 
-
 func describeArray(a array) string {
 	switch a.rank {
 	case 0:
