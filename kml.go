@@ -1,14 +1,3 @@
-// Package kml embeds the KML interpreter in a Go program: make an
-// Interpreter, Set Go values into its scope, Eval KML source, and Get the
-// results back as Go values.
-//
-//	in := kml.New(kml.Seed(7), kml.Dirs("data"))
-//	in.Set("x", []float64{0.3, -1.2, 2.2})
-//	v, err := in.Eval("mean(x)")
-//
-// Scripts can read and write files only inside the directories granted
-// with Dirs (none by default); a path that leaves them through ".." or a
-// symbolic link is refused. A Context option cancels a running fit.
 package kml
 
 import (

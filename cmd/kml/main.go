@@ -1,11 +1,3 @@
-// Command kml runs KML programs, checks them, and offers an interactive
-// prompt.
-//
-//	kml run FILE.kml [--seed N] [--json]
-//	kml check FILE.kml
-//	kml repl
-//	kml version
-//	kml help
 package main
 
 import (
