@@ -205,15 +205,19 @@ outer([1, 2])`)
 func TestCancelledFitIsReachableWithErrorsIs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(100*time.Millisecond, cancel)
 	in := kml.New(kml.Context(ctx))
-	_, err := in.Eval(`let y = draw(normal(0, 1), 200, seed: 3)
+	if _, err := in.Eval(`let y = draw(normal(0, 1), 200, seed: 3)
 model m {
   mu ~ normal(0, 1)
   s ~ gamma(2, 1)
   y ~ normal(mu, s)
-}
-sample(m, chains: 2, warmup: 1000000, draws: 1000000, seed: 1)`)
+}`); err != nil {
+		t.Fatal(err)
+	}
+	// The timer starts once the model exists, so it is the sampler that
+	// is cancelled, however loaded the machine.
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := in.Eval(`sample(m, chains: 2, warmup: 1000000, draws: 1000000, seed: 1)`)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
 	}
