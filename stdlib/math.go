@@ -31,6 +31,10 @@ var unaryFns = []unaryFn{
 	}},
 	{"log1p(x)", "log(1 + x), accurate for small x, elementwise.", math.Log1p, func(x float64) float64 { return 1 / (1 + x) }},
 	{"expm1(x)", "e^x − 1, accurate for small x, elementwise.", math.Expm1, math.Exp},
+	{"sin(x)", "The sine (radians), elementwise.", math.Sin, math.Cos},
+	{"cos(x)", "The cosine (radians), elementwise.", math.Cos, func(x float64) float64 { return -math.Sin(x) }},
+	{"tan(x)", "The tangent (radians), elementwise.", math.Tan, func(x float64) float64 { c := math.Cos(x); return 1 / (c * c) }},
+	{"tanh(x)", "The hyperbolic tangent, elementwise.", math.Tanh, func(x float64) float64 { t := math.Tanh(x); return 1 - t*t }},
 	{"lgamma(x)", "The log of the absolute value of the gamma function, elementwise.", func(x float64) float64 {
 		v, _ := math.Lgamma(x)
 		return v
@@ -47,6 +51,8 @@ func init() {
 		})
 		b.AD = u.df != nil
 	}
+	b := eval.Register("atan2(y, x)", "The angle of the point (x, y) in (−π, π], elementwise; a number broadcasts against a vector.", atan2)
+	b.AD = true
 	eval.Register("pi()", "The constant π.", func(*eval.Args) (eval.Value, error) { return eval.Num(math.Pi), nil })
 }
 
@@ -78,4 +84,86 @@ func elementwise(a *eval.Args, name string, f, df func(float64) float64) (eval.V
 		return &eval.ADVec{T: v.T, Vs: vs}, nil
 	}
 	return nil, a.Errorf(name, "%s must be a number, vector or matrix, got %s", name, eval.Describe(a.Value(name)))
+}
+
+// atan2 is the two-argument arctangent over numbers and vectors, either of
+// which may depend on model parameters.
+func atan2(a *eval.Args) (eval.Value, error) {
+	ys, yVec, err := elems(a, "y")
+	if err != nil {
+		return nil, err
+	}
+	xs, xVec, err := elems(a, "x")
+	if err != nil {
+		return nil, err
+	}
+	if len(ys) != len(xs) && len(ys) != 1 && len(xs) != 1 {
+		return nil, a.Fail("y has %d elements and x has %d; they must match, or one must be a number", len(ys), len(xs))
+	}
+	out := make([]eval.Value, max(len(ys), len(xs)))
+	for i := range out {
+		y, x := ys[min(i, len(ys)-1)], xs[min(i, len(xs)-1)]
+		yv, _ := eval.ToFloat(y)
+		xv, _ := eval.ToFloat(x)
+		r2 := xv*xv + yv*yv
+		// ∂/∂y atan2(y, x) = x/r², ∂/∂x = −y/r².
+		out[i] = eval.Node(math.Atan2(yv, xv), []eval.Value{y, x}, []float64{xv / r2, -yv / r2})
+	}
+	if !yVec && !xVec {
+		return out[0], nil
+	}
+	return vector(out), nil
+}
+
+// elems splits a number or vector argument into numbers (ADNum elements for
+// a vector on the tape); vec says whether it was a vector.
+func elems(a *eval.Args, name string) (xs []eval.Value, vec bool, err error) {
+	switch v := a.Value(name).(type) {
+	case eval.Num, *eval.ADNum:
+		return []eval.Value{v}, false, nil
+	case *eval.Vec:
+		xs = make([]eval.Value, len(v.Data))
+		for i, x := range v.Data {
+			xs[i] = eval.Num(x)
+		}
+	case *eval.ADVec:
+		xs = make([]eval.Value, len(v.Vs))
+		for i, node := range v.Vs {
+			xs[i] = &eval.ADNum{T: v.T, V: node}
+		}
+	default:
+		return nil, false, a.Errorf(name, "%s must be a number or vector, got %s", name, eval.Describe(v))
+	}
+	if len(xs) == 0 {
+		return nil, false, a.Errorf(name, "%s is empty", name)
+	}
+	return xs, true, nil
+}
+
+// vector joins numbers into a Vec, or an ADVec when any is on the tape.
+func vector(xs []eval.Value) eval.Value {
+	var t *ad.Tape
+	for _, x := range xs {
+		if n, ok := x.(*eval.ADNum); ok {
+			t = n.T
+			break
+		}
+	}
+	if t == nil {
+		data := make([]float64, len(xs))
+		for i, x := range xs {
+			data[i] = float64(x.(eval.Num))
+		}
+		return &eval.Vec{Data: data}
+	}
+	vs := make([]ad.Var, len(xs))
+	for i, x := range xs {
+		switch x := x.(type) {
+		case *eval.ADNum:
+			vs[i] = x.V
+		case eval.Num:
+			vs[i] = t.Node(float64(x), nil, nil)
+		}
+	}
+	return &eval.ADVec{T: t, Vs: vs}
 }

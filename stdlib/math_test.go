@@ -1,0 +1,78 @@
+package stdlib_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+)
+
+// TestTrigValues compares the trigonometric builtins with Go's math package,
+// including atan2's broadcasting of a number against a vector.
+func TestTrigValues(t *testing.T) {
+	in, _ := run(t, `
+let s = sin(0.7)
+let c = cos(0.7)
+let ta = tan(0.7)
+let th = tanh(-0.4)
+let a = atan2(-1, -2)
+let av = atan2([1, -1, 0.5], 2)
+let vs = sin([0.1, 0.2])
+`)
+	for name, want := range map[string]float64{
+		"s": math.Sin(0.7), "c": math.Cos(0.7), "ta": math.Tan(0.7), "th": math.Tanh(-0.4), "a": math.Atan2(-1, -2),
+	} {
+		if got := float64(lookup[eval.Num](t, in, name)); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	av := lookup[*eval.Vec](t, in, "av").Data
+	for i, y := range []float64{1, -1, 0.5} {
+		if av[i] != math.Atan2(y, 2) {
+			t.Errorf("av[%d] = %v, want %v", i, av[i], math.Atan2(y, 2))
+		}
+	}
+	if vs := lookup[*eval.Vec](t, in, "vs").Data; vs[1] != math.Sin(0.2) {
+		t.Errorf("sin([0.1, 0.2])[2] = %v", vs[1])
+	}
+}
+
+// TestTrigGradient checks the derivatives of sin, cos, tan, tanh and atan2
+// inside a model against central finite differences of the log density.
+func TestTrigGradient(t *testing.T) {
+	in, _ := run(t, `
+let w = [0.3, -1.2, 2.0]
+let y = [0.5, 0.1, -0.7]
+model m {
+  a ~ normal(0, 1)
+  b ~ normal(0, 1)
+  y ~ normal(sin(a * w) + cos(b * w) + tan(a / 3) + tanh(b * w) + atan2(a + w, b) + atan2(b, w) + atan2(a, 1.5), 1)
+}
+`)
+	m := lookup[*eval.Model](t, in, "m")
+	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.NewDensityFor(in)
+	for _, q := range [][]float64{{0.2, -0.4}, {-1.1, 0.9}} {
+		grad := make([]float64, 2)
+		if _, err := d.LogDensity(grad, q); err != nil {
+			t.Fatal(err)
+		}
+		for i := range q {
+			h := 1e-6
+			qp := append([]float64(nil), q...)
+			qm := append([]float64(nil), q...)
+			qp[i] += h
+			qm[i] -= h
+			fp, _ := d.Value(qp)
+			fm, _ := d.Value(qm)
+			want := (fp - fm) / (2 * h)
+			if math.Abs(grad[i]-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				t.Errorf("at %v, %s: gradient %v, finite differences %v", q, c.Names()[i], grad[i], want)
+			}
+		}
+	}
+}
