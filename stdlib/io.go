@@ -31,8 +31,8 @@ func init() {
 	eval.Register("read_csv(path, columns?)",
 		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). Errors name the file, line and column.`,
 		readCSV)
-	eval.Register("write_csv(value, path, columns?)",
-		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision.",
+	eval.Register("write_csv(value, path, columns?, overwrite = false)",
+		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision. It replaces an existing file only if its name ends in .csv, or with overwrite: true.",
 		writeCSV)
 	eval.Register("save(value, to)",
 		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it).`,
@@ -277,7 +277,8 @@ func writePath(a *eval.Args, name string) (string, error) {
 
 func writeCSV(a *eval.Args) (eval.Value, error) {
 	var names columnNames
-	if err := a.Unpack("columns?", &names); err != nil {
+	var overwrite bool
+	if err := a.Unpack("columns?", &names, "overwrite", &overwrite); err != nil {
 		return nil, err
 	}
 	data, err := tableCSV(a.Value("value"), names)
@@ -287,6 +288,14 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 	path, err := writePath(a, "path")
 	if err != nil {
 		return nil, err
+	}
+	// A typo or a hostile script must not turn notes.txt into a table.
+	if fi, err := os.Stat(path); err == nil && !overwrite && strings.ToLower(filepath.Ext(path)) != ".csv" {
+		what := "a file that is not .csv"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return nil, a.Errorf("path", "%s is %s; write_csv replaces only .csv files unless overwrite: true", a.Value("path"), what)
 	}
 	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("path", "%v", err)
