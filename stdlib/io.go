@@ -28,8 +28,8 @@ func init() {
 	eval.Register("print(values...)",
 		"Writes its arguments on one line, separated by spaces (strings without quotes; a matrix on lines of its own); under `kml run --json`, each argument as one line of JSON.",
 		printBuiltin)
-	eval.Register("read_csv(path, columns?)",
-		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). Errors name the file, line and column.`,
+	eval.Register(`read_csv(path, columns?, missing = "error")`,
+		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). A missing value (an empty cell, NA or NaN) is an error, or with missing: "drop" drops the rows that miss a value in a chosen column. Errors name the file, line and column.`,
 		readCSV)
 	eval.Register("write_csv(value, path, columns?, overwrite = false)",
 		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision. It replaces an existing file only if its name ends in .csv, or with overwrite: true.",
@@ -107,10 +107,13 @@ func (c *columnNames) UnpackArg(name string, v eval.Value) error {
 }
 
 func readCSV(a *eval.Args) (eval.Value, error) {
-	var path string
+	var path, missing string
 	var want columnNames
-	if err := a.Unpack("path", &path, "columns?", &want); err != nil {
+	if err := a.Unpack("path", &path, "columns?", &want, "missing", &missing); err != nil {
 		return nil, err
+	}
+	if missing != "error" && missing != "drop" {
+		return nil, a.Errorf("missing", `missing must be "error" or "drop", got %q`, missing)
 	}
 	in := a.Th.Interp()
 	real, err := in.Sandbox().ReadPath(in.BaseDir(), path)
@@ -121,15 +124,18 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
-	m, err := parseCSV(path, data, want)
+	m, err := parseCSV(path, data, want, missing == "drop")
 	if err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
 	return eval.NewMat(m), nil
 }
 
-// parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL.
-func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
+// parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL. With
+// drop, rows missing a value in a wanted column are left out.
+func parseCSV(name string, data []byte, want []string, drop bool) (*mat.Dense, error) {
+	// Excel's "CSV UTF-8" starts with a byte order mark.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
@@ -142,7 +148,11 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 	}
 	index := map[string]int{}
 	for i, h := range header {
-		index[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := index[h]; dup {
+			return nil, fmt.Errorf("%s:1: column %q appears twice in the header (columns %d and %d); rename one", name, h, j+1, i+1)
+		}
+		index[h] = i
 	}
 	var cols []int
 	if want == nil {
@@ -173,13 +183,21 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 		if len(rec) != len(header) {
 			return nil, fmt.Errorf("%s:%d: the row has %d fields but the header has %d", name, line, len(rec), len(header))
 		}
+		start := len(values)
 		for k, c := range cols {
 			cell := strings.TrimSpace(rec[c])
 			_, col := r.FieldPos(c)
 			if cell == "" || strings.EqualFold(cell, "na") || strings.EqualFold(cell, "nan") {
-				return nil, fmt.Errorf("%s:%d:%d: missing value in column %q", name, line, col, want[k])
+				if drop {
+					values = values[:start]
+					break
+				}
+				return nil, fmt.Errorf(`%s:%d:%d: missing value in column %q (read_csv(..., missing: "drop") leaves out incomplete rows)`, name, line, col, want[k])
 			}
 			v, err := strconv.ParseFloat(cell, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("%s:%d:%d: number out of range: %q in column %q", name, line, col, cell, want[k])
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d:%d: not a number: %q in column %q", name, line, col, cell, want[k])
 			}
@@ -188,7 +206,12 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 			}
 			values = append(values, v)
 		}
-		rows++
+		if len(values) > start {
+			rows++
+		}
+	}
+	if rows == 0 && drop {
+		return nil, fmt.Errorf("%s has no complete rows: every row misses a value", name)
 	}
 	if rows == 0 {
 		return nil, fmt.Errorf("%s has a header but no data rows", name)
