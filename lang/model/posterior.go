@@ -89,6 +89,30 @@ func (p *Posterior) WriteCSV(w io.Writer) error {
 	return writeCSV(w, p.Names, p.Values, p.Result)
 }
 
+// GoPosterior is a posterior as Go values, for embedders (kml.Posterior). It
+// shares memory with the interpreter's value: treat it as read-only.
+type GoPosterior struct {
+	// Names has one entry per scalar: ell, w.1, w.2, ...
+	Names []string
+	// Draws[c][i][k] is scalar k at kept draw i of chain c, constrained.
+	Draws [][][]float64
+	// Chains holds each chain's sampler statistics per kept draw (lp__,
+	// accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__,
+	// energy__), its adapted step size and inverse metric. Its Draws are
+	// on the unconstrained scale.
+	Chains  []*hmc.Chain
+	Warmup  int
+	Summary *hmc.Summary
+}
+
+// GoValue is the posterior's Go form.
+func (p *Posterior) GoValue() any {
+	return &GoPosterior{Names: p.Names, Draws: p.Values, Chains: p.Result.Chains, Warmup: p.Result.Warmup, Summary: p.Summary}
+}
+
+// GoValue is the summary's Go form, a *hmc.Summary.
+func (s *SummaryVal) GoValue() any { return s.S }
+
 // SummaryVal is the value `summary` returns: it prints as a table and
 // writes the JSON of LANGUAGE.md; `s.ell.mean` reads one statistic.
 type SummaryVal struct{ S *hmc.Summary }
