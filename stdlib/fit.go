@@ -31,7 +31,7 @@ func init() {
 			return &model.SummaryVal{S: p.Summary}, nil
 		})
 	eval.Register(`draws(post, name)`,
-		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME.`,
+		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,
 		func(a *eval.Args) (eval.Value, error) {
 			var p posteriorArg
 			var name string
@@ -40,7 +40,7 @@ func init() {
 			}
 			v, ok := p.Attr(name)
 			if !ok {
-				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s", name, strings.Join(p.AttrNames(), ", "))
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, strings.Join(p.AttrNames(), ", "), strings.Join(model.SamplerColumns, ", "))
 			}
 			return v, nil
 		})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 )
 
 // CSVWriter is a value that save writes as CSV (a posterior's draws).
@@ -34,8 +35,8 @@ func init() {
 	eval.Register("write_csv(value, path, columns?, overwrite = false)",
 		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision. It replaces an existing file only if its name ends in .csv, or with overwrite: true.",
 		writeCSV)
-	eval.Register("save(value, to)",
-		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it).`,
+	eval.Register(`save(value, to, format = "auto")`,
+		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it). format: "cmdstan" writes a posterior as CmdStan does, one CSV per chain (to: "out/draws.csv" writes out/draws_1.csv, ...), readable by cmdstanpy, ArviZ and cmdstanr.`,
 		save)
 }
 
@@ -327,14 +328,22 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 }
 
 func save(a *eval.Args) (eval.Value, error) {
-	var to string
-	if err := a.Unpack("to", &to); err != nil {
+	var to, format string
+	if err := a.Unpack("to", &to, "format", &format); err != nil {
 		return nil, err
 	}
 	v := a.Value("value")
+	ext := strings.ToLower(filepath.Ext(to))
+	switch format {
+	case "auto":
+	case "cmdstan":
+		return saveCmdStan(a, v, to)
+	default:
+		return nil, a.Errorf("format", `format must be "auto" (by the extension) or "cmdstan", got %q`, format)
+	}
 	var data []byte
 	var err error
-	switch strings.ToLower(filepath.Ext(to)) {
+	switch ext {
 	case ".csv":
 		if cw, ok := v.(CSVWriter); ok {
 			var b bytes.Buffer
@@ -360,6 +369,41 @@ func save(a *eval.Args) (eval.Value, error) {
 	}
 	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("to", "%v", err)
+	}
+	return nil, nil
+}
+
+// saveCmdStan writes one CmdStan CSV per chain, NAME_1.csv ... NAME_K.csv
+// beside to (CmdStan's naming). Every file is rendered and every path
+// checked before the first is written.
+func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
+	post, ok := v.(*model.Posterior)
+	if !ok {
+		return nil, a.Errorf("value", `format: "cmdstan" saves a posterior (the result of sample), got %s`, eval.Describe(v))
+	}
+	if strings.ToLower(filepath.Ext(to)) != ".csv" {
+		return nil, a.Errorf("to", `format: "cmdstan" writes .csv files, got %q`, to)
+	}
+	stem := strings.TrimSuffix(to, filepath.Ext(to))
+	in := a.Th.Interp()
+	paths := make([]string, len(post.Result.Chains))
+	files := make([][]byte, len(paths))
+	for c := range paths {
+		name := fmt.Sprintf("%s_%d.csv", stem, c+1)
+		real, err := in.Sandbox().WritePath(in.BaseDir(), name)
+		if err != nil {
+			return nil, a.Errorf("to", "%v", err)
+		}
+		var b bytes.Buffer
+		if err := post.WriteCmdStan(&b, c, filepath.Base(name)); err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		paths[c], files[c] = real, b.Bytes()
+	}
+	for c, p := range paths {
+		if err := sandbox.WriteFileAtomic(p, files[c]); err != nil {
+			return nil, a.Errorf("to", "%v", err)
+		}
 	}
 	return nil, nil
 }

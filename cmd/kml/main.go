@@ -24,7 +24,7 @@ import (
 )
 
 // version is the release of this command.
-const version = "0.1.0"
+const version = eval.Version
 
 // Exit statuses.
 const (

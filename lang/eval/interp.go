@@ -20,6 +20,9 @@ import (
 // unless the user asks otherwise.
 const DefaultSeed = 1
 
+// Version is KML's release, recorded in the files it writes.
+const Version = "0.1.0"
+
 // Options configure an Interpreter. The zero value works: output to
 // os.Stdout and os.Stderr, DefaultSeed, no file access, no cancellation.
 type Options struct {

@@ -17,7 +17,7 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 	if err != nil {
 		return nil, err
 	}
-	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, MaxDepth: s.MaxDepth}
+	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, Settings: s}
 	post.Values = make([][][]float64, len(res.Chains))
 	for ci, ch := range res.Chains {
 		post.Values[ci] = make([][]float64, len(ch.Draws))

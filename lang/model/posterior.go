@@ -22,7 +22,7 @@ type Posterior struct {
 	Values   [][][]float64 // chain, draw, scalar
 	Result   *hmc.Result
 	Summary  *hmc.Summary
-	MaxDepth int
+	Settings hmc.Settings // the sampler's settings, for the CmdStan header
 }
 
 var (
@@ -54,8 +54,18 @@ func (p *Posterior) AttrNames() []string {
 }
 
 // Attr returns every draw of a parameter, chains one after another: a
-// vector for a scalar parameter, a draws × K matrix for a vector one.
+// vector for a scalar parameter, a draws × K matrix for a vector one. The
+// sampler's columns (lp__, accept_stat__, ...) are reachable the same way.
 func (p *Posterior) Attr(name string) (eval.Value, bool) {
+	if col := samplerColumn(name); col >= 0 {
+		var xs []float64
+		for _, ch := range p.Result.Chains {
+			for i := range ch.Draws {
+				xs = append(xs, samplerValue(ch, i, col))
+			}
+		}
+		return &eval.Vec{Data: xs}, true
+	}
 	off := 0
 	for _, fp := range p.Comp.FreeParams() {
 		if fp.Name != name {
