@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -49,7 +48,8 @@ run options:
   --allow DIR  let the script read and write DIR too (repeatable); by default
                it may use only its own directory and what is below it
 
-Exit status: 0 success, 1 runtime error, 2 syntax, check or usage error,
+Exit status: 0 success, 1 runtime error (also a file that cannot be read),
+2 syntax, check or usage error,
 130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported).
 `
 
@@ -222,10 +222,6 @@ func report(in *eval.Interpreter, err error, stderr io.Writer) int {
 	case errors.As(err, &one):
 		in.Sources().Print(stderr, err)
 		return exitRuntime
-	case errors.As(err, new(*fs.PathError)):
-		// The file could not be read: a usage error, like a missing argument.
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitStatic
 	}
 	fmt.Fprintf(stderr, "error: %v\n", err)
 	return exitRuntime

@@ -99,7 +99,7 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, Describe(v))
 			}
 			if k > MaxParamSize {
-				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, Describe(v), MaxParamSize)
+				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, FormatNumber(float64(k)), MaxParamSize)
 			}
 			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, Stmt: t})
 		case ast.Observe:
