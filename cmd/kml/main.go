@@ -164,7 +164,7 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 		return exitStatic
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
-	opts.Progress = terminal(stderr)
+	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
 	ctx, stop := interruptible()
 	defer stop()
 	opts.Context = ctx
