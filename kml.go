@@ -50,6 +50,11 @@ func Dirs(dirs ...string) Option {
 // To cancel or time out one call and keep the interpreter, use EvalContext.
 func Context(ctx context.Context) Option { return func(o *eval.Options) { o.Context = ctx } }
 
+// MaxMemory bounds the bytes of one dense result (a Gram matrix, a matrix
+// product): a script that asks for more gets an error saying what to do
+// instead. Default half the machine's memory.
+func MaxMemory(bytes int64) Option { return func(o *eval.Options) { o.MaxMemory = bytes } }
+
 // JSON makes print write each argument as a line of JSON.
 func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
 

@@ -36,7 +36,7 @@ const (
 const usage = `KML — a language for Bayesian kernel methods.
 
 Usage:
-  kml run FILE.kml [--seed N] [--json] [--allow DIR]...   run a program
+  kml run FILE.kml [--seed N] [--json] [--allow DIR]... [--max-memory SIZE]   run a program
   kml check FILE.kml                                       parse and check without running
   kml repl                               the interactive prompt (also: kml on a terminal)
   kml version                            print the version
@@ -47,6 +47,8 @@ run options:
   --json     print writes each argument as a line of JSON
   --allow DIR  let the script read and write DIR too (repeatable); by default
                it may use only its own directory and what is below it
+  --max-memory SIZE  the most one dense result (a Gram matrix, a product)
+               may take, e.g. 2GB (default half the machine's memory)
 
 Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
@@ -112,7 +114,7 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		flag := strings.HasPrefix(a, "-")
-		if flag && !hasVal && (name == "seed" || name == "allow") && allowRunFlags {
+		if flag && !hasVal && (name == "seed" || name == "allow" || name == "max-memory") && allowRunFlags {
 			if i+1 >= len(args) {
 				fmt.Fprintf(stderr, "error: --%s needs a value\n", name)
 				return "", opts, false
@@ -121,6 +123,13 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 			val = args[i]
 		}
 		switch {
+		case allowRunFlags && flag && name == "max-memory":
+			n, err := eval.ParseBytes(val)
+			if err != nil {
+				fmt.Fprintf(stderr, "error: --max-memory: %v\n", err)
+				return "", opts, false
+			}
+			opts.MaxMemory = n
 		case allowRunFlags && flag && name == "json":
 			opts.JSON = true
 		case allowRunFlags && flag && name == "allow":
