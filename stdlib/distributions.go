@@ -11,19 +11,25 @@ import (
 
 // familyDocs describes each family's parameterisation for `:help`.
 var familyDocs = map[string]string{
-	"normal":          "Normal distribution with mean mu and standard deviation sigma > 0.",
-	"lognormal":       "Log-normal: log(x) ~ normal(mu, sigma); support x > 0.",
-	"gamma":           "Gamma with shape alpha > 0 and rate beta > 0 (as in Stan); mean alpha/beta.",
-	"inv_gamma":       "Inverse gamma with shape alpha > 0 and scale beta > 0; 1/x ~ gamma(alpha, beta).",
-	"exponential":     "Exponential with rate beta > 0; mean 1/beta.",
-	"beta":            "Beta with shapes a > 0, b > 0 on (0, 1).",
-	"uniform":         "Uniform on (lo, hi).",
-	"half_normal":     "Half-normal: |y| for y ~ normal(0, sigma); support x ≥ 0.",
-	"half_cauchy":     "Half-Cauchy: |y| for y ~ cauchy(0, sigma); support x ≥ 0.",
-	"cauchy":          "Cauchy with location mu and scale sigma > 0.",
-	"student_t":       "Student's t with nu > 0 degrees of freedom, location mu and scale sigma > 0.",
-	"laplace":         "Laplace (double exponential) with location mu and scale b > 0.",
-	"bernoulli_logit": "Bernoulli on {0, 1} with P(x = 1) = logistic(alpha).",
+	"normal":             "Normal distribution with mean mu and standard deviation sigma > 0.",
+	"lognormal":          "Log-normal: log(x) ~ normal(mu, sigma); support x > 0.",
+	"gamma":              "Gamma with shape alpha > 0 and rate beta > 0 (as in Stan); mean alpha/beta.",
+	"inv_gamma":          "Inverse gamma with shape alpha > 0 and scale beta > 0; 1/x ~ gamma(alpha, beta).",
+	"exponential":        "Exponential with rate beta > 0; mean 1/beta.",
+	"beta":               "Beta with shapes a > 0, b > 0 on (0, 1).",
+	"uniform":            "Uniform on (lo, hi).",
+	"half_normal":        "Half-normal: |y| for y ~ normal(0, sigma); support x ≥ 0.",
+	"half_cauchy":        "Half-Cauchy: |y| for y ~ cauchy(0, sigma); support x ≥ 0.",
+	"cauchy":             "Cauchy with location mu and scale sigma > 0.",
+	"student_t":          "Student's t with nu > 0 degrees of freedom, location mu and scale sigma > 0.",
+	"laplace":            "Laplace (double exponential) with location mu and scale b > 0.",
+	"bernoulli_logit":    "Bernoulli on {0, 1} with P(x = 1) = logistic(alpha).",
+	"poisson":            "Poisson counts with rate lambda ≥ 0.",
+	"poisson_log":        "Poisson counts with log rate eta: poisson(exp(eta)), computed on the log scale.",
+	"binomial":           "Binomial: successes in n trials (a whole number ≥ 0) with success probability p in [0, 1].",
+	"binomial_logit":     "Binomial with success probability logistic(alpha), computed on the log-odds scale.",
+	"neg_binomial_2":     "Negative binomial counts with mean mu > 0 and dispersion phi > 0: variance mu + mu²/phi (Stan's neg_binomial_2).",
+	"neg_binomial_2_log": "Negative binomial with log mean eta and dispersion phi > 0: neg_binomial_2(exp(eta), phi).",
 }
 
 func init() {
