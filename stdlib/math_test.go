@@ -51,31 +51,7 @@ model m {
   y ~ normal(logit(0.3 + 0.4 * inv_logit(a * w)) + log_sum_exp(a * w + b) + 3 * softmax(b * w + a) - log_softmax(a * w), 1)
 }
 `)
-	m := lookup[*eval.Model](t, in, "m")
-	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c.NewDensityFor(in)
-	for _, q := range [][]float64{{0.2, -0.4}, {-1.1, 0.9}} {
-		grad := make([]float64, 2)
-		if _, err := d.LogDensity(grad, q); err != nil {
-			t.Fatal(err)
-		}
-		for i := range q {
-			h := 1e-6
-			qp := append([]float64(nil), q...)
-			qm := append([]float64(nil), q...)
-			qp[i] += h
-			qm[i] -= h
-			fp, _ := d.Value(qp)
-			fm, _ := d.Value(qm)
-			want := (fp - fm) / (2 * h)
-			if math.Abs(grad[i]-want) > 1e-6*math.Max(1, math.Abs(want)) {
-				t.Errorf("at %v, %s: gradient %v, finite differences %v", q, c.Names()[i], grad[i], want)
-			}
-		}
-	}
+	checkModelGradient(t, in, "m", 1e-6, []float64{0.2, -0.4}, []float64{-1.1, 0.9})
 }
 
 // TestLogitSoftmaxValues compares logit, inv_logit, log_sum_exp, softmax and
@@ -109,5 +85,37 @@ let ls = log_softmax([1, 2, 3])
 	for i := range s {
 		near("softmax", s[i], math.Exp(float64(i+1))/z)
 		near("log_softmax", ls[i], float64(i+1)-math.Log(z))
+	}
+}
+
+// checkModelGradient compares the gradient of model name's log density (on
+// the unconstrained scale, Jacobians included) with central finite
+// differences at each point, to relative tolerance tol.
+func checkModelGradient(t *testing.T, in *eval.Interpreter, name string, tol float64, points ...[]float64) {
+	t.Helper()
+	m := lookup[*eval.Model](t, in, name)
+	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.NewDensityFor(in)
+	for _, q := range points {
+		grad := make([]float64, len(q))
+		if _, err := d.LogDensity(grad, q); err != nil {
+			t.Fatal(err)
+		}
+		for i := range q {
+			h := 1e-6
+			qp := append([]float64(nil), q...)
+			qm := append([]float64(nil), q...)
+			qp[i] += h
+			qm[i] -= h
+			fp, _ := d.Value(qp)
+			fm, _ := d.Value(qm)
+			want := (fp - fm) / (2 * h)
+			if math.Abs(grad[i]-want) > tol*math.Max(1, math.Abs(want)) {
+				t.Errorf("at %v, %s: gradient %v, finite differences %v", q, c.Names()[i], grad[i], want)
+			}
+		}
 	}
 }
