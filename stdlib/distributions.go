@@ -82,7 +82,7 @@ func init() {
 		})
 
 	eval.Register("logpdf(d, x)",
-		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix.",
+		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates).",
 		func(a *eval.Args) (eval.Value, error) {
 			var d distribution
 			var x eval.Value
@@ -90,7 +90,7 @@ func init() {
 				return nil, err
 			}
 			return d.LogPDF(a.PosOf("x"), x)
-		})
+		}).AD = true
 }
 
 // distribution is an argument that must be a distribution value.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/kml-lang/kml/lang/ast"
@@ -99,6 +100,25 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				return 0, err
 			}
 			env.Define(st.Name.Name, v)
+		case *ast.Target:
+			// target += counts with the observations (in loglik and in an
+			// "ml" objective too): it is how a likelihood without a family
+			// is written.
+			if !c.Terms.Likelihood {
+				continue
+			}
+			v, err := th.Expr(st.Value, env)
+			if err != nil {
+				return 0, err
+			}
+			lp, err := targetTerm(t, v)
+			if err != nil {
+				return 0, ast.Errorf(st.Value.Pos(), "%v", err)
+			}
+			if math.IsInf(t.Value(lp), -1) && !first {
+				return math.Inf(-1), zero(grad)
+			}
+			terms = append(terms, lp)
 		case *ast.Tilde:
 			if st.Kind == ast.Observe {
 				if !c.Terms.Likelihood && !first {
@@ -167,6 +187,32 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		}
 	}
 	return total, nil
+}
+
+// targetTerm is the tape node of a `target +=` value: a number, or the sum
+// of a vector.
+func targetTerm(t *ad.Tape, v eval.Value) (ad.Var, error) {
+	var out ad.Var
+	switch v := v.(type) {
+	case eval.Num:
+		out = t.Input(float64(v))
+	case *eval.ADNum:
+		out = v.V
+	case *eval.Vec:
+		s := 0.0
+		for _, x := range v.Data {
+			s += x
+		}
+		out = t.Input(s)
+	case *eval.ADVec:
+		out = t.Sum(v.Vs)
+	default:
+		return 0, fmt.Errorf("target += needs a number or a vector (its sum is added), got %s", eval.Describe(v))
+	}
+	if x := t.Value(out); math.IsNaN(x) || math.IsInf(x, 1) {
+		return 0, fmt.Errorf("target += got %v; the log density must be a number below +Inf", x)
+	}
+	return out, nil
 }
 
 // zero clears a gradient, if there is one, and returns nil.
