@@ -22,6 +22,9 @@ type Density struct {
 	// families, when non-nil, collects the observation families as
 	// evaluated (Families).
 	families *[]Family
+	// derived, when non-nil, collects the numeric derived quantities
+	// (Derived); the run then skips the priors and observations.
+	derived *[]DerivedValue
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -100,11 +103,16 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				return 0, err
 			}
 			env.Define(st.Name.Name, v)
+			if d.derived != nil {
+				if xs, vec, ok := numbers(v); ok {
+					*d.derived = append(*d.derived, DerivedValue{Name: st.Name.Name, Values: xs, Vector: vec})
+				}
+			}
 		case *ast.Target:
 			// target += counts with the observations (in loglik and in an
 			// "ml" objective too): it is how a likelihood without a family
 			// is written.
-			if !c.Terms.Likelihood {
+			if !c.Terms.Likelihood || d.derived != nil {
 				continue
 			}
 			v, err := th.Expr(st.Value, env)
@@ -121,7 +129,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			terms = append(terms, lp)
 		case *ast.Tilde:
 			if st.Kind == ast.Observe {
-				if !c.Terms.Likelihood && !first {
+				if !c.Terms.Likelihood && !first || d.derived != nil {
 					continue
 				}
 				lp, err := d.observe(st, env)
@@ -142,7 +150,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			s := c.byStmt[st]
 			var prior *DistVal
-			if c.Terms.Prior || first {
+			if (c.Terms.Prior || first) && d.derived == nil {
 				var err error
 				if prior, err = d.prior(st, env, s, first); err != nil {
 					return 0, err
@@ -159,7 +167,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				}
 			}
 			env.Define(s.param.Name, x)
-			if c.Terms.Prior {
+			if c.Terms.Prior && d.derived == nil {
 				lp, err := prior.logDensity(t, x, s.param.Name)
 				var se *SupportError
 				if errors.As(err, &se) && s.off < 0 {

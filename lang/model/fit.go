@@ -26,7 +26,16 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 		}
 	}
 	checkDraws(c.NewDensity(th.Fork()), res)
+	unconstrained := make([][][]float64, len(res.Chains))
+	for ci, ch := range res.Chains {
+		unconstrained[ci] = ch.Draws
+	}
+	derivedWarnings, err := addDerived(c.NewDensity(th.Fork()), post, unconstrained)
+	if err != nil {
+		return nil, err
+	}
 	post.Summary = hmc.Summarize(post.Names, post.Values, res, s.MaxDepth)
+	post.Summary.Warnings = append(post.Summary.Warnings, derivedWarnings...)
 	if res.InitNote != "" {
 		post.Summary.Warnings = append(post.Summary.Warnings, res.InitNote)
 	}

@@ -23,6 +23,9 @@ type Posterior struct {
 	Result   *hmc.Result
 	Summary  *hmc.Summary
 	Settings hmc.Settings // the sampler's settings, for the CmdStan header
+	// Derived places the numeric derived quantities among the columns of
+	// Names and Values, after the parameters.
+	Derived []DerivedColumn
 }
 
 var (
@@ -44,13 +47,39 @@ func (p *Posterior) String() string {
 // JSON is the summary object of LANGUAGE.md.
 func (p *Posterior) JSON() any { return json.RawMessage(summaryJSON(p.Summary)) }
 
-// AttrNames lists the parameters.
+// AttrNames lists the parameters and the numeric derived quantities.
 func (p *Posterior) AttrNames() []string {
 	var out []string
 	for _, fp := range p.Comp.FreeParams() {
 		out = append(out, fp.Name)
 	}
+	for _, dc := range p.Derived {
+		out = append(out, dc.Name)
+	}
 	return out
+}
+
+// columns returns every draw of columns off..off+k, chains one after
+// another: a vector for a number (vector false), else a draws × k matrix.
+func (p *Posterior) columns(off, k int, vector bool) eval.Value {
+	var rows [][]float64
+	for _, ch := range p.Values {
+		for _, d := range ch {
+			rows = append(rows, d[off:off+k])
+		}
+	}
+	if !vector {
+		xs := make([]float64, len(rows))
+		for i, r := range rows {
+			xs[i] = r[0]
+		}
+		return &eval.Vec{Data: xs}
+	}
+	m := mat.NewDense(len(rows), k, nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return eval.NewMat(m)
 }
 
 // Attr returns every draw of a parameter, chains one after another: a
@@ -68,28 +97,15 @@ func (p *Posterior) Attr(name string) (eval.Value, bool) {
 	}
 	off := 0
 	for _, fp := range p.Comp.FreeParams() {
-		if fp.Name != name {
-			off += fp.Dim()
-			continue
+		if fp.Name == name {
+			return p.columns(off, fp.Dim(), fp.Size > 0), true
 		}
-		var rows [][]float64
-		for _, ch := range p.Values {
-			for _, d := range ch {
-				rows = append(rows, d[off:off+fp.Dim()])
-			}
+		off += fp.Dim()
+	}
+	for _, dc := range p.Derived {
+		if dc.Name == name {
+			return p.columns(dc.Off, max(dc.Size, 1), dc.Vector), true
 		}
-		if fp.Size == 0 {
-			xs := make([]float64, len(rows))
-			for i, r := range rows {
-				xs[i] = r[0]
-			}
-			return &eval.Vec{Data: xs}, true
-		}
-		m := mat.NewDense(len(rows), fp.Dim(), nil)
-		for i, r := range rows {
-			m.SetRow(i, r)
-		}
-		return eval.NewMat(m), true
 	}
 	return nil, false
 }
