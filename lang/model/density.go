@@ -21,6 +21,9 @@ type Density struct {
 	// families, when non-nil, collects the observation families as
 	// evaluated (Families).
 	families *[]Family
+	// latents, when non-nil, collects the observations of latent
+	// functions (LatentObservations).
+	latents *[]LatentObservation
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -69,6 +72,19 @@ func (d *Density) Families(q []float64) ([]Family, error) {
 	return out, nil
 }
 
+// LatentObservations evaluates the model at q and returns the observations
+// of latent functions as they resolve there, in statement order (predict
+// reads the kernel and the likelihood's parameters from them).
+func (d *Density) LatentObservations(q []float64) ([]LatentObservation, error) {
+	var out []LatentObservation
+	d.latents = &out
+	defer func() { d.latents = nil }()
+	if _, err := d.run(q, nil, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // run evaluates the model at q. With first set it also fixes each free
 // parameter's transform from its prior's support.
 func (d *Density) run(q, grad []float64, first bool) (float64, error) {
@@ -100,6 +116,17 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			env.Define(st.Name.Name, v)
 		case *ast.Tilde:
+			if st.Kind == ast.Latent {
+				v, err := th.Expr(st.Dist, env)
+				if err != nil {
+					return 0, err
+				}
+				if _, ok := v.(Latent); !ok {
+					return 0, ast.Errorf(st.Dist.Pos(), "the right of `%s ~` must be gp(X, KERNEL), got %s", st.Name.Name, eval.Describe(v))
+				}
+				env.Define(st.Name.Name, v)
+				continue
+			}
 			if st.Kind == ast.Observe {
 				if !c.Terms.Likelihood && !first {
 					continue
@@ -269,6 +296,22 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	what := ast.Format(st.LHS)
 	switch r := rhs.(type) {
 	case *DistVal:
+		for i, p := range r.Params {
+			if lat, ok := p.(Latent); ok {
+				if d.latents != nil {
+					*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
+				}
+				lp, err := lat.LogLik(&d.ev, r, i, data)
+				if err != nil {
+					var ae *ast.Error
+					if errors.As(err, &ae) {
+						return nil, err
+					}
+					return nil, ast.Errorf(st.At, "%v", err)
+				}
+				return lp, nil
+			}
+		}
 		if m, ok := data.(*eval.Mat); ok {
 			if rr, cc := m.Dims(); cc != 1 && rr != 1 {
 				return nil, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)

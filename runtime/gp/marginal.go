@@ -15,6 +15,9 @@ import (
 // with the largest jitter of linalg.CholeskyJitter's schedule.
 var ErrNotPD = errors.New("the kernel matrix is not positive definite on the data, even with jitter")
 
+// ErrNonFinite is returned when the kernel overflows on the data.
+var ErrNonFinite = errors.New("the kernel matrix has entries that are not finite numbers on the data (does the kernel overflow? try scaling the inputs)")
+
 // Factor returns the Cholesky factor of C = K + diag(noise) for the Gram
 // matrix K of k on the rows of x (noise has length 1, a common variance,
 // or n), adding linalg.CholeskyJitter's jitter when C is not numerically
@@ -25,6 +28,11 @@ func Factor(k kernels.Kernel, x *mat.Dense, noise []float64) (*mat.Cholesky, *ma
 		return nil, nil, 0, err
 	}
 	n := K.SymmetricDim()
+	for _, v := range K.RawSymmetric().Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, 0, ErrNonFinite
+		}
+	}
 	c := mat.NewSymDense(n, nil)
 	c.CopySym(K)
 	raw := c.RawSymmetric()
@@ -33,7 +41,7 @@ func Factor(k kernels.Kernel, x *mat.Dense, noise []float64) (*mat.Cholesky, *ma
 	}
 	var ch mat.Cholesky
 	jit, ok := linalg.CholeskyJitter(&ch, c, false)
-	if !ok {
+	if !ok || math.IsNaN(ch.LogDet()) || math.IsInf(ch.LogDet(), 0) {
 		return nil, nil, 0, ErrNotPD
 	}
 	return &ch, K, jit, nil

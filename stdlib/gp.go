@@ -1,0 +1,333 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+func init() {
+	b := eval.Register(`gp(x, kernel)`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict.`,
+		gpBuiltin)
+	b.AD = true
+	eval.Register(`predict(fit, xnew, values?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob).`,
+		predictBuiltin)
+}
+
+// gpLatent is the value of gp(x, kernel) inside a model.
+type gpLatent struct {
+	kernel *KernelVal
+	xv     eval.Value
+	x      *mat.Dense
+	pos    ast.Pos
+}
+
+var (
+	_ model.Latent  = (*gpLatent)(nil)
+	_ eval.ADHolder = (*gpLatent)(nil)
+)
+
+func (g *gpLatent) Type() string { return "latent GP" }
+func (g *gpLatent) String() string {
+	r, c := g.x.Dims()
+	return fmt.Sprintf("gp(%d×%d matrix, %s)", r, c, g.kernel)
+}
+func (g *gpLatent) HasAD() bool { return g.kernel.HasAD() }
+
+func gpBuiltin(a *eval.Args) (eval.Value, error) {
+	var k kernel
+	var x *mat.Dense
+	if err := a.Unpack("x", &x, "kernel", &k); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckData(x, "x"); err != nil {
+		return nil, a.Errorf("x", "%v", err)
+	}
+	if d := k.K.Dim(); d != 0 {
+		if _, c := x.Dims(); c != d {
+			return nil, a.Errorf("kernel", "the kernel %s takes %d input columns but x has %d", k.K, d, c)
+		}
+	}
+	return &gpLatent{kernel: k.KernelVal, xv: a.Value("x"), x: x, pos: a.Pos}, nil
+}
+
+// observations reads the data observed through the latent function: n
+// finite numbers.
+func (g *gpLatent) observations(data eval.Value) ([]float64, error) {
+	y, ok := eval.ToFloats(data)
+	n, _ := g.x.Dims()
+	if !ok {
+		return nil, fmt.Errorf("the observations of a latent GP must be a vector, got %s", eval.Describe(data))
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("%d observations for a latent GP at %d input rows", len(y), n)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("observation %d is %v; a latent GP needs finite observations", i+1, v)
+		}
+	}
+	return y, nil
+}
+
+// scalarParam is a likelihood parameter that must be one number (or one
+// model parameter) rather than a vector.
+func scalarParam(lik *model.DistVal, i int) (float64, error) {
+	switch v := lik.Params[i].(type) {
+	case eval.Num, *eval.ADNum:
+		x, _ := eval.ToFloat(v)
+		return x, nil
+	}
+	return 0, fmt.Errorf("with a latent GP, %s's %s must be a number or a scalar parameter, got %s",
+		lik.Family.Name(), lik.Family.ParamNames()[i], eval.Describe(lik.Params[i]))
+}
+
+// gpSettings turns the model objective into runtime/gp's settings.
+func (g *gpLatent) gpSettings(obj model.Objective) (gp.Settings, error) {
+	s := gp.Settings{P: obj.P, Lambda: obj.Lambda}
+	switch obj.Name {
+	case "", "mlm", "vb":
+		s.Kind = gp.MLM
+	case "map":
+		s.Kind = gp.MAP
+	case "mkl", "rr":
+		s.Kind = gp.MKL
+		if obj.Name == "rr" {
+			s.Kind = gp.RR
+		}
+		s.Weights = gp.Weights(g.kernel.K)
+		if len(s.Weights) == 0 {
+			return s, fmt.Errorf("objective %q learns the weights θ of a kernel θ₁k₁ + ... + θ_M k_M, but %s has no weights; write them as parameters, e.g. t1 * rbf(ell) + t2 * linear()", obj.Name, g.kernel.K)
+		}
+	default:
+		return s, fmt.Errorf("unknown objective %q for a latent GP", obj.Name)
+	}
+	return s, nil
+}
+
+// LogLik is the objective's log likelihood term for data observed through
+// lik, with its gradient on the tape.
+func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval.Value) (eval.Value, error) {
+	y, err := g.observations(data)
+	if err != nil {
+		return nil, err
+	}
+	switch lik.Family.Name() {
+	case "normal":
+		return g.normalLogLik(ev, lik, loc, y)
+	}
+	return nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t or bernoulli_logit, not %s", lik.Family.Name())
+}
+
+func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y []float64) (eval.Value, error) {
+	if loc != 0 {
+		return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
+	}
+	sigma, err := scalarParam(lik, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.gpSettings(ev.Objective())
+	if err != nil {
+		return nil, err
+	}
+	k := g.kernel.K
+	var grad []float64
+	ad := g.HasAD() || eval.IsAD(lik.Params[1])
+	if ad {
+		grad = make([]float64, k.NumHyper()+1)
+	}
+	lp, err := gp.Gaussian(s, k, g.x, y, sigma*sigma, grad)
+	if err != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+	}
+	if !ad {
+		return eval.Num(lp), nil
+	}
+	params := append(append([]eval.Value(nil), g.kernel.Hyper...), lik.Params[1])
+	grad[len(grad)-1] *= 2 * sigma // σ² → σ
+	return eval.Node(lp, params, grad), nil
+}
+
+// latentTerms are the density terms of objective obj for a model with a
+// latent GP.
+func latentTerms(a *eval.Args, obj string) (model.Terms, error) {
+	var approx string
+	lat := model.Objective{Name: obj}
+	if err := a.Unpack("p", &lat.P, "lambda", &lat.Lambda, "approx", &approx); err != nil {
+		return model.Terms{}, err
+	}
+	switch approx {
+	case "vb", "laplace":
+		lat.Approx = approx
+	default:
+		return model.Terms{}, a.Errorf("approx", `approx must be "vb" or "laplace", got %q`, approx)
+	}
+	switch obj {
+	case "map":
+		return model.Terms{Prior: true, Likelihood: true, Latent: lat}, nil
+	case "ml", "mlm":
+		lat.Name = "mlm"
+		return model.Terms{Likelihood: true, Latent: lat}, nil
+	case "vb":
+		return model.Terms{Likelihood: true, Latent: lat}, nil
+	case "mkl", "rr":
+		if !(lat.P > 0) || math.IsInf(lat.P, 0) {
+			return model.Terms{}, a.Errorf("p", "p must be positive, got %v", lat.P)
+		}
+		if !(lat.Lambda >= 0) || math.IsInf(lat.Lambda, 0) {
+			return model.Terms{}, a.Errorf("lambda", "lambda must be non-negative, got %v", lat.Lambda)
+		}
+		return model.Terms{Likelihood: true, Latent: lat}, nil
+	}
+	return model.Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+}
+
+// gpGradTol ends a GP hyperparameter optimisation when the largest
+// derivative of the objective with respect to the unconstrained
+// hyperparameters is below it: the objective is a sum over n observations,
+// so 1e-4 leaves it within about 1e-8 of its maximum near a regular optimum,
+// and irrelevant ARD lengthscales, whose derivatives vanish only
+// asymptotically as they grow, stop being chased.
+const gpGradTol = 1e-4
+
+func predictBuiltin(a *eval.Args) (eval.Value, error) {
+	var xnew *mat.Dense
+	if err := a.Unpack("xnew", &xnew); err != nil {
+		return nil, err
+	}
+	var m *eval.Model
+	var given *eval.Record
+	obj := ""
+	switch f := a.Value("fit").(type) {
+	case *eval.Record:
+		mv, _ := f.Attr("model")
+		var ok bool
+		if m, ok = mv.(*eval.Model); !ok {
+			return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
+		}
+		if o, ok := f.Attr("objective"); ok {
+			if s, ok := o.(eval.Str); ok {
+				obj = string(s)
+			}
+		}
+		given = f
+	case *eval.Model:
+		m = f
+		r, err := a.Record("values")
+		if err != nil {
+			return nil, a.Errorf("fit", "predict(%s, xnew) needs the parameters' values: predict(%s, xnew, values: {...})", m.Name, m.Name)
+		}
+		given = r
+	default:
+		return nil, a.Errorf("fit", "fit must be what optimize returned, or a model, got %s", eval.Describe(f))
+	}
+	if !model.HasLatent(m) {
+		return nil, a.Errorf("fit", "model %s has no latent GP (f ~ gp(X, KERNEL)) to predict with", m.Name)
+	}
+	values := map[string]eval.Value{}
+	var missing []string
+	for _, p := range m.Params {
+		v, ok := given.Attr(p.Name)
+		if !ok {
+			missing = append(missing, p.Name)
+			continue
+		}
+		values[p.Name] = v
+	}
+	if len(missing) > 0 {
+		return nil, a.Fail("give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
+	}
+	if obj == "ml" {
+		obj = "mlm"
+	}
+	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: model.Objective{Name: obj, Approx: "vb"}})
+	if err != nil {
+		return nil, err
+	}
+	obs, err := c.NewDensity(a.Th.Fork()).LatentObservations(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(obs) == 0 {
+		return nil, a.Fail("model %s observes nothing through its latent GP", m.Name)
+	}
+	o := obs[0]
+	g, ok := o.Latent.(*gpLatent)
+	if !ok {
+		return nil, a.Fail("internal error: latent function of type %T", o.Latent)
+	}
+	_, d := g.x.Dims()
+	if _, dn := xnew.Dims(); dn != d {
+		return nil, a.Errorf("xnew", "xnew has %d columns but the GP's inputs have %d", dn, d)
+	}
+	if err := kernels.CheckData(xnew, "xnew"); err != nil {
+		return nil, a.Errorf("xnew", "%v", err)
+	}
+	y, err := g.observations(o.Data)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	rec, err := g.predict(o.Lik, y, xnew)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return rec, nil
+}
+
+// predict is the predictive at xnew given the observations y through lik.
+func (g *gpLatent) predict(lik *model.DistVal, y []float64, xnew *mat.Dense) (*eval.Record, error) {
+	switch lik.Family.Name() {
+	case "normal":
+		sigma, err := scalarParam(lik, 1)
+		if err != nil {
+			return nil, err
+		}
+		mean, fvar, err := g.gaussianPredict(y, []float64{sigma * sigma}, xnew)
+		if err != nil {
+			return nil, err
+		}
+		yvar := make([]float64, len(fvar))
+		for i, v := range fvar {
+			yvar[i] = v + sigma*sigma
+		}
+		return predictRecord(mean, fvar, mean, yvar), nil
+	}
+	return nil, fmt.Errorf("predict: %s observations of a latent GP are not supported", lik.Family.Name())
+}
+
+// gaussianPredict is the GP posterior of f at xnew given Gaussian
+// observations y with variances noise (one, or one per observation): the
+// shared predictive linalg.GPPredict on the factor of K + diag(noise).
+func (g *gpLatent) gaussianPredict(y, noise []float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
+	ch, _, _, err := gp.Factor(g.kernel.K, g.x, noise)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+	}
+	_, d := g.x.Dims()
+	mean, cov, err := linalg.GPPredict(g.kernel.K, ch, linalg.RowMajor(g.x), d, mat.NewVecDense(len(y), y), xnew)
+	if err != nil {
+		return nil, nil, err
+	}
+	fvar = make([]float64, len(mean))
+	for i := range fvar {
+		fvar[i] = math.Max(cov.At(i, i), 0)
+	}
+	return mean, fvar, nil
+}
+
+func predictRecord(fmean, fvar, ymean, yvar []float64) *eval.Record {
+	return eval.NewRecord().Set("f_mean", &eval.Vec{Data: fmean}).Set("f_var", &eval.Vec{Data: fvar}).
+		Set("y_mean", &eval.Vec{Data: ymean}).Set("y_var", &eval.Vec{Data: yvar})
+}
