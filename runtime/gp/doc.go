@@ -5,5 +5,10 @@
 // respect to every kernel hyperparameter and the noise (eq. 6), in O(n³) by
 // one Cholesky factor and one inverse; and the contraction ½Σᵢⱼ Wᵢⱼ ∂Kᵢⱼ/∂h
 // that turns a matrix derivative into hyperparameter gradients without
-// forming any ∂K/∂h. The predictive is linalg.GPPredict, shared with BKE.
+// forming any ∂K/∂h; the Gaussian-noise joint MAP, MKL and RR objectives
+// in closed form; and, for Laplace, Student-t and logistic likelihoods, the
+// super-Gaussian variational bound (eqs. 10–13) and joint MAP and MKL,
+// through one inner loop of Gaussian sites (FitSites: VB's fixed point, or
+// with the variances z = 0 iteratively reweighted least squares for MAP).
+// The predictive is linalg.GPPredict, shared with BKE.
 package gp
