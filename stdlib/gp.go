@@ -65,7 +65,8 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 // observations reads the data observed through the latent function: n
 // finite numbers.
 func (g *gpLatent) observations(data eval.Value) ([]float64, error) {
-	y, ok := eval.ToFloats(data)
+	ys, ok := eval.ToFloats(data)
+	y := append([]float64(nil), ys...) // labels may be rewritten; data is shared
 	n, _ := g.x.Dims()
 	if !ok {
 		return nil, fmt.Errorf("the observations of a latent GP must be a vector, got %s", eval.Describe(data))
@@ -123,11 +124,107 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	if err != nil {
 		return nil, err
 	}
-	switch lik.Family.Name() {
-	case "normal":
+	if lik.Family.Name() == "normal" {
 		return g.normalLogLik(ev, lik, loc, y)
 	}
-	return nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t or bernoulli_logit, not %s", lik.Family.Name())
+	l, idx, err := nonGaussianLik(lik, loc, y)
+	if err != nil {
+		return nil, err
+	}
+	obj := ev.Objective()
+	s, err := g.gpSettings(obj)
+	if err != nil {
+		return nil, err
+	}
+	switch s.Kind {
+	case gp.MLM:
+		s.Kind = gp.VB
+		if ev.Checking && obj.Name != "vb" {
+			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is the variational (VB) lower bound, so this is an approximation", lik.Family.Name()))
+		}
+	case gp.RR:
+		return nil, fmt.Errorf(`objective "rr" (eq. 9) is for Gaussian noise; with %s observations use "mkl"`, lik.Family.Name())
+	}
+	k := g.kernel.K
+	params := append([]eval.Value(nil), g.kernel.Hyper...)
+	for _, i := range idx {
+		params = append(params, lik.Params[i])
+	}
+	ad := false
+	for _, p := range params {
+		ad = ad || eval.IsAD(p)
+	}
+	var grad []float64
+	if ad {
+		grad = make([]float64, len(params))
+	}
+	lp, err := gp.NonGaussian(s, k, g.x, y, l, grad)
+	if err != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+	}
+	if !ad {
+		return eval.Num(lp), nil
+	}
+	return eval.Node(lp, params, grad), nil
+}
+
+// nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
+// positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
+func nonGaussianLik(lik *model.DistVal, loc int, y []float64) (l gp.Lik, idx []int, err error) {
+	name := lik.Family.Name()
+	want := map[string]int{"laplace": 0, "student_t": 1, "bernoulli_logit": 0}
+	w, ok := want[name]
+	if !ok {
+		return l, nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t or bernoulli_logit, not %s", name)
+	}
+	if loc != w {
+		return l, nil, fmt.Errorf("the latent GP must be %s's location %s", name, lik.Family.ParamNames()[w])
+	}
+	for i := range lik.Params {
+		if i == loc {
+			continue
+		}
+		v, err := scalarParam(lik, i)
+		if err != nil {
+			return l, nil, err
+		}
+		l.Params = append(l.Params, v)
+		idx = append(idx, i)
+	}
+	switch name {
+	case "laplace":
+		l.Kind = gp.Laplace
+	case "student_t":
+		l.Kind = gp.StudentT
+	default:
+		l.Kind = gp.Logit
+		if err := signLabels(y); err != nil {
+			return l, nil, err
+		}
+	}
+	return l, idx, nil
+}
+
+// signLabels maps labels in {0, 1} to {−1, 1} in place; labels already in
+// {−1, 1} stay. Anything else is an error naming the first bad label.
+func signLabels(y []float64) error {
+	zeroOne := true
+	for _, v := range y {
+		if v == -1 {
+			zeroOne = false
+		}
+	}
+	for i, v := range y {
+		switch {
+		case v == 1:
+		case v == 0 && zeroOne:
+			y[i] = -1
+		case v == -1 && !zeroOne:
+		default:
+			return fmt.Errorf("label %d is %v; bernoulli_logit labels must be all in {0, 1} or all in {−1, 1}", i+1, eval.FormatNumber(v))
+		}
+	}
+	return nil
 }
 
 func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y []float64) (eval.Value, error) {
@@ -169,10 +266,12 @@ func latentTerms(a *eval.Args, obj string) (model.Terms, error) {
 		return model.Terms{}, err
 	}
 	switch approx {
-	case "vb", "laplace":
+	case "vb":
 		lat.Approx = approx
+	case "laplace":
+		return model.Terms{}, a.Errorf("approx", `approx: "laplace" is not available in this version of KML; use "vb", the variational bound`)
 	default:
-		return model.Terms{}, a.Errorf("approx", `approx must be "vb" or "laplace", got %q`, approx)
+		return model.Terms{}, a.Errorf("approx", `approx must be "vb", got %q`, approx)
 	}
 	switch obj {
 	case "map":
@@ -252,7 +351,8 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if obj == "ml" {
 		obj = "mlm"
 	}
-	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: model.Objective{Name: obj, Approx: "vb"}})
+	latentObj := model.Objective{Name: obj, Approx: "vb"}
+	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: latentObj})
 	if err != nil {
 		return nil, err
 	}
@@ -279,15 +379,18 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	rec, err := g.predict(o.Lik, y, xnew)
+	rec, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
 	return rec, nil
 }
 
-// predict is the predictive at xnew given the observations y through lik.
-func (g *gpLatent) predict(lik *model.DistVal, y []float64, xnew *mat.Dense) (*eval.Record, error) {
+// predict is the predictive at xnew given the observations y through lik:
+// exact for Gaussian noise; otherwise that of the Gaussian sites the
+// objective's inner loop settles on (VB's approximate posterior, or the
+// sites at z = 0 around the joint MAP latent function for map and mkl).
+func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*eval.Record, error) {
 	switch lik.Family.Name() {
 	case "normal":
 		sigma, err := scalarParam(lik, 1)
@@ -304,7 +407,52 @@ func (g *gpLatent) predict(lik *model.DistVal, y []float64, xnew *mat.Dense) (*e
 		}
 		return predictRecord(mean, fvar, mean, yvar), nil
 	}
-	return nil, fmt.Errorf("predict: %s observations of a latent GP are not supported", lik.Family.Name())
+	l, _, err := nonGaussianLik(lik, loc, y)
+	if err != nil {
+		return nil, err
+	}
+	K, err := kernels.Gram(g.kernel.K, g.x)
+	if err != nil {
+		return nil, err
+	}
+	z0 := obj.Name == "map" || obj.Name == "mkl"
+	if z0 {
+		for i := 0; i < K.SymmetricDim(); i++ {
+			K.SetSym(i, i, K.At(i, i)+gp.MapJitter)
+		}
+	}
+	sites, err := gp.FitSites(K, y, l, z0)
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v", err)
+	}
+	mean, fvar, err := g.gaussianPredict(sites.M, sites.Gamma, xnew)
+	if err != nil {
+		return nil, err
+	}
+	ymean := append([]float64(nil), mean...)
+	yvar := make([]float64, len(fvar))
+	switch l.Kind {
+	case gp.Laplace:
+		for i, v := range fvar {
+			yvar[i] = v + 2*l.Params[0]*l.Params[0]
+		}
+	case gp.StudentT:
+		nu, s := l.Params[0], l.Params[1]
+		for i, v := range fvar {
+			yvar[i] = math.Inf(1)
+			if nu > 2 {
+				yvar[i] = v + s*s*nu/(nu-2)
+			}
+		}
+	case gp.Logit:
+		// ∫σ(f)N(f | μ, v)df ≈ σ(μ/√(1 + πv/8)) (MacKay 1992).
+		for i, m := range mean {
+			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
+			ymean[i], yvar[i] = p, p*(1-p)
+		}
+		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean}), nil
+	}
+	return predictRecord(mean, fvar, ymean, yvar), nil
 }
 
 // gaussianPredict is the GP posterior of f at xnew given Gaussian
