@@ -279,3 +279,41 @@ loglik(g, {})`)
 		t.Errorf("error %q, want it to contain %q", b.String(), want)
 	}
 }
+
+// TestGPSampleLabelsApproximation: NUTS over the hyperparameters of a GP
+// model runs on the exact marginal likelihood for Gaussian noise, and on
+// the VB bound otherwise, which the summary says.
+func TestGPSampleLabelsApproximation(t *testing.T) {
+	in, _ := run(t, `
+let x = [[-2], [-1.5], [-1], [-0.5], [0], [0.5], [1], [1.5], [2], [2.5]]
+let y = [-0.9, -1.0, -0.8, -0.5, 0.1, 0.4, 0.8, 1.0, 0.9, 0.6]
+let c = [0, 0, 0, 1, 0, 1, 1, 1, 1, 1]
+model reg {
+  ell ~ lognormal(0, 1)
+  s ~ lognormal(-1, 1)
+  f ~ gp(x, rbf(ell))
+  y ~ normal(f, s)
+}
+model cls {
+  ell ~ lognormal(0, 1)
+  f ~ gp(x, 2 * rbf(ell))
+  c ~ bernoulli_logit(f)
+}
+let p1 = sample(reg, chains: 2, warmup: 100, draws: 100, seed: 1)
+let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
+`)
+	approx := func(post *model.Posterior) bool {
+		for _, w := range post.Summary.Warnings {
+			if strings.Contains(w, "variational (VB) lower bound") {
+				return true
+			}
+		}
+		return false
+	}
+	if p := lookup[*model.Posterior](t, in, "p1"); approx(p) {
+		t.Errorf("Gaussian GP regression labelled approximate: %v", p.Summary.Warnings)
+	}
+	if p := lookup[*model.Posterior](t, in, "p2"); !approx(p) {
+		t.Errorf("GP classification not labelled approximate: %v", p.Summary.Warnings)
+	}
+}
