@@ -76,3 +76,57 @@ func Contract(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense) {
 		}
 	}
 }
+
+// ContractCross writes into dst (length k.NumHyper()) the derivatives
+//
+//	dst[h] = Σᵢⱼ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂h
+//
+// for the n×m matrix g, the rows xᵢ of x and zⱼ of z: the rectangular
+// counterpart of Contract (no ½, every pair once), in parallel over rows of
+// x with a schedule-independent sum.
+func ContractCross(dst []float64, k kernels.Kernel, x, z *mat.Dense, g *mat.Dense) {
+	nh := k.NumHyper()
+	clear(dst[:nh])
+	if nh == 0 {
+		return
+	}
+	n, d := x.Dims()
+	m, _ := z.Dims()
+	xs, zs := linalg.RowMajor(x), linalg.RowMajor(z)
+	const block = 16
+	nb := (n + block - 1) / block
+	sums := make([]float64, nb*nh)
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, nh)
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= nb {
+					return
+				}
+				acc := sums[b*nh : (b+1)*nh]
+				for i := b * block; i < min((b+1)*block, n); i++ {
+					xi := xs[i*d : (i+1)*d]
+					row := g.RawRowView(i)
+					for j := 0; j < m; j++ {
+						k.GradHyper(buf, xi, zs[j*d:(j+1)*d])
+						for h, v := range buf {
+							acc[h] += row[j] * v
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for b := range nb {
+		for h, v := range sums[b*nh : (b+1)*nh] {
+			dst[h] += v
+		}
+	}
+}
