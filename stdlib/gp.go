@@ -16,8 +16,8 @@ import (
 )
 
 func init() {
-	b := eval.Register(`gp(x, kernel)`,
-		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict.`,
+	b := eval.Register(`gp(x, kernel, inducing = "auto", seed = 1)`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood.`,
 		gpBuiltin)
 	b.AD = true
 	eval.Register(`predict(fit, xnew, values?)`,
@@ -31,7 +31,22 @@ type gpLatent struct {
 	xv     eval.Value
 	x      *mat.Dense
 	pos    ast.Pos
+	// inducing is the number of k-means inducing points (0: exact), or z
+	// the inducing points given.
+	inducing int
+	z        *mat.Dense
+	seed     uint64
+	// auto says the Nyström path was chosen by size, not by the user.
+	auto bool
 }
+
+// Beyond lowRankAbove rows, gp(...) takes the Nyström path with
+// lowRankPoints k-means inducing points unless told otherwise: the exact
+// path's O(n³) per evaluation is then seconds.
+const (
+	lowRankAbove  = 3000
+	lowRankPoints = 512
+)
 
 var (
 	_ model.Latent  = (*gpLatent)(nil)
@@ -59,7 +74,76 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("kernel", "the kernel %s takes %d input columns but x has %d", k.K, d, c)
 		}
 	}
-	return &gpLatent{kernel: k.KernelVal, xv: a.Value("x"), x: x, pos: a.Pos}, nil
+	g := &gpLatent{kernel: k.KernelVal, xv: a.Value("x"), x: x, pos: a.Pos}
+	n, d := x.Dims()
+	seed, err := a.Int("seed")
+	if err != nil {
+		return nil, err
+	}
+	g.seed = uint64(seed)
+	switch v := a.Value("inducing").(type) {
+	case eval.Str:
+		switch v {
+		case "auto":
+			if n > lowRankAbove {
+				g.inducing, g.auto = lowRankPoints, true
+			}
+		case "exact":
+		default:
+			return nil, a.Errorf("inducing", `inducing must be "auto", "exact", a number of points or a matrix of points, got %q`, string(v))
+		}
+	case eval.Num:
+		m := int(v)
+		if float64(m) != float64(v) || m < 1 || m > n {
+			return nil, a.Errorf("inducing", "inducing must be a whole number of points between 1 and the %d rows of x, got %s", n, eval.FormatNumber(float64(v)))
+		}
+		g.inducing = m
+	default:
+		z, err := a.Matrix("inducing")
+		if err != nil {
+			return nil, a.Errorf("inducing", `inducing must be "auto", "exact", a number of points or a matrix of points, got %s`, eval.Describe(v))
+		}
+		if _, c := z.Dims(); c != d {
+			return nil, a.Errorf("inducing", "the inducing points have %d columns but x has %d", c, d)
+		}
+		if err := kernels.CheckData(z, "inducing"); err != nil {
+			return nil, a.Errorf("inducing", "%v", err)
+		}
+		g.z = z
+	}
+	return g, nil
+}
+
+// lowRank reports whether the Nyström path applies.
+func (g *gpLatent) lowRank() bool { return g.z != nil || g.inducing > 0 }
+
+type inducingKey struct {
+	x    eval.Value
+	m    int
+	seed uint64
+}
+
+// inducingPoints returns the inducing points: the given ones, or seeded
+// k-means centres of x, computed once per model (cache nil: every call).
+func (g *gpLatent) inducingPoints(ev *model.Eval) (*mat.Dense, error) {
+	if g.z != nil {
+		return g.z, nil
+	}
+	build := func() (any, error) {
+		return kernels.Landmarks(g.x, g.inducing, g.seed, kernels.LandmarkMethod("kmeans"))
+	}
+	if ev == nil {
+		z, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return z.(*mat.Dense), nil
+	}
+	z, err := ev.Cache(inducingKey{g.xv, g.inducing, g.seed}, build)
+	if err != nil {
+		return nil, err
+	}
+	return z.(*mat.Dense), nil
 }
 
 // observations reads the data observed through the latent function: n
@@ -126,6 +210,9 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	}
 	if lik.Family.Name() == "normal" {
 		return g.normalLogLik(ev, lik, loc, y)
+	}
+	if g.lowRank() && !g.auto {
+		return nil, fmt.Errorf("inducing points (the Nyström path) are for normal observations in this version; %s observations need inducing: \"exact\"", lik.Family.Name())
 	}
 	l, idx, err := nonGaussianLik(lik, loc, y)
 	if err != nil {
@@ -245,7 +332,18 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y [
 	if ad {
 		grad = make([]float64, k.NumHyper()+1)
 	}
-	lp, err := gp.Gaussian(s, k, g.x, y, sigma*sigma, grad)
+	var lp float64
+	if g.lowRank() {
+		if s.Kind != gp.MLM {
+			return nil, fmt.Errorf("the Nyström path (inducing points) gives the marginal likelihood only; objective %q needs inducing: \"exact\"", ev.Objective().Name)
+		}
+		var z *mat.Dense
+		if z, err = g.inducingPoints(ev); err == nil {
+			lp, err = gp.LowRankLogMarginal(k, g.x, z, y, sigma*sigma, grad)
+		}
+	} else {
+		lp, err = gp.Gaussian(s, k, g.x, y, sigma*sigma, grad)
+	}
 	if err != nil {
 		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
 	}
@@ -397,8 +495,17 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 		if err != nil {
 			return nil, err
 		}
-		mean, fvar, err := g.gaussianPredict(y, []float64{sigma * sigma}, xnew)
-		if err != nil {
+		var mean, fvar []float64
+		if g.lowRank() {
+			z, err := g.inducingPoints(nil)
+			if err != nil {
+				return nil, err
+			}
+			mean, fvar, err = gp.LowRankPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
+			if err != nil {
+				return nil, fmt.Errorf("gp: %v", err)
+			}
+		} else if mean, fvar, err = g.gaussianPredict(y, []float64{sigma * sigma}, xnew); err != nil {
 			return nil, err
 		}
 		yvar := make([]float64, len(fvar))

@@ -317,3 +317,54 @@ let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
 		t.Errorf("GP classification not labelled approximate: %v", p.Summary.Warnings)
 	}
 }
+
+// TestGPInducing: with every row of x as an inducing point the Nyström
+// path is exact, so loglik matches the exact path; inducing points with a
+// non-Gaussian likelihood are refused.
+func TestGPInducing(t *testing.T) {
+	in, _ := run(t, gpData+`
+model h {
+  ell[2] ~ lognormal(0, 1)
+  a ~ lognormal(0, 1)
+  sigma ~ lognormal(-1, 1)
+  f ~ gp(x, a * rbf(ell), inducing: x)
+  y ~ normal(f, sigma)
+}
+model e {
+  ell[2] ~ lognormal(0, 1)
+  a ~ lognormal(0, 1)
+  sigma ~ lognormal(-1, 1)
+  f ~ gp(x, a * rbf(ell))
+  y ~ normal(f, sigma)
+}
+let v = {ell: [0.8, 1.3], a: 1.5, sigma: 0.3}
+let lh = loglik(h, v)
+let le = loglik(e, v)
+let ph = predict(h, [[0.3, 0.2]], values: v)
+let pe = predict(e, [[0.3, 0.2]], values: v)
+`)
+	lh, le := float64(lookup[eval.Num](t, in, "lh")), float64(lookup[eval.Num](t, in, "le"))
+	if math.Abs(lh-le) > 1e-6 {
+		t.Errorf("Nyström with every point %.10g, exact %.10g", lh, le)
+	}
+	ph, pe := lookup[*eval.Record](t, in, "ph"), lookup[*eval.Record](t, in, "pe")
+	for _, f := range []string{"f_mean", "f_var", "y_var"} {
+		a, _ := ph.Attr(f)
+		b, _ := pe.Attr(f)
+		if math.Abs(a.(*eval.Vec).Data[0]-b.(*eval.Vec).Data[0]) > 1e-6 {
+			t.Errorf("%s: Nyström %v, exact %v", f, a, b)
+		}
+	}
+	var out bytes.Buffer
+	in2 := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+	_, err := in2.Eval("t.kml", `let x = [[0], [1], [2]]
+let c = [0, 1, 1]
+model g {
+  f ~ gp(x, rbf(1), inducing: 2)
+  c ~ bernoulli_logit(f)
+}
+loglik(g, {})`)
+	if err == nil || !strings.Contains(err.Error(), "inducing points (the Nyström path) are for normal observations") {
+		t.Errorf("error %v, want the Nyström path refused for bernoulli_logit", err)
+	}
+}

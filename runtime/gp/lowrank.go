@@ -129,3 +129,69 @@ func LowRankLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise fl
 	grad[nh] = 0.5 * (mat.Dot(alpha, alpha) - trCinv)
 	return lml, nil
 }
+
+// LowRankPredict is the predictive of LowRankLogMarginal's model at the
+// rows of xnew (the deterministic training conditional): the mean
+// K_*z(σ²K_zz + K_zn K_nz)⁻¹K_zn y and the variance of f,
+// k_** − Q_** + σ²K_*z(σ²K_zz + K_zn K_nz)⁻¹K_z*, exact when z = x.
+func LowRankPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
+	kzz, err := kernels.Gram(k, z)
+	if err != nil {
+		return nil, nil, err
+	}
+	kzn, err := kernels.Cross(k, z, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	kzs, err := kernels.Cross(k, z, xnew)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lz mat.Cholesky
+	if _, ok := linalg.CholeskyJitter(&lz, kzz, true); !ok {
+		return nil, nil, ErrNotPD
+	}
+	var L mat.TriDense
+	lz.LTo(&L)
+	var v, vs mat.Dense
+	if err := linalg.IgnoreCondition(v.Solve(&L, kzn)); err != nil {
+		return nil, nil, err
+	}
+	if err := linalg.IgnoreCondition(vs.Solve(&L, kzs)); err != nil {
+		return nil, nil, err
+	}
+	m, _ := z.Dims()
+	a := mat.NewSymDense(m, nil)
+	a.SymOuterK(1, &v)
+	for i := 0; i < m; i++ {
+		a.SetSym(i, i, a.At(i, i)+noise)
+	}
+	var la mat.Cholesky
+	if !la.Factorize(a) {
+		return nil, nil, ErrNotPD
+	}
+	var vy, avy, mv mat.VecDense
+	vy.MulVec(&v, mat.NewVecDense(len(y), y))
+	if err := linalg.IgnoreCondition(la.SolveVecTo(&avy, &vy)); err != nil {
+		return nil, nil, err
+	}
+	mv.MulVec(vs.T(), &avy)
+	var avs mat.Dense
+	if err := linalg.IgnoreCondition(la.SolveTo(&avs, &vs)); err != nil {
+		return nil, nil, err
+	}
+	p, _ := xnew.Dims()
+	mean = make([]float64, p)
+	fvar = make([]float64, p)
+	for j := 0; j < p; j++ {
+		xj := xnew.RawRowView(j)
+		var q, s float64
+		for i := 0; i < m; i++ {
+			q += vs.At(i, j) * vs.At(i, j)
+			s += vs.At(i, j) * avs.At(i, j)
+		}
+		mean[j] = mv.AtVec(j)
+		fvar[j] = math.Max(k.Eval(xj, xj)-q+noise*s, 0)
+	}
+	return mean, fvar, nil
+}

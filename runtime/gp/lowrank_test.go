@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // denseLowRank is log N(y | 0, Q + σ²I) with Q = K_nz K_zz⁻¹ K_zn formed
@@ -100,5 +101,32 @@ func TestLowRankAccuracy(t *testing.T) {
 	}
 	if prev > 0.01 {
 		t.Errorf("relative gap %.3g with 200 inducing points, want below 1%%", prev)
+	}
+}
+
+// TestLowRankPredictExactWithAllPoints: with every training input as an
+// inducing point the Nyström model is the exact one, and so is its
+// predictive (compared with linalg.GPPredict).
+func TestLowRankPredictExactWithAllPoints(t *testing.T) {
+	x, y := testData(30, 2, 44)
+	xnew, _ := testData(5, 2, 45)
+	rbf, _ := kernels.NewRBF([]float64{0.9, 1.4})
+	k, _ := kernels.NewScaled(1.3, rbf)
+	mean, fvar, err := LowRankPredict(k, x, x, y, 0.1, xnew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, _, _, err := Factor(k, x, []float64{0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm, cov, err := linalg.GPPredict(k, ch, linalg.RowMajor(x), 2, mat.NewVecDense(30, y), xnew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range mean {
+		if math.Abs(mean[j]-wm[j]) > 1e-6 || math.Abs(fvar[j]-cov.At(j, j)) > 1e-6 {
+			t.Errorf("point %d: low-rank mean %.8g var %.8g, exact %.8g and %.8g", j, mean[j], fvar[j], wm[j], cov.At(j, j))
+		}
 	}
 }
