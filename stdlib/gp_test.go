@@ -132,6 +132,14 @@ model g {
   y ~ normal(f, 0.1)
 }
 optimize(g, objective: "mkl")`, "has no weights"},
+		{`let x = [[0], [1], [2]]
+let y = [0.1, 0.2, 0.3]
+model g {
+  f ~ gp(x, rbf(1))
+  y ~ normal(f, 0.1)
+  y ~ laplace(f, 0.2)
+}
+loglik(g, {})`, "t.kml:6:5: error: a latent function can be observed once; y observes one a second time"},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer

@@ -24,6 +24,9 @@ type Density struct {
 	// latents, when non-nil, collects the observations of latent
 	// functions (LatentObservations).
 	latents *[]LatentObservation
+	// observed holds the latent functions observed so far in this run: a
+	// second observation of one would be a second, independent marginal.
+	observed map[Latent]bool
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -96,6 +99,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		d.in = append(d.in, t.Input(x))
 	}
 	env := eval.NewEnv(c.Model.Env())
+	clear(d.observed)
 	var terms []ad.Var
 	constant := 0.0
 	add := func(v eval.Value) {
@@ -298,6 +302,13 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	case *DistVal:
 		for i, p := range r.Params {
 			if lat, ok := p.(Latent); ok {
+				if d.observed[lat] {
+					return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+				}
+				if d.observed == nil {
+					d.observed = map[Latent]bool{}
+				}
+				d.observed[lat] = true
 				if d.latents != nil {
 					*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
 				}
