@@ -27,7 +27,8 @@
 //     runtime/kernels the kernels and Gram matrices; runtime/ktest the
 //     kernel two-sample and independence tests; runtime/bke the Bayesian
 //     kernel embedding model; runtime/gp the latent GP objectives
-//     (marginal likelihood, joint MAP, MKL) and their gradients;
+//     (marginal likelihood, VB bound, joint MAP, MKL) and their
+//     gradients;
 //     runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,

@@ -10,5 +10,15 @@
 // super-Gaussian variational bound (eqs. 10–13) and joint MAP and MKL,
 // through one inner loop of Gaussian sites (FitSites: VB's fixed point, or
 // with the variances z = 0 iteratively reweighted least squares for MAP).
-// The predictive is linalg.GPPredict, shared with BKE.
+// Beside them: the Nyström (subset-of-regressors) marginal likelihood and
+// predictive for large n (LowRankLogMarginal, LowRankPredict), and the
+// paper's Algorithm 1, the double loop for joint MAP and MKL with a
+// linearly weighted kernel (DoubleLoop). The exact predictive is
+// linalg.GPPredict, shared with BKE.
+//
+// Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
+// objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
+// loop and the non-Gaussian objectives), mapsolve.go (joint MAP's inner
+// solvers), contract.go (the derivative contractions), lowrank.go,
+// doubleloop.go.
 package gp
