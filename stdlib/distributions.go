@@ -116,6 +116,8 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 		v := a.Value(n)
 		switch v.(type) {
 		case eval.Num, *eval.ADNum, *eval.Vec, *eval.ADVec:
+		case model.Latent:
+			// A latent GP as the location: the model integrates it out.
 		case *eval.Mat:
 			xs, ok := eval.ToFloats(v)
 			if !ok {

@@ -17,6 +17,8 @@ type Model struct {
 	Params []ModelParam
 	// Observations counts the `DATA ~ DIST` statements.
 	Observations int
+	// Latents names the latent functions, `f ~ gp(X, KERNEL)`.
+	Latents []string
 }
 
 // ModelParam is one declared parameter: a scalar (Size 0) or a vector.
@@ -105,7 +107,7 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 		case ast.Observe:
 			m.Observations++
 		case ast.Latent:
-			return nil, ast.Errorf(t.At, "latent GP functions (`%s ~ gp(...)`) are not available yet in this version of KML", t.Name.Name)
+			m.Latents = append(m.Latents, t.Name.Name)
 		}
 	}
 	return m, nil

@@ -25,6 +25,12 @@ type Density struct {
 	// derived, when non-nil, collects the numeric derived quantities
 	// (Derived); the run then skips the priors and observations.
 	derived *[]DerivedValue
+	// latents, when non-nil, collects the observations of latent
+	// functions (LatentObservations).
+	latents *[]LatentObservation
+	// observed holds the latent functions observed so far in this run: a
+	// second observation of one would be a second, independent marginal.
+	observed map[Latent]bool
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -73,6 +79,19 @@ func (d *Density) Families(q []float64) ([]Family, error) {
 	return out, nil
 }
 
+// LatentObservations evaluates the model at q and returns the observations
+// of latent functions as they resolve there, in statement order (predict
+// reads the kernel and the likelihood's parameters from them).
+func (d *Density) LatentObservations(q []float64) ([]LatentObservation, error) {
+	var out []LatentObservation
+	d.latents = &out
+	defer func() { d.latents = nil }()
+	if _, err := d.run(q, nil, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // run evaluates the model at q. With first set it also fixes each free
 // parameter's transform from its prior's support.
 func (d *Density) run(q, grad []float64, first bool) (float64, error) {
@@ -84,6 +103,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		d.in = append(d.in, t.Input(x))
 	}
 	env := eval.NewEnv(c.Model.Env())
+	clear(d.observed)
 	var terms []ad.Var
 	constant := 0.0
 	add := func(v eval.Value) {
@@ -128,6 +148,17 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			terms = append(terms, lp)
 		case *ast.Tilde:
+			if st.Kind == ast.Latent {
+				v, err := th.Expr(st.Dist, env)
+				if err != nil {
+					return 0, err
+				}
+				if _, ok := v.(Latent); !ok {
+					return 0, ast.Errorf(st.Dist.Pos(), "the right of `%s ~` must be gp(X, KERNEL), got %s", st.Name.Name, eval.Describe(v))
+				}
+				env.Define(st.Name.Name, v)
+				continue
+			}
 			if st.Kind == ast.Observe {
 				if !c.Terms.Likelihood && !first || d.derived != nil {
 					continue
@@ -323,6 +354,29 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	what := ast.Format(st.LHS)
 	switch r := rhs.(type) {
 	case *DistVal:
+		for i, p := range r.Params {
+			if lat, ok := p.(Latent); ok {
+				if d.observed[lat] {
+					return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+				}
+				if d.observed == nil {
+					d.observed = map[Latent]bool{}
+				}
+				d.observed[lat] = true
+				if d.latents != nil {
+					*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
+				}
+				lp, err := lat.LogLik(&d.ev, r, i, data)
+				if err != nil {
+					var ae *ast.Error
+					if errors.As(err, &ae) {
+						return nil, err
+					}
+					return nil, ast.Errorf(st.At, "%v", err)
+				}
+				return lp, nil
+			}
+		}
 		if m, ok := data.(*eval.Mat); ok {
 			if rr, cc := m.Dims(); cc != 1 && rr != 1 {
 				return nil, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)
