@@ -30,6 +30,7 @@ var familyDocs = map[string]string{
 	"binomial_logit":     "Binomial with success probability logistic(alpha), computed on the log-odds scale.",
 	"neg_binomial_2":     "Negative binomial counts with mean mu > 0 and dispersion phi > 0: variance mu + mu²/phi (Stan's neg_binomial_2).",
 	"neg_binomial_2_log": "Negative binomial with log mean eta and dispersion phi > 0: neg_binomial_2(exp(eta), phi).",
+	"flat":               "The improper flat prior on the real line (log density 0): a parameter's prior only, for which the likelihood must make the posterior proper; it has no draws, log density or moments.",
 }
 
 func init() {
@@ -101,6 +102,9 @@ func (d *distribution) UnpackArg(name string, v eval.Value) error {
 	if !ok {
 		return fmt.Errorf("%s must be a distribution, got %s", name, eval.Describe(v))
 	}
+	if dist.IsImproper(dv.Family) {
+		return fmt.Errorf("%s is improper: it is a prior for a model's parameter, with no draws or normalised density", dv)
+	}
 	d.DistVal = dv
 	return nil
 }
@@ -170,6 +174,9 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 		d, ok := e.(*model.DistVal)
 		if !ok {
 			return nil, a.Errorf("components", "component %d must be a distribution, got %s", i+1, eval.Describe(e))
+		}
+		if dist.IsImproper(d.Family) {
+			return nil, a.Errorf("components", "component %d is improper (%s); a mixture needs proper components", i+1, d)
 		}
 		if _, ok := d.Scalar(); !ok {
 			return nil, a.Errorf("components", "component %d has vector parameters; mixture components take numbers", i+1)

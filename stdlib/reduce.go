@@ -3,12 +3,15 @@ package stdlib
 import (
 	"math"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
 	"github.com/kml-lang/kml/runtime/stats"
 )
 
@@ -112,6 +115,9 @@ func init() {
 	for _, r := range reducers {
 		b := eval.Register(r.spec, r.doc, func(a *eval.Args) (eval.Value, error) {
 			if hm, ok := a.Value("x").(HasMoments); ok {
+				if dv, ok := hm.(*model.DistVal); ok && dist.IsImproper(dv.Family) {
+					return nil, a.Errorf("x", "%s is improper: it has no %s", dv, strings.TrimSuffix(r.spec, "(x)"))
+				}
 				mean, sd := hm.Moments()
 				switch r.spec {
 				case "mean(x)":

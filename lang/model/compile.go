@@ -53,6 +53,8 @@ type slot struct {
 	// it, for reporting).
 	off          int
 	fixed, given eval.Value
+	// improper says the prior is flat(), found on the first run.
+	improper bool
 }
 
 // Dim is the number of free reals.
@@ -114,7 +116,28 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	if _, err := d.run(make([]float64, c.dim), nil, true); err != nil {
 		return nil, err
 	}
+	c.warnImproper()
 	return c, nil
+}
+
+// warnImproper warns when every free parameter has an improper prior: the
+// posterior is then proper only if the likelihood makes it so, which KML
+// cannot check.
+func (c *Compiled) warnImproper() {
+	var flat []string
+	free := 0
+	for _, s := range c.slots {
+		if s.off < 0 {
+			continue
+		}
+		free++
+		if s.improper {
+			flat = append(flat, s.param.Name)
+		}
+	}
+	if free > 0 && len(flat) == free {
+		c.warnOnce("improper", fmt.Sprintf("every parameter (%s) has the improper prior flat(): the posterior may be improper, which KML cannot check; give a parameter a proper prior if the data do not identify it", strings.Join(flat, ", ")))
+	}
 }
 
 // CompileFor compiles m for a Go caller (tests, embedders) on a thread of

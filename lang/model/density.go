@@ -8,6 +8,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
 )
 
 // Density is the compiled model's log density for one goroutine (one chain
@@ -316,6 +317,7 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*Dis
 		}
 	}
 	s.tr = transform{lo: lo, hi: hi}
+	s.improper = dist.IsImproper(dv.Family)
 	return dv, nil
 }
 
@@ -354,6 +356,9 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	what := ast.Format(st.LHS)
 	switch r := rhs.(type) {
 	case *DistVal:
+		if dist.IsImproper(r.Family) {
+			return nil, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)
+		}
 		for i, p := range r.Params {
 			if lat, ok := p.(Latent); ok {
 				if d.observed[lat] {
