@@ -53,3 +53,21 @@ let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 		}
 	}
 }
+
+// TestMLWarnsAboutAbsentParameters: an "ml" fit names the parameter the
+// likelihood does not depend on, and only that one.
+func TestMLWarnsAboutAbsentParameters(t *testing.T) {
+	src := `let y = [1.0, 2.0, 1.5]
+model m {
+  mu ~ normal(0, 10)
+  extra ~ normal(0, 1)
+  y ~ normal(mu, 1)
+}
+let f = optimize(m, objective: "ml", seed: 1)
+let g = optimize(m, seed: 1)
+`
+	_, out := run(t, src)
+	if got := out.String(); !strings.Contains(got, "7:9: warning: extra does not enter the likelihood") || strings.Count(got, "does not enter") != 1 {
+		t.Errorf("warnings:\n%s", got)
+	}
+}

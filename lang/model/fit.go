@@ -122,9 +122,50 @@ func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, err
 	}
 	opt := &Optimum{Values: rec, Warnings: c.TakeWarnings()}
 	if !r.Converged && c.Dim() > 0 {
-		opt.Warnings = append(opt.Warnings, fmt.Sprintf("optimize did not converge (%s); the result may not be a maximum", r.Starts[0].Status))
+		opt.Warnings = append(opt.Warnings, fmt.Sprintf("optimize did not converge (%s); the result may not be a maximum", r.Status))
+	}
+	if !c.Terms.Prior && c.Dim() > 0 {
+		opt.Warnings = append(opt.Warnings, absentFromLikelihood(c.NewDensity(th.Fork()), c, r.X)...)
 	}
 	return opt, nil
+}
+
+// absentFromLikelihood names the free parameters the objective does not
+// depend on — its gradient in them is exactly zero at the optimum and at two
+// points around it — which an "ml" objective leaves wherever its start put
+// them.
+func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
+	dim := len(x)
+	zero := make([]bool, dim)
+	for i := range zero {
+		zero[i] = true
+	}
+	grad := make([]float64, dim)
+	for k, shift := range []float64{0, 0.37, -0.61} {
+		q := make([]float64, dim)
+		for i := range q {
+			q[i] = x[i] + shift*float64(1+(i+k)%3)
+		}
+		if _, err := d.LogDensity(grad, q); err != nil {
+			return nil
+		}
+		for i, g := range grad {
+			zero[i] = zero[i] && g == 0
+		}
+	}
+	var out []string
+	off := 0
+	for _, p := range c.FreeParams() {
+		all := true
+		for i := off; i < off+p.Dim(); i++ {
+			all = all && zero[i]
+		}
+		if all {
+			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", p.Name))
+		}
+		off += p.Dim()
+	}
+	return out
 }
 
 // Profile is c's objective along a grid of the free scalar parameter

@@ -50,7 +50,9 @@ type Result struct {
 	GradNorm   float64
 	Converged  bool
 	Iterations int
-	Starts     []StartResult
+	// Status is the best start's reason for stopping.
+	Status string
+	Starts []StartResult
 }
 
 // Maximize finds a maximum of the objective by L-BFGS (gonum/optimize) from
@@ -101,7 +103,7 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 		return nil, fmt.Errorf("every start failed; the first: %w", res.Starts[0].Err)
 	}
 	b := res.Starts[best]
-	res.X, res.Value, res.Converged, res.Iterations = b.X, b.Value, b.Converged, b.Iterations
+	res.X, res.Value, res.Converged, res.Iterations, res.Status = b.X, b.Value, b.Converged, b.Iterations, b.Status
 	grad := make([]float64, dim)
 	if _, err := objs[0].LogDensity(grad, b.X); err == nil {
 		for i, g := range grad {
