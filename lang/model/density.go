@@ -26,6 +26,9 @@ type Density struct {
 	// derived, when non-nil, collects the numeric derived quantities
 	// (Derived); the run then skips the priors and observations.
 	derived *[]DerivedValue
+	// capture, when non-nil, collects the free parameters' constrained
+	// values (constrainRun).
+	capture *[]float64
 	// latents, when non-nil, collects the observations of latent
 	// functions (LatentObservations).
 	latents *[]LatentObservation
@@ -182,7 +185,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			s := c.byStmt[st]
 			var prior *DistVal
-			if (c.Terms.Prior || first) && d.derived == nil {
+			if (c.Terms.Prior || first || s.moving) && (d.derived == nil || s.moving) {
 				var err error
 				if prior, err = d.prior(st, env, s, first); err != nil {
 					return 0, err
@@ -193,9 +196,25 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				x = s.fixed
 			} else {
 				var logJ []ad.Var
-				x, logJ = d.constrained(s)
+				if s.moving {
+					var ok bool
+					if x, logJ, ok = d.constrainedMoving(s, prior); !ok {
+						if first {
+							return 0, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s are empty or reversed at the starting point", s.param.Name, prior)
+						}
+						// Bounds that cross reject the point, as an
+						// observation outside its support does.
+						return math.Inf(-1), zero(grad)
+					}
+				} else {
+					x, logJ = d.constrained(s)
+				}
 				if c.Terms.Jacobian {
 					terms = append(terms, logJ...)
+				}
+				if d.capture != nil {
+					xs, _, _ := numbers(x)
+					*d.capture = append(*d.capture, xs...)
 				}
 			}
 			env.Define(s.param.Name, x)
@@ -290,8 +309,9 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*Dis
 		p[j], _, _ = paramAt(par, 0)
 	}
 	lo, hi := dv.Family.Support(p)
-	// A support that moves with the parameters (uniform(0, a) with a a
-	// parameter) would need a transform that moves too.
+	// A support that moves with the parameters (uniform(0, 1 - a)) needs a
+	// transform that moves too: possible where the bounds are parameters of
+	// the family.
 	for j, par := range dv.Params {
 		if !eval.IsAD(par) {
 			continue
@@ -299,7 +319,14 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*Dis
 		q := append([]float64(nil), p...)
 		q[j] += 1
 		if l2, h2 := dv.Family.Support(q); l2 != lo || h2 != hi {
-			return nil, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s depend on model parameters; use fixed bounds", s.param.Name, dv.Family.Name())
+			b, ok := dv.Family.(dist.Bounded)
+			if !ok {
+				return nil, ast.Errorf(st.Dist.Pos(), "the support of %s's prior %s depends on model parameters, which only uniform's bounds may", s.param.Name, dv.Family.Name())
+			}
+			if l, h := b.BoundParams(); j != l && j != h {
+				return nil, ast.Errorf(st.Dist.Pos(), "the support of %s's prior %s depends on model parameters", s.param.Name, dv.Family.Name())
+			}
+			s.moving = true
 		}
 	}
 	if err := dv.Family.Check(p); err != nil {
@@ -319,6 +346,52 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*Dis
 	s.tr = transform{lo: lo, hi: hi}
 	s.improper = dist.IsImproper(dv.Family)
 	return dv, nil
+}
+
+// constrainedMoving records x = lo + (hi − lo)·logistic(u) with lo and hi
+// the prior's bounds as evaluated now (tape values when they depend on
+// parameters), and log |dx/du| = log(hi − lo) + log s(1 − s).
+func (d *Density) constrainedMoving(s *slot, prior *DistVal) (eval.Value, []ad.Var, bool) {
+	t := d.tape
+	b := prior.Family.(dist.Bounded)
+	li, hi := b.BoundParams()
+	out := make([]ad.Var, s.param.Dim())
+	var logJ []ad.Var
+	for i := range out {
+		lo, lv, lad := paramAt(prior.Params[li], min(i, paramLen(prior.Params[li])-1))
+		up, hv, had := paramAt(prior.Params[hi], min(i, paramLen(prior.Params[hi])-1))
+		u := d.in[s.off+i]
+		uv := t.Value(u)
+		w := up - lo
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, nil, false
+		}
+		sg := dist.Logistic(uv)
+		parents, dx, dj := []ad.Var{u}, []float64{w * sg * (1 - sg)}, []float64{1 - 2*sg}
+		if lad {
+			parents, dx, dj = append(parents, lv), append(dx, 1-sg), append(dj, -1/w)
+		}
+		if had {
+			parents, dx, dj = append(parents, hv), append(dx, sg), append(dj, 1/w)
+		}
+		out[i] = t.Node(lo+w*sg, parents, dx)
+		logJ = append(logJ, t.Node(math.Log(w)-dist.Softplus(-uv)-dist.Softplus(uv), parents, dj))
+	}
+	if s.param.Size == 0 {
+		return &eval.ADNum{T: t, V: out[0]}, logJ, true
+	}
+	return &eval.ADVec{T: t, Vs: out}, logJ, true
+}
+
+// paramLen is the number of values a distribution parameter holds.
+func paramLen(p eval.Value) int {
+	switch p := p.(type) {
+	case *eval.Vec:
+		return len(p.Data)
+	case *eval.ADVec:
+		return len(p.Vs)
+	}
+	return 1
 }
 
 // constrained records the parameter's constrained value and log-Jacobians.

@@ -87,6 +87,10 @@ func (uniform) Mean(p []float64) float64               { return (p[0] + p[1]) / 
 func (uniform) StdDev(p []float64) float64             { return (p[1] - p[0]) / math.Sqrt(12) }
 func (uniform) Support(p []float64) (float64, float64) { return p[0], p[1] }
 
+// BoundParams says the support's ends are the parameters lo and hi, so a
+// model may let them depend on other parameters.
+func (uniform) BoundParams() (lo, hi int) { return 0, 1 }
+
 // bernoulli_logit(alpha): P(x = 1) = Logistic(α); log p = xα − log(1 + e^α).
 type bernoulliLogit struct{ family }
 

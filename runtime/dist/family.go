@@ -41,6 +41,10 @@ type Family interface {
 	Discrete() bool
 }
 
+// Bounded is a family whose support's ends are parameters (uniform(lo, hi)):
+// BoundParams gives their indices.
+type Bounded interface{ BoundParams() (lo, hi int) }
+
 var registry = map[string]Family{}
 
 func register(f Family) { registry[f.Name()] = f }
