@@ -51,6 +51,18 @@ func init() {
 		b.AD = true
 	}
 
+	eval.Register("ordered(d)",
+		"The prior of an ordered vector parameter: mu[K] ~ ordered(normal(0, 5)) makes mu₁ < mu₂ < ... < mu_K, with d's density on the elements (as Stan's ordered type). d must have the whole real line as support.",
+		func(a *eval.Args) (eval.Value, error) {
+			dv, ok := a.Value("d").(*model.DistVal)
+			if !ok {
+				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
+			}
+			c := *dv
+			c.Ordered = true
+			return &c, nil
+		}).AD = true
+
 	mix := eval.Register("mixture(weights, components)",
 		"A finite mixture: weights (non-negative, summing to 1) and a list of component distributions, e.g. mixture([0.3, 0.7], [normal(-2, 1), normal(2, 1)]).",
 		makeMixture)

@@ -58,6 +58,9 @@ type slot struct {
 	fixed, given eval.Value
 	// improper says the prior is flat(), found on the first run.
 	improper bool
+	// ordered says the vector is increasing (ordered(d)): x₁ = u₁,
+	// xₖ = xₖ₋₁ + e^{uₖ}.
+	ordered bool
 	// moving says the prior's bounds depend on other parameters
 	// (uniform(0, 1 - a)): the transform is then recorded on the tape from
 	// the bounds at each evaluation, and constraining a point needs a run.
@@ -69,6 +72,9 @@ func (c *Compiled) Dim() int { return c.dim }
 
 // describe names the slot's transform.
 func (s *slot) describe() string {
+	if s.ordered {
+		return "ordered: x₁ = u₁, xₖ = xₖ₋₁ + exp(uₖ)"
+	}
 	if s.moving {
 		return "scaled logit onto the prior's bounds, which move with other parameters"
 	}
@@ -215,6 +221,15 @@ func (c *Compiled) Constrain(dst, q []float64) []float64 {
 		if s.off < 0 {
 			continue
 		}
+		if s.ordered {
+			x := q[s.off]
+			dst = append(dst, x)
+			for i := 1; i < s.param.Dim(); i++ {
+				x += math.Exp(q[s.off+i])
+				dst = append(dst, x)
+			}
+			continue
+		}
 		for i := 0; i < s.param.Dim(); i++ {
 			x, _ := s.tr.constrain(q[s.off+i])
 			dst = append(dst, x)
@@ -266,6 +281,16 @@ func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) 
 			return nil, err
 		}
 		xs, _ := eval.ToFloats(fv)
+		if s.ordered {
+			q[s.off] = xs[0]
+			for i := 1; i < len(xs); i++ {
+				if !(xs[i] > xs[i-1]) {
+					return nil, fmt.Errorf("%s is ordered, but element %d (%s) is not above element %d (%s)", name, i+1, eval.FormatNumber(xs[i]), i, eval.FormatNumber(xs[i-1]))
+				}
+				q[s.off+i] = math.Log(xs[i] - xs[i-1])
+			}
+			continue
+		}
 		for i, x := range xs {
 			u := s.tr.unconstrain(x)
 			if math.IsNaN(u) {

@@ -194,6 +194,10 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			var x eval.Value
 			if s.off < 0 {
 				x = s.fixed
+				if s.ordered && !increasing(x) {
+					// A held value outside an ordered prior's support.
+					return math.Inf(-1), zero(grad)
+				}
 			} else {
 				var logJ []ad.Var
 				if s.moving {
@@ -345,6 +349,15 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*Dis
 	}
 	s.tr = transform{lo: lo, hi: hi}
 	s.improper = dist.IsImproper(dv.Family)
+	if dv.Ordered {
+		if s.param.Size == 0 {
+			return nil, ast.Errorf(st.Dist.Pos(), "ordered(...) is the prior of a vector parameter, NAME[K] ~ ordered(d); %s is a number", s.param.Name)
+		}
+		if s.tr.lower() || s.tr.upper() || s.moving {
+			return nil, ast.Errorf(st.Dist.Pos(), "ordered(...) needs a distribution on the whole real line; %s is bounded", dv.Family.Name())
+		}
+		s.ordered = true
+	}
 	return dv, nil
 }
 
@@ -383,6 +396,17 @@ func (d *Density) constrainedMoving(s *slot, prior *DistVal) (eval.Value, []ad.V
 	return &eval.ADVec{T: t, Vs: out}, logJ, true
 }
 
+// increasing reports a vector whose elements strictly increase.
+func increasing(v eval.Value) bool {
+	xs, _ := eval.ToFloats(v)
+	for i := 1; i < len(xs); i++ {
+		if !(xs[i] > xs[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
 // paramLen is the number of values a distribution parameter holds.
 func paramLen(p eval.Value) int {
 	switch p := p.(type) {
@@ -398,6 +422,17 @@ func paramLen(p eval.Value) int {
 func (d *Density) constrained(s *slot) (eval.Value, []ad.Var) {
 	t := d.tape
 	var logJ []ad.Var
+	if s.ordered {
+		// x₁ = u₁, xₖ = xₖ₋₁ + e^{uₖ}; log |dx/du| = Σₖ₌₂ uₖ.
+		vs := make([]ad.Var, s.param.Size)
+		vs[0] = d.in[s.off]
+		for i := 1; i < len(vs); i++ {
+			u := d.in[s.off+i]
+			vs[i] = t.Add(vs[i-1], t.Exp(u))
+			logJ = append(logJ, u)
+		}
+		return &eval.ADVec{T: t, Vs: vs}, logJ
+	}
 	if s.param.Size == 0 {
 		x, j, ok := s.tr.record(t, d.in[s.off])
 		if ok {

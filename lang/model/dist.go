@@ -25,6 +25,9 @@ type DistVal struct {
 	// Label is how the distribution prints when it is not Family(params)
 	// (a mixture).
 	Label string
+	// Ordered makes it the prior of an ordered vector, ordered(d): the
+	// parameter's elements increase, and d's density applies to them.
+	Ordered bool
 }
 
 var _ eval.ADHolder = (*DistVal)(nil)
@@ -32,6 +35,11 @@ var _ eval.ADHolder = (*DistVal)(nil)
 func (d *DistVal) Type() string { return "distribution" }
 
 func (d *DistVal) String() string {
+	if d.Ordered {
+		c := *d
+		c.Ordered = false
+		return "ordered(" + c.String() + ")"
+	}
 	if d.Label != "" {
 		return d.Label
 	}
