@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"path/filepath"
@@ -10,18 +11,28 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/kml-lang/kml/internal/sandbox"
+	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 )
 
 func init() {
-	eval.Register(`plot(v, to, title?, xlabel?, ylabel?)`,
-		`Draws v into the file to (.svg, .png or .pdf): a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a two-column matrix as points.`,
+	eval.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?)`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
 var plotFormats = map[string]bool{".svg": true, ".png": true, ".pdf": true}
+
+// figure is what plot draws: one plot, or a grid of panels.
+type figure struct {
+	single *plot.Plot
+	panels [][]*plot.Plot
+	w, h   vg.Length
+}
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	var to string
@@ -37,51 +48,104 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Errorf("to", "%v", err)
 	}
+	var title string
+	if err := a.Unpack("title?", &title); err != nil {
+		return nil, err
+	}
+	fig := figure{w: 6 * vg.Inch, h: 4 * vg.Inch}
+	switch v := a.Value("v").(type) {
+	case *model.Posterior:
+		var params columnNames
+		if err := a.Unpack("params?", &params); err != nil {
+			return nil, err
+		}
+		if fig.panels, err = posteriorPanels(v, params); err != nil {
+			return nil, a.Errorf("params", "%v", err)
+		}
+		fig.w, fig.h = 8*vg.Inch, vg.Length(len(fig.panels))*1.8*vg.Inch
+	case *model.SummaryVal:
+		fig.single, err = summaryIntervals(v.S)
+	case *model.DistVal:
+		fig.single, err = distributionPlot(v)
+	default:
+		fig.single, err = plotData(a, v)
+	}
+	if err != nil {
+		var ae *ast.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, a.Errorf("v", "%v", err)
+	}
+	if p := fig.single; p != nil {
+		if err := a.Unpack("xlabel?", &p.X.Label.Text, "ylabel?", &p.Y.Label.Text); err != nil {
+			return nil, err
+		}
+		if title != "" {
+			p.Title.Text = title
+		}
+	} else if title != "" {
+		fig.panels[0][0].Title.Text = title + " — " + fig.panels[0][0].Title.Text
+	}
+	data, err := fig.render(ext[1:])
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	if err := sandbox.WriteFileAtomic(path, data); err != nil {
+		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
+	}
+	return eval.Str(to), nil
+}
+
+// render draws the figure in format (svg, png, pdf).
+func (f figure) render(format string) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(f.w, f.h, format)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	if f.single != nil {
+		f.single.Draw(dc)
+	} else {
+		tiles := draw.Tiles{Rows: len(f.panels), Cols: len(f.panels[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 3,
+			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		canvases := plot.Align(f.panels, tiles, dc)
+		for i, row := range f.panels {
+			for j, p := range row {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// plotData draws the data kinds: a record, a vector, a matrix.
+func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 	p := plot.New()
 	p.Add(plotter.NewGrid())
+	var err error
 	xlabel, ylabel := "", ""
-	switch v := a.Value("v").(type) {
+	switch v := v.(type) {
 	case *eval.Record:
 		xlabel, ylabel, err = plotRecord(p, v)
 	case *eval.Vec:
 		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
 	case *eval.Mat:
-		r, c := v.Dims()
-		if c != 2 {
-			return nil, a.Errorf("v", "a matrix to plot needs two columns (x, y), got %d×%d", r, c)
-		}
-		pts := make(plotter.XYs, r)
-		for i := range pts {
-			pts[i].X, pts[i].Y = v.M.At(i, 0), v.M.At(i, 1)
-		}
-		var s *plotter.Scatter
-		if s, err = plotter.NewScatter(pts); err == nil {
-			s.GlyphStyle.Radius = vg.Points(1.5)
-			p.Add(s)
-		}
-		xlabel, ylabel = "x1", "x2"
+		xlabel, ylabel, err = plotMatrix(a, p, v)
 	default:
-		return nil, a.Errorf("v", "cannot plot %s; plot takes a record (profile, embedding, witness), a vector or a two-column matrix", eval.Describe(v))
+		return nil, fmt.Errorf("cannot plot %s; plot takes a posterior, a summary, a distribution, a record (profile, embedding, witness), a vector or a matrix", eval.Describe(v))
 	}
 	if err != nil {
-		return nil, a.Errorf("v", "%v", err)
-	}
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	if err := a.Unpack("title?", &p.Title.Text, "xlabel?", &p.X.Label.Text, "ylabel?", &p.Y.Label.Text); err != nil {
 		return nil, err
 	}
-	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, ext[1:])
-	if err != nil {
-		return nil, a.Fail("%v", err)
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return nil, a.Fail("%v", err)
-	}
-	if err := sandbox.WriteFileAtomic(path, buf.Bytes()); err != nil {
-		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
-	}
-	return nil, nil
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	return p, nil
 }
 
 func indexXY(ys []float64) plotter.XYs {
@@ -93,12 +157,17 @@ func indexXY(ys []float64) plotter.XYs {
 }
 
 func addLine(p *plot.Plot, pts plotter.XYs, c color.Color, name string) error {
+	return addLineWidth(p, pts, c, name, 1.5)
+}
+
+// addLineWidth adds a line of width points (thinner in a grid of panels).
+func addLineWidth(p *plot.Plot, pts plotter.XYs, c color.Color, name string, width float64) error {
 	l, err := plotter.NewLine(finite(pts))
 	if err != nil {
 		return err
 	}
 	l.Color = c
-	l.Width = vg.Points(1.5)
+	l.Width = vg.Points(width)
 	p.Add(l)
 	if name != "" {
 		p.Legend.Add(name, l)
@@ -120,11 +189,16 @@ func finite(pts plotter.XYs) plotter.XYs {
 
 func isBad(x float64) bool { return x != x || x > 1e308 || x < -1e308 }
 
+// lineColors is the Okabe–Ito palette, readable with every common colour
+// vision deficiency (black first left out: it is the default ink).
 var lineColors = []color.Color{
-	color.RGBA{R: 31, G: 119, B: 180, A: 255},
-	color.RGBA{R: 214, G: 39, B: 40, A: 255},
-	color.RGBA{R: 44, G: 160, B: 44, A: 255},
-	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+	color.RGBA{R: 0, G: 114, B: 178, A: 255},   // blue
+	color.RGBA{R: 213, G: 94, B: 0, A: 255},    // vermillion
+	color.RGBA{R: 0, G: 158, B: 115, A: 255},   // bluish green
+	color.RGBA{R: 204, G: 121, B: 167, A: 255}, // reddish purple
+	color.RGBA{R: 230, G: 159, B: 0, A: 255},   // orange
+	color.RGBA{R: 86, G: 180, B: 233, A: 255},  // sky blue
+	color.RGBA{R: 240, G: 228, B: 66, A: 255},  // yellow
 }
 
 // plotRecord draws a band record (mean, lower, upper over a grid) or a
@@ -170,7 +244,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if err != nil {
 			return "", "", err
 		}
-		poly.Color = color.NRGBA{R: 31, G: 119, B: 180, A: 70}
+		poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 70}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
 		zero, _ := plotter.NewLine(plotter.XYs{{X: x[0], Y: 0}, {X: x[len(x)-1], Y: 0}})
