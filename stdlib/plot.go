@@ -286,6 +286,9 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
+		if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
+			return "", "", err
+		}
 	}
 	if len(names) == 2 {
 		ylabel = names[1]
@@ -295,6 +298,27 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	return names[0], ylabel, nil
+}
+
+// markMax marks a series' largest finite value (a profile's maximum) with a
+// dot.
+func markMax(p *plot.Plot, pts plotter.XYs, c color.Color) error {
+	best := -1
+	for i, q := range pts {
+		if !isBad(q.Y) && !isBad(q.X) && (best < 0 || q.Y > pts[best].Y) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(plotter.XYs{pts[best]})
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, vg.Points(3.5), draw.CircleGlyph{}
+	p.Add(s)
+	return nil
 }
 
 // isLogSpaced reports a positive grid whose ratios are constant (logspace),
