@@ -71,6 +71,9 @@ func init() {
 	eval.Register("draw(d, n?, seed?)",
 		"Draws n values from distribution d (a vector; one number when n is left out), from the given seed or the run's stream.",
 		func(a *eval.Args) (eval.Value, error) {
+			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
+				return drawMultiNormal(a, mv)
+			}
 			var d distribution
 			var n eval.Length
 			if err := a.Unpack("d", &d, "n?", &n); err != nil {
@@ -97,6 +100,16 @@ func init() {
 	eval.Register("logpdf(d, x)",
 		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates).",
 		func(a *eval.Args) (eval.Value, error) {
+			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
+				if mv.HasAD() {
+					return nil, a.Errorf("d", "logpdf of a multivariate normal inside a model: write the observation with ~ instead")
+				}
+				v, err := mv.LogPDF(a.Value("x"))
+				if err != nil {
+					return nil, a.Errorf("x", "%v", err)
+				}
+				return v, nil
+			}
 			var d distribution
 			var x eval.Value
 			if err := a.Unpack("d", &d, "x", &x); err != nil {

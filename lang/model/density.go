@@ -184,7 +184,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				continue
 			}
 			s := c.byStmt[st]
-			var prior *DistVal
+			var prior priorDist
 			if (c.Terms.Prior || first || s.moving) && (d.derived == nil || s.moving) {
 				var err error
 				if prior, err = d.prior(st, env, s, first); err != nil {
@@ -202,7 +202,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				var logJ []ad.Var
 				if s.moving {
 					var ok bool
-					if x, logJ, ok = d.constrainedMoving(s, prior); !ok {
+					if x, logJ, ok = d.constrainedMoving(s, prior.(*DistVal)); !ok {
 						if first {
 							return 0, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s are empty or reversed at the starting point", s.param.Name, prior)
 						}
@@ -286,10 +286,19 @@ func zero(grad []float64) error {
 
 // prior evaluates a parameter's prior; on the first run it also checks it
 // and fixes the parameter's transform from the support.
-func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (*DistVal, error) {
+func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (priorDist, error) {
 	v, err := d.th.Expr(st.Dist, env)
 	if err != nil {
 		return nil, err
+	}
+	if mv, ok := v.(*MultiNormal); ok {
+		if first {
+			if s.param.Size != mv.Dim() {
+				return nil, ast.Errorf(st.Dist.Pos(), "%s is a %d-dimensional distribution but %s has %d elements; declare %s[%d]", mv, mv.Dim(), s.param.Name, s.param.Dim(), s.param.Name, mv.Dim())
+			}
+			s.tr = transform{lo: math.Inf(-1), hi: math.Inf(1)}
+		}
+		return mv, nil
 	}
 	dv, ok := v.(*DistVal)
 	if !ok {
@@ -463,6 +472,12 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	}
 	what := ast.Format(st.LHS)
 	switch r := rhs.(type) {
+	case *MultiNormal:
+		lp, err := r.logDensity(d.tape, data, what)
+		if err != nil {
+			return nil, ast.Errorf(st.At, "%v", err)
+		}
+		return lp, nil
 	case *DistVal:
 		if dist.IsImproper(r.Family) {
 			return nil, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)

@@ -1,0 +1,110 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+)
+
+func init() {
+	eval.Register("multi_normal(mu, Sigma)",
+		"The K-dimensional normal with mean mu (a vector of K, or a number for every element) and covariance Sigma (K×K, symmetric positive definite, data). A vector parameter w[K] ~ multi_normal(mu, Sigma), or observations: a vector of K or the rows of an n×K matrix. mu may depend on model parameters; Sigma may not (yet).",
+		func(a *eval.Args) (eval.Value, error) { return makeMultiNormal(a, false) }).AD = true
+	eval.Register("multi_normal_cholesky(mu, L)",
+		"multi_normal(mu, L Lᵀ) given the lower-triangular Cholesky factor L (data), as Stan's multi_normal_cholesky: cheaper when L is at hand, e.g. chol(gram(k, x) + 1e-9 * eye(n)).",
+		func(a *eval.Args) (eval.Value, error) { return makeMultiNormal(a, true) }).AD = true
+}
+
+func makeMultiNormal(a *eval.Args, cholesky bool) (eval.Value, error) {
+	name := "Sigma"
+	if cholesky {
+		name = "L"
+	}
+	if eval.IsAD(a.Value(name)) {
+		return nil, a.Errorf(name, "%s must be data here: a covariance that depends on model parameters is not supported yet (a GP's hyperparameters: use f ~ gp(X, kernel))", name)
+	}
+	m, err := squareArg(a, name)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := m.Dims()
+	l := mat.NewTriDense(k, mat.Lower, nil)
+	if cholesky {
+		for i := 0; i < k; i++ {
+			for j := 0; j < k; j++ {
+				if j > i && m.At(i, j) != 0 {
+					return nil, a.Errorf(name, "L must be lower triangular, but L[%d, %d] = %s", i+1, j+1, eval.FormatNumber(m.At(i, j)))
+				}
+				if j <= i {
+					l.SetTri(i, j, m.At(i, j))
+				}
+			}
+		}
+	} else {
+		sym := mat.NewSymDense(k, nil)
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				if x, y := m.At(i, j), m.At(j, i); x != y {
+					return nil, a.Errorf(name, "Sigma is not symmetric: Sigma[%d, %d] = %s but Sigma[%d, %d] = %s", j+1, i+1, eval.FormatNumber(y), i+1, j+1, eval.FormatNumber(x))
+				}
+				sym.SetSym(i, j, m.At(i, j))
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(sym) {
+			return nil, a.Errorf(name, "Sigma is not positive definite")
+		}
+		ch.LTo(l)
+	}
+	label := fmt.Sprintf("multi_normal(%s, %d×%d)", a.Value("mu"), k, k)
+	if cholesky {
+		label = fmt.Sprintf("multi_normal_cholesky(%s, %d×%d)", a.Value("mu"), k, k)
+	}
+	mv, err := model.NewMultiNormal(a.Value("mu"), l, label)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return mv, nil
+}
+
+// drawMultiNormal draws n rows mu + L z, z standard normal.
+func drawMultiNormal(a *eval.Args, mv *model.MultiNormal) (eval.Value, error) {
+	if mv.HasAD() {
+		return nil, a.Errorf("d", "cannot draw from %s: its mean depends on model parameters", mv)
+	}
+	n := 1
+	if a.Given("n") {
+		var err error
+		if n, err = a.Int("n"); err != nil {
+			return nil, err
+		}
+	}
+	k := mv.Dim()
+	if err := a.CheckDense(n, k, "the draws", "draw fewer"); err != nil {
+		return nil, err
+	}
+	rng, err := a.Rand()
+	if err != nil {
+		return nil, err
+	}
+	mu, _ := eval.ToFloats(mv.Mu)
+	out := mat.NewDense(n, k, nil)
+	z := mat.NewVecDense(k, nil)
+	var x mat.VecDense
+	for r := 0; r < n; r++ {
+		for i := 0; i < k; i++ {
+			z.SetVec(i, rng.NormFloat64())
+		}
+		x.MulVec(mv.L, z)
+		for i := 0; i < k; i++ {
+			out.Set(r, i, x.AtVec(i)+mu[min(i, len(mu)-1)])
+		}
+	}
+	if !a.Given("n") {
+		return &eval.Vec{Data: out.RawRowView(0)}, nil
+	}
+	return eval.NewMat(out), nil
+}
