@@ -127,6 +127,9 @@ func outerBuiltin(a *eval.Args) (eval.Value, error) {
 	if err := a.Unpack("a", &x, "b", &y); err != nil {
 		return nil, err
 	}
+	if len(x) == 0 || len(y) == 0 {
+		return nil, a.Fail("outer needs two non-empty vectors, got %d and %d elements", len(x), len(y))
+	}
 	if err := a.CheckDense(len(x), len(y), "the outer product", "use smaller vectors"); err != nil {
 		return nil, err
 	}
