@@ -26,7 +26,9 @@
 //   - runtime/ad is the reverse-mode tape; runtime/dist the distributions;
 //     runtime/kernels the kernels and Gram matrices; runtime/ktest the
 //     kernel two-sample and independence tests; runtime/bke the Bayesian
-//     kernel embedding model; runtime/hmc the NUTS sampler;
+//     kernel embedding model; runtime/kbr the kernel Bayes' rule
+//     (posterior weights, conditional mean embeddings, the KBR filter,
+//     rejection ABC); runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,
 //     jittered Cholesky, GP predictive); runtime/rng the seeded streams;

@@ -1,0 +1,135 @@
+package stdlib_test
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/kbr"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+const kbrData = `
+let x = draw(normal(0, 1), 200, seed: 1)
+let y = x + draw(normal(0, 0.5), 200, seed: 2)
+let u = draw(normal(0, 1), 150, seed: 3)
+`
+
+// The builtins pass their arguments to runtime/kbr unchanged: the KML
+// results equal the runtime's on the same data and settings, and the
+// defaults are the median heuristic, eps = 0.1/sqrt(n) and delta = 2 eps.
+func TestKBRBindingMatchesRuntime(t *testing.T) {
+	in, _ := run(t, kbrData+`
+let post = kbr(joint: [x, y], prior: u, kx: rbf(0.9), ky: rbf(1.1), eps: 0.01, delta: 0.03)
+let c = condition(post, [-1, 0.5])
+let m = mean(c)
+fn sq(t) = t^2
+let e = expect(c, sq)
+let raw = expect(condition(post, 0.5), sq, normalise: false)
+let def = kbr(joint: [x, y], prior: u)
+let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
+`)
+	col := func(name string) *mat.Dense {
+		return mat.NewDense(200, 1, lookup[*eval.Vec](t, in, name).Data)
+	}
+	x, y := col("x"), col("y")
+	u := mat.NewDense(150, 1, lookup[*eval.Vec](t, in, "u").Data)
+	kx, _ := kernels.NewRBF([]float64{0.9})
+	ky, _ := kernels.NewRBF([]float64{1.1})
+	p, err := kbr.New(x, y, kx, ky, kbr.Prior{U: u}, kbr.Settings{Eps: 0.01, Delta: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := p.Condition(mat.NewDense(2, 1, []float64{-1, 0.5}))
+	m := lookup[*eval.Vec](t, in, "m").Data
+	e := lookup[*eval.Vec](t, in, "e").Data
+	for j, obs := range []float64{-1, 0.5} {
+		wj, _ := kbr.Normalise(mat.Col(nil, j, w))
+		var mean, sq, rawSq float64
+		for i, v := range wj {
+			mean += v * x.At(i, 0)
+			sq += v * x.At(i, 0) * x.At(i, 0)
+			rawSq += w.At(i, j) * x.At(i, 0) * x.At(i, 0)
+		}
+		if math.Abs(m[j]-mean) > 1e-12 || math.Abs(e[j]-sq) > 1e-12 {
+			t.Errorf("y = %v: mean %v expect %v, want %v %v", obs, m[j], e[j], mean, sq)
+		}
+		if obs == 0.5 {
+			if raw := float64(lookup[eval.Num](t, in, "raw")); math.Abs(raw-rawSq) > 1e-12 {
+				t.Errorf("expect(normalise: false) = %v, want %v", raw, rawSq)
+			}
+		}
+	}
+	def := lookup[eval.HasAttrs](t, in, "def")
+	mx, _ := kernels.MedianHeuristic(x, 1)
+	wantK, _ := kernels.NewRBF([]float64{mx})
+	if kv, _ := def.Attr("kx"); kv.String() != wantK.String() {
+		t.Errorf("default kx %s, want %s", kv, wantK)
+	}
+	if eps, _ := def.Attr("eps"); math.Abs(float64(eps.(eval.Num))-0.1/math.Sqrt(200)) > 1e-15 {
+		t.Errorf("default eps %v", eps)
+	}
+	if d, _ := def.Attr("delta"); math.Abs(float64(d.(eval.Num))-0.2/math.Sqrt(200)) > 1e-15 {
+		t.Errorf("default delta %v", d)
+	}
+	c, _ := kbr.NewCME(x, y, ky, kbr.Settings{Eps: 0.01})
+	cw, _ := c.Condition(mat.NewDense(1, 1, []float64{0.5}))
+	want, _ := kbr.Mean(x, mat.Col(nil, 0, cw), true)
+	if got := float64(lookup[eval.Num](t, in, "cm")); math.Abs(got-want[0]) > 1e-12 {
+		t.Errorf("cme mean %v, want %v", got, want[0])
+	}
+}
+
+// Multi-column samples go through {x:, y:}; one observation is a vector as
+// wide as y; mean and preimage give one row per observation.
+func TestKBRMultivariateShapes(t *testing.T) {
+	in, _ := run(t, `
+let x = cbind(draw(normal(0, 1), 120, seed: 1), draw(normal(0, 1), 120, seed: 2))
+let y = x + 0.3 * cbind(draw(normal(0, 1), 120, seed: 3), draw(normal(0, 1), 120, seed: 4))
+let post = kbr(joint: {x: x, y: y})
+let one = mean(condition(post, [0.5, -0.5]))
+let many = preimage(condition(post, rbind([0.5, -0.5], [0, 0], [1, 1])))
+`)
+	if one := lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 || one[0] < 0.1 || one[1] > -0.1 {
+		t.Errorf("mean given (0.5, -0.5) is %v", one)
+	}
+	if r, c := lookup[*eval.Mat](t, in, "many").Dims(); r != 3 || c != 2 {
+		t.Errorf("preimage of 3 observations is %d×%d", r, c)
+	}
+}
+
+func TestKBRErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`kbr(joint: 5)`, "1:12: error: kbr: joint must be [x, y]"},
+		{`kbr(joint: {x: [1, 2, 3], y: [1, 2]})`, "kbr: x has 3 rows and y has 2"},
+		{`kbr(joint: [[1, 2, 3], [2, 3, 1]], eps: -1)`, "1:41: error: kbr: eps must be a positive number, got -1"},
+		{`kbr(joint: [[1, 2, 3], [2, 3, 1]], prior: rbind([1, 2]))`, "1:43: error: kbr: the prior sample has 2 columns but x has 1"},
+		{`kbr(joint: [[1, 2, 3], [2, 3, 1]], prior: "a")`, "kbr: prior must be a sample"},
+		{`weighted([1, 2, 3], [1, 2])`, "1:21: error: weighted: 2 weights for 3 points"},
+		{`condition(5, 1)`, "condition: post must be the result of kbr or cme, got number"},
+		{`condition(kbr(joint: {x: [1, 2, 3], y: rbind([1, 2], [3, 4], [5, 6])}), [1, 2, 3])`, "an observation has 2 values here (y has 2 columns), got vector of length 3"},
+		{`expect(weighted([1, 2], [1, 1]), 3)`, "expect: f must be a function, got number"},
+		{`expect([1, 2], 3)`, "expect: c must be a weighted sample"},
+		{`preimage(weighted([1, 2], [1, 1]))`, "preimage: this weighted sample has no kernel"},
+		{`preimage(weighted([1, 2], [1, 1]), kernel: laplacian(1))`, "needs a Gaussian (rbf) kernel, got laplacian(1)"},
+		{`mean(weighted([1, 2], [1, -1]))`, "mean: the weights sum to 0"},
+		{"fn f(t) = if t > 1.5 then [t, t, t] else [t, t]\nexpect(weighted([1, 2], [1, 1]), f)", "f returned 2 values at point 1 and 3 at point 2"},
+	} {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+		_, err := in.Eval("t.kml", c.src)
+		if err == nil {
+			t.Errorf("%s: no error", c.src)
+			continue
+		}
+		var b bytes.Buffer
+		in.Sources().Print(&b, err)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
+		}
+	}
+}
