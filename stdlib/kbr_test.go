@@ -133,3 +133,72 @@ func TestKBRErrors(t *testing.T) {
 		}
 	}
 }
+
+// simulate calls the prior and the simulator once on the whole batch; abc
+// keeps only parameters whose simulation fell within the tolerance, with
+// equal weights, and reports its counts.
+func TestSimulateAndABC(t *testing.T) {
+	in, _ := run(t, `
+fn sim(x) = 2 * x + draw(normal(0, 0.5), len(x))
+let j = simulate(normal(0, 1), sim, 300, seed: 1)
+let jx = j[1]
+let jy = j[2]
+fn prior2(n) = cbind(draw(normal(0, 1), n), draw(normal(5, 1), n))
+fn sim2(x) = x[:, 1] + x[:, 2]
+let j2 = simulate(prior2, sim2, 50)
+let ab = abc(normal(0, 1), sim, rbind([1], [-1]), tolerance: 0.05, n: 150, seed: 2)
+let abm = mean(ab)
+fn fn0() = 7
+let t = timed(fn0)
+`)
+	jx, jy := lookup[*eval.Vec](t, in, "jx").Data, lookup[*eval.Vec](t, in, "jy").Data
+	var resid float64
+	for i := range jx {
+		resid += (jy[i] - 2*jx[i]) * (jy[i] - 2*jx[i]) / float64(len(jx))
+	}
+	if math.Abs(resid-0.25) > 0.1 {
+		t.Errorf("simulated noise variance %.3f, want about 0.25", resid)
+	}
+	if r := lookup[*eval.List](t, in, "j2"); len(r.Elems) != 2 {
+		t.Errorf("simulate gave %d items", len(r.Elems))
+	}
+	ab := lookup[eval.HasAttrs](t, in, "ab")
+	acc, _ := ab.Attr("accepted")
+	if got := acc.(*eval.Vec).Data; got[0] != 150 || got[1] != 150 {
+		t.Errorf("accepted %v, want 150 each", got)
+	}
+	// Posterior mean 2y/4.25; 150 draws of sd 0.24 give a standard error 0.02.
+	for i, y := range []float64{1, -1} {
+		if m := lookup[*eval.Vec](t, in, "abm").Data[i]; math.Abs(m-2*y/4.25) > 0.08 {
+			t.Errorf("ABC mean given %v: %.3f, exact %.3f", y, m, 2*y/4.25)
+		}
+	}
+	if tv, _ := lookup[eval.HasAttrs](t, in, "t").Attr("value"); float64(tv.(eval.Num)) != 7 {
+		t.Errorf("timed value %v", tv)
+	}
+}
+
+func TestSimulateErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"fn fn1(x) = x\nsimulate(3, fn1, 10)", "simulate: prior must be a distribution or a function of n"},
+		{"simulate(normal(0, 1), 3, 10)", "simulate: simulator must be a function, got number"},
+		{"fn bad(x) = [1, 2]\nsimulate(normal(0, 1), bad, 10)", "simulate: simulator returned vector of length 2 for 10 parameters"},
+		{"fn p(n) = [1, 2]\nfn s(x) = x\nsimulate(p, s, 10)", "prior(10) returned vector of length 2, not 10 draws"},
+		{"fn s(x) = x\nabc(normal(0, 1), s, 50, tolerance: 0.001, max_sims: 2000)", "abc: observation 1: no simulation came within 0.001"},
+		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: -1)", "abc: tolerance must be positive"},
+		{"timed(3)", "timed: f must be a function of no arguments"},
+	} {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+		_, err := in.Eval("t.kml", c.src)
+		if err == nil {
+			t.Errorf("%s: no error", c.src)
+			continue
+		}
+		var b bytes.Buffer
+		in.Sources().Print(&b, err)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
+		}
+	}
+}
