@@ -37,7 +37,7 @@ func init() {
 			return &WeightedVal{X: x, W: mat.NewDense(n, 1, append([]float64(nil), w...))}, nil
 		})
 	eval.Register("kbr(joint, prior?, kx?, ky?, eps?, delta?, rank = 0)",
-		"The kernel Bayes' rule on a joint sample [x, y] (or {x: X, y: Y}) and a prior sample or weighted(U, w) (default: the joint sample's x): condition(post, y) gives the posterior as weights over x. Gaussian kernels at the median heuristic by default; eps = 0.1/sqrt(n), delta = 2 eps; rank > 0 uses incomplete Cholesky of that rank.",
+		"The kernel Bayes' rule on a joint sample [x, y] (or {x: X, y: Y}) and a prior sample or weighted(U, w) (default: the joint sample's x): condition(post, y) gives the posterior as weights over x. Gaussian kernels at the median heuristic by default; eps = 0.1/sqrt(n), delta = eps²; rank > 0 uses incomplete Cholesky of that rank.",
 		func(a *eval.Args) (eval.Value, error) {
 			x, y, err := splitJoint(a.Value("joint"))
 			if err != nil {
@@ -237,9 +237,10 @@ func kernelSettings(a *eval.Args, x, y *mat.Dense, where string) (*jointArgs, er
 	return j, nil
 }
 
-// unpackDelta reads kbr's delta, 2·eps by default.
+// unpackDelta reads kbr's delta, eps² by default: δ regularises (ΛG_Y)²,
+// whose eigenvalues are the squares of those ε competes with in G_X/n.
 func unpackDelta(a *eval.Args, s *kbr.Settings) error {
-	s.Delta = 2 * s.Eps
+	s.Delta = s.Eps * s.Eps
 	if err := a.Unpack("delta?", &s.Delta); err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ let u = draw(normal(0, 1), 150, seed: 3)
 
 // The builtins pass their arguments to runtime/kbr unchanged: the KML
 // results equal the runtime's on the same data and settings, and the
-// defaults are the median heuristic, eps = 0.1/sqrt(n) and delta = 2 eps.
+// defaults are the median heuristic, eps = 0.1/sqrt(n) and delta = eps².
 func TestKBRBindingMatchesRuntime(t *testing.T) {
 	in, _ := run(t, kbrData+`
 let post = kbr(joint: [x, y], prior: u, kx: rbf(0.9), ky: rbf(1.1), eps: 0.01, delta: 0.03)
@@ -73,7 +73,7 @@ let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 	if eps, _ := def.Attr("eps"); math.Abs(float64(eps.(eval.Num))-0.1/math.Sqrt(200)) > 1e-15 {
 		t.Errorf("default eps %v", eps)
 	}
-	if d, _ := def.Attr("delta"); math.Abs(float64(d.(eval.Num))-0.2/math.Sqrt(200)) > 1e-15 {
+	if d, _ := def.Attr("delta"); math.Abs(float64(d.(eval.Num))-0.01/200) > 1e-17 {
 		t.Errorf("default delta %v", d)
 	}
 	c, _ := kbr.NewCME(x, y, ky, kbr.Settings{Eps: 0.01})
@@ -148,8 +148,8 @@ fn sim2(x) = x[:, 1] + x[:, 2]
 let j2 = simulate(prior2, sim2, 50)
 let ab = abc(normal(0, 1), sim, rbind([1], [-1]), tolerance: 0.05, n: 150, seed: 2)
 let abm = mean(ab)
-fn fn0() = 7
-let t = timed(fn0)
+fn fn0(a, b) = a + b
+let t = timed(fn0, 3, 4)
 `)
 	jx, jy := lookup[*eval.Vec](t, in, "jx").Data, lookup[*eval.Vec](t, in, "jy").Data
 	var resid float64
@@ -186,7 +186,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"fn p(n) = [1, 2]\nfn s(x) = x\nsimulate(p, s, 10)", "prior(10) returned vector of length 2, not 10 draws"},
 		{"fn s(x) = x\nabc(normal(0, 1), s, 50, tolerance: 0.001, max_sims: 2000)", "abc: observation 1: no simulation came within 0.001"},
 		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: -1)", "abc: tolerance must be positive"},
-		{"timed(3)", "timed: f must be a function of no arguments"},
+		{"timed(3)", "timed: f must be a function, got number"},
 	} {
 		var out bytes.Buffer
 		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})

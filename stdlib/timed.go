@@ -7,15 +7,15 @@ import (
 )
 
 func init() {
-	eval.Register("timed(f)",
-		"Calls f() (a function of no arguments) and returns {value, seconds}: its result and the wall-clock seconds it took, for comparing methods at equal computing time. The seconds vary from run to run; nothing else in KML reads the clock.",
+	eval.Register("timed(f, args...)",
+		"Calls f(args...) and returns {value, seconds}: its result and the wall-clock seconds it took, for comparing methods at equal computing time. The seconds vary from run to run; nothing else in KML reads the clock.",
 		func(a *eval.Args) (eval.Value, error) {
 			f := a.Value("f")
 			if _, ok := f.(eval.Callable); !ok {
-				return nil, a.Errorf("f", "f must be a function of no arguments, got %s", eval.Describe(f))
+				return nil, a.Errorf("f", "f must be a function, got %s", eval.Describe(f))
 			}
 			start := time.Now()
-			v, err := a.Th.CallValue(a.PosOf("f"), f)
+			v, err := a.Th.CallValue(a.PosOf("f"), f, a.Rest...)
 			if err != nil {
 				return nil, err
 			}
