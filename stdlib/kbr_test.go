@@ -202,3 +202,62 @@ func TestSimulateErrors(t *testing.T) {
 		}
 	}
 }
+
+// kbr_filter and run pass the sequence to runtime/kbr.Filter unchanged;
+// iterate threads a state through a function.
+func TestKBRFilterBinding(t *testing.T) {
+	in, _ := run(t, `
+fn walk(s, t) = s + [1, t]
+let w = iterate(walk, [0, 0], 3)
+fn step(s, t) = concat(0.9 * s[1:2] + draw(normal(0, 0.3), 2), 0.9 * s[1:2] + draw(normal(0, 0.5), 2))
+let seq = iterate(step, [1, 0, 1, 0], 60, )
+let f = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), eps: 0.01, delta: 0.001)
+let est = run(f, seq[51:60, 3:4])
+let one = run(f, [0.5, 0.2])
+`)
+	if w := lookup[*eval.Mat](t, in, "w"); w.M.At(2, 0) != 3 || w.M.At(2, 1) != 6 {
+		t.Errorf("iterate gave %v", w)
+	}
+	seq := lookup[*eval.Mat](t, in, "seq").M
+	states := mat.DenseCopyOf(seq.Slice(0, 50, 0, 2))
+	obs := mat.DenseCopyOf(seq.Slice(0, 50, 2, 4))
+	kx, _ := kernels.NewRBF([]float64{0.5})
+	ky, _ := kernels.NewRBF([]float64{0.7})
+	f, err := kbr.NewFilter(states, obs, kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := f.Run(mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := mat.Norm(func() *mat.Dense { var d mat.Dense; d.Sub(lookup[*eval.Mat](t, in, "est").M, want); return &d }(), math.Inf(1)); d > 1e-12 {
+		t.Errorf("run differs from the runtime by %g", d)
+	}
+	if one := lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 {
+		t.Errorf("one observation gave %v", one)
+	}
+}
+
+func TestKBRFilterErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`kbr_filter(rbind([1, 2], [2, 3], [3, 4]), [1, 2])`, "kbr_filter: x has 3 rows and y has 2"},
+		{`kbr_filter([1, 2], [1, 2])`, "kbr_filter: the training sequence needs at least 3 steps, got 2"},
+		{`run(5, [1])`, "run: f must be a filter from kbr_filter, got number"},
+		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, rbind([1, 2]))", "run: observations must have 1 columns (as y), got matrix 1×2"},
+		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
+	} {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+		_, err := in.Eval("t.kml", c.src)
+		if err == nil {
+			t.Errorf("%s: no error", c.src)
+			continue
+		}
+		var b bytes.Buffer
+		in.Sources().Print(&b, err)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
+		}
+	}
+}

@@ -84,12 +84,14 @@ func (w *WeightedVal) Mean() (eval.Value, error) {
 	return w.shape(out), nil
 }
 
-// shape turns an m×d result (a row per observation) into the value the
+func (w *WeightedVal) shape(out *mat.Dense) eval.Value { return shapeRows(out, w.Batch) }
+
+// shapeRows turns an m×d result (a row per observation) into the value the
 // user expects: for one observation a number (d = 1) or a vector; for
 // several a vector (d = 1) or the matrix.
-func (w *WeightedVal) shape(out *mat.Dense) eval.Value {
+func shapeRows(out *mat.Dense, several bool) eval.Value {
 	_, d := out.Dims()
-	if !w.Batch {
+	if !several {
 		if d == 1 {
 			return eval.Num(out.At(0, 0))
 		}

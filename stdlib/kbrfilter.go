@@ -1,0 +1,90 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/kbr"
+)
+
+// FilterVal is a trained KBR filter (runtime/kbr.Filter).
+type FilterVal struct {
+	F      *kbr.Filter
+	Eps    float64
+	Delta  float64
+	Rank   int
+	States int
+}
+
+var _ eval.HasAttrs = (*FilterVal)(nil)
+
+func (f *FilterVal) Type() string { return "kbr filter" }
+func (f *FilterVal) String() string {
+	s := fmt.Sprintf("kbr filter trained on %d steps, kx = %s, ky = %s, eps = %.4g, delta = %.4g", f.States, f.F.KX, f.F.KY, f.Eps, f.Delta)
+	if f.Rank > 0 {
+		s += fmt.Sprintf(", rank %d", f.Rank)
+	}
+	return s
+}
+
+func (f *FilterVal) Attr(name string) (eval.Value, bool) {
+	switch name {
+	case "kx":
+		return &KernelVal{K: f.F.KX}, true
+	case "ky":
+		return &KernelVal{K: f.F.KY}, true
+	case "eps":
+		return eval.Num(f.Eps), true
+	case "delta":
+		return eval.Num(f.Delta), true
+	case "rank":
+		return eval.Num(f.Rank), true
+	}
+	return nil, false
+}
+
+func (f *FilterVal) AttrNames() []string { return []string{"kx", "ky", "eps", "delta", "rank"} }
+
+func init() {
+	eval.Register("kbr_filter(states, observations, kx?, ky?, eps?, delta?, rank = 0)",
+		"The KBR filter (KBR paper sec. 4.3) trained on a sequence of hidden states and their observations (a row per time step); run(f, new_observations) estimates the state at every step. Defaults as kbr: Gaussian kernels at the median heuristic, eps = 0.1/sqrt(n), delta = eps²; rank > 0 makes each step O(n rank²).",
+		func(a *eval.Args) (eval.Value, error) {
+			var x, y *mat.Dense
+			if err := a.Unpack("states", &x, "observations", &y); err != nil {
+				return nil, err
+			}
+			j, err := kernelSettings(a, x, y, "states")
+			if err != nil {
+				return nil, err
+			}
+			if err := unpackDelta(a, &j.settings); err != nil {
+				return nil, err
+			}
+			f, err := kbr.NewFilter(x, y, j.kx, j.ky, j.settings)
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			n, _ := x.Dims()
+			return &FilterVal{F: f, Eps: j.settings.Eps, Delta: j.settings.Delta, Rank: j.settings.Rank, States: n}, nil
+		})
+	eval.Register("run(f, observations)",
+		"Runs a kbr_filter on new observations (a row per time step; for one-dimensional observations a vector) and returns the state estimate at each step: the weighted mean of the training states, a row per step (a vector for one-dimensional states).",
+		func(a *eval.Args) (eval.Value, error) {
+			f, ok := a.Value("f").(*FilterVal)
+			if !ok {
+				return nil, a.Errorf("f", "f must be a filter from kbr_filter, got %s", eval.Describe(a.Value("f")))
+			}
+			_, dy := f.F.Y.Dims()
+			obs, several, err := observations(a, "observations", dy)
+			if err != nil {
+				return nil, err
+			}
+			_, est, err := f.F.Run(obs)
+			if err != nil {
+				return nil, a.Errorf("observations", "%v", err)
+			}
+			return shapeRows(est, several), nil
+		})
+}
