@@ -11,6 +11,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/kbr"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 const kbrData = `
@@ -258,6 +259,44 @@ func TestKBRFilterErrors(t *testing.T) {
 		in.Sources().Print(&b, err)
 		if !strings.Contains(b.String(), c.want) {
 			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
+		}
+	}
+}
+
+// cv passes its grids, folds and seeded stream to runtime/kbr.CV and
+// reports the smallest score.
+func TestCVBinding(t *testing.T) {
+	in, _ := run(t, kbrData+`
+let c = cv([x, y], kx: rbf(1), ky: rbf(1), eps: [0.001, 0.1], delta: [1e-6, 0.01, 1], folds: 4, seed: 5)
+let bad = cv([x, y], eps: [0.01], delta: [0.01], criterion: "pointwise", seed: 5)
+`)
+	col := func(name string) *mat.Dense {
+		return mat.NewDense(200, 1, lookup[*eval.Vec](t, in, name).Data)
+	}
+	k, _ := kernels.NewRBF([]float64{1})
+	want, err := kbr.CV(col("x"), col("y"), k, k, []float64{0.001, 0.1}, []float64{1e-6, 0.01, 1}, 4, kbr.Marginal, kbr.Settings{}, rng.New(5, rng.Builtin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lookup[eval.HasAttrs](t, in, "c")
+	scores, _ := c.Attr("scores")
+	if !mat.Equal(scores.(*eval.Mat).M, want) {
+		t.Errorf("scores %v, want %v", scores, mat.Formatted(want))
+	}
+	best, _ := c.Attr("score")
+	if min := mat.Min(want); float64(best.(eval.Num)) != min {
+		t.Errorf("best score %v, want the smallest %v", best, min)
+	}
+	for _, src := range []struct{ src, want string }{
+		{`cv([[1, 2, 3], [2, 3, 1]], eps: [0, 1])`, "cv: every eps must be a positive number, got 0"},
+		{`cv([[1, 2, 3], [2, 3, 1]], criterion: "x")`, `cv: criterion must be "marginal" or "pointwise", got "x"`},
+		{`cv([[1, 2, 3], [2, 3, 1]], folds: 4)`, "cv: folds must be from 2 to the 3 pairs, got 4"},
+	} {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+		_, err := in.Eval("t.kml", src.src)
+		if err == nil || !strings.Contains(err.Error(), src.want) {
+			t.Errorf("%s: got %v, want %q", src.src, err, src.want)
 		}
 	}
 }
