@@ -300,3 +300,21 @@ let bad = cv([x, y], eps: [0.01], delta: [0.01], criterion: "pointwise", seed: 5
 		}
 	}
 }
+
+// A pre-image that cannot be computed falls back to the weighted mean and
+// says so; so does an abc run that keeps fewer parameters than asked.
+func TestKBRWarnings(t *testing.T) {
+	_, out := run(t, `
+let p = preimage(weighted([-1, 0, 1], [0.75, -1, 0.75]), kernel: rbf(1))
+fn s(x) = x + draw(normal(0, 1), len(x))
+let a = abc(normal(0, 1), s, 0, tolerance: 0.01, n: 1000, max_sims: 2000, seed: 1)
+`)
+	for _, want := range []string{
+		"t.kml:2:9: warning: preimage: the fixed-point iteration did not converge for 1 of 1 observations; the weighted mean was used",
+		"t.kml:4:9: warning: abc: 1 of 1 observations kept fewer than n = 1000 parameters within 2000 simulations",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output %q lacks %q", out.String(), want)
+		}
+	}
+}

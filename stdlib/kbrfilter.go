@@ -49,7 +49,7 @@ func (f *FilterVal) AttrNames() []string { return []string{"kx", "ky", "eps", "d
 
 func init() {
 	eval.Register("kbr_filter(states, observations, kx?, ky?, eps?, delta?, rank = 0)",
-		"The KBR filter (KBR paper sec. 4.3) trained on a sequence of hidden states and their observations (a row per time step); run(f, new_observations) estimates the state at every step. Defaults as kbr: Gaussian kernels at the median heuristic, eps = 0.1/sqrt(n), delta = eps²; rank > 0 makes each step O(n rank²).",
+		"The KBR filter (KBR paper sec. 4.3) trained on a sequence of hidden states and their observations (a row per time step); run(f, new_observations) estimates the state at every step (the weighted mean of the training states; after each step the weights are divided by their signed sum, negative weights keeping their sign). Defaults as kbr: Gaussian kernels at the median heuristic, eps = 0.1/sqrt(n), delta = eps²; rank > 0 makes each step O(n rank²).",
 		func(a *eval.Args) (eval.Value, error) {
 			var x, y *mat.Dense
 			if err := a.Unpack("states", &x, "observations", &y); err != nil {
