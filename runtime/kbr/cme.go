@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // CME is the conditional mean embedding of eq. (10): given y, the weights
@@ -59,7 +60,7 @@ func (c *CME) Condition(ys *mat.Dense) (*mat.Dense, error) {
 		return c.wb.apply(k), nil
 	}
 	var w mat.Dense
-	if err := c.ch.SolveTo(&w, k); err != nil {
+	if err := linalg.IgnoreCondition(c.ch.SolveTo(&w, k)); err != nil {
 		return nil, err
 	}
 	return &w, nil

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Filter is the KBR filter of §4.3 for a state-space model known only
@@ -82,7 +83,7 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 			return nil, fmt.Errorf("L₁ᵀL₁ + nεI is not positive definite")
 		}
 		f.trans = &mat.Dense{}
-		if err := ch.SolveTo(f.trans, l2.T()); err != nil {
+		if err := linalg.IgnoreCondition(ch.SolveTo(f.trans, l2.T())); err != nil {
 			return nil, err
 		}
 		if f.ly, _, err = kernels.IncompleteCholesky(ky, y, s.tol()*float64(n), s.Rank); err != nil {
@@ -103,7 +104,7 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 		return nil, err
 	}
 	f.trans = &mat.Dense{}
-	if err := ch.SolveTo(f.trans, gxx); err != nil {
+	if err := linalg.IgnoreCondition(ch.SolveTo(f.trans, gxx)); err != nil {
 		return nil, err
 	}
 	if f.gy, err = kernels.Gram(ky, y); err != nil {
