@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -316,5 +317,13 @@ let a = abc(normal(0, 1), s, 0, tolerance: 0.01, n: 1000, max_sims: 2000, seed: 
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output %q lacks %q", out.String(), want)
 		}
+	}
+}
+
+func TestWeightedJSON(t *testing.T) {
+	in, _ := run(t, `let c = weighted([1, 2], [0.25, 0.75])`)
+	b, err := json.Marshal(eval.ToJSON(lookup[eval.Value](t, in, "c")))
+	if err != nil || string(b) != `{"x":[1,2],"w":[0.25,0.75]}` {
+		t.Errorf("JSON %s (%v)", b, err)
 	}
 }

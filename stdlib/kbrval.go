@@ -23,7 +23,20 @@ type WeightedVal struct {
 	Info  *eval.Record
 }
 
-var _ eval.HasAttrs = (*WeightedVal)(nil)
+var (
+	_ eval.HasAttrs = (*WeightedVal)(nil)
+	_ eval.JSONer   = (*WeightedVal)(nil)
+)
+
+// JSON writes the fields, as a record of them would be written.
+func (w *WeightedVal) JSON() any {
+	r := eval.NewRecord()
+	for _, name := range w.AttrNames() {
+		v, _ := w.Attr(name)
+		r.Set(name, v)
+	}
+	return eval.ToJSON(r)
+}
 
 func (w *WeightedVal) Type() string { return "weighted sample" }
 func (w *WeightedVal) String() string {
