@@ -327,3 +327,33 @@ func TestWeightedJSON(t *testing.T) {
 		t.Errorf("JSON %s (%v)", b, err)
 	}
 }
+
+func TestRunPreimage(t *testing.T) {
+	in, _ := run(t, `
+fn step(s, t) = concat(0.9 * s[1:2] + draw(normal(0, 0.3), 2), 0.9 * s[1:2] + draw(normal(0, 0.5), 2))
+let seq = iterate(step, [1, 0, 1, 0], 60)
+let f = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), eps: 0.01, delta: 0.001)
+let est = run(f, seq[51:60, 3:4], estimate: "preimage")
+`)
+	seq := lookup[*eval.Mat](t, in, "seq").M
+	kx, _ := kernels.NewRBF([]float64{0.5})
+	ky, _ := kernels.NewRBF([]float64{0.7})
+	f, _ := kbr.NewFilter(mat.DenseCopyOf(seq.Slice(0, 50, 0, 2)), mat.DenseCopyOf(seq.Slice(0, 50, 2, 4)), kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001})
+	w, _, err := f.Run(mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := lookup[*eval.Mat](t, in, "est").M
+	for s := 0; s < 10; s++ {
+		pt, _, _ := kbr.Preimage(kx, f.X, mat.Col(nil, s, w), kbr.PreimageSettings{})
+		if pt[0] != est.At(s, 0) || pt[1] != est.At(s, 1) {
+			t.Errorf("step %d: %v, want the pre-image %v", s+1, mat.Row(nil, s, est), pt)
+		}
+	}
+	var out bytes.Buffer
+	bad := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+	_, err = bad.Eval("t.kml", "let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, [1, 2], estimate: \"mode\")")
+	if err == nil || !strings.Contains(err.Error(), `run: estimate must be "mean" or "preimage", got "mode"`) {
+		t.Errorf("bad estimate: %v", err)
+	}
+}

@@ -69,8 +69,8 @@ func init() {
 			n, _ := x.Dims()
 			return &FilterVal{F: f, Eps: j.settings.Eps, Delta: j.settings.Delta, Rank: j.settings.Rank, States: n}, nil
 		})
-	eval.Register("run(f, observations)",
-		"Runs a kbr_filter on new observations (a row per time step; for one-dimensional observations a vector) and returns the state estimate at each step: the weighted mean of the training states, a row per step (a vector for one-dimensional states).",
+	eval.Register(`run(f, observations, estimate = "mean")`,
+		`Runs a kbr_filter on new observations (a row per time step; for one-dimensional observations a vector) and returns the state estimate at each step, a row per step (a vector for one-dimensional states): estimate "mean" is the weighted mean of the training states, "preimage" the fixed-point pre-image for the Gaussian kx (the weighted mean where it does not converge, with a warning).`,
 		func(a *eval.Args) (eval.Value, error) {
 			f, ok := a.Value("f").(*FilterVal)
 			if !ok {
@@ -81,9 +81,32 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			_, est, err := f.F.Run(obs)
+			var how string
+			if err := a.Unpack("estimate", &how); err != nil {
+				return nil, err
+			}
+			if how != "mean" && how != "preimage" {
+				return nil, a.Errorf("estimate", `estimate must be "mean" or "preimage", got %q`, how)
+			}
+			w, est, err := f.F.Run(obs)
 			if err != nil {
 				return nil, a.Errorf("observations", "%v", err)
+			}
+			if how == "preimage" {
+				failed := 0
+				for t := 0; t < est.RawMatrix().Rows; t++ {
+					pt, ok, err := kbr.Preimage(f.F.KX, f.F.X, mat.Col(nil, t, w), kbr.PreimageSettings{})
+					if err != nil {
+						return nil, a.Errorf("estimate", "%v", err)
+					}
+					if !ok {
+						failed++
+					}
+					est.SetRow(t, pt)
+				}
+				if failed > 0 {
+					a.Th.Interp().Warn(a.Pos, fmt.Sprintf("run: the pre-image did not converge at %d of %d steps; the weighted mean was used there", failed, est.RawMatrix().Rows))
+				}
 			}
 			return shapeRows(est, several), nil
 		})
