@@ -28,6 +28,9 @@ func NewCME(x, y *mat.Dense, ky kernels.Kernel, s Settings) (*CME, error) {
 	if err := checkJoint(x, y); err != nil {
 		return nil, err
 	}
+	if err := s.checkSize(x.RawMatrix().Rows); err != nil {
+		return nil, err
+	}
 	n, _ := y.Dims()
 	c := &CME{X: x, Y: y, KY: ky}
 	if s.Rank > 0 {

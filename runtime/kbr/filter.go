@@ -52,6 +52,9 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 	}
 	big, dx := states.Dims()
 	_, dy := obs.Dims()
+	if err := s.checkSize(big); err != nil {
+		return nil, err
+	}
 	if big < 3 {
 		return nil, fmt.Errorf("the training sequence needs at least 3 steps, got %d", big)
 	}

@@ -49,6 +49,18 @@ func (s Settings) check() error {
 	return nil
 }
 
+// MaxExact is the largest sample the exact path takes: it keeps several
+// n×n matrices (three at n = 10,000 are 2.4 GB) and costs O(n³); larger
+// samples need Settings.Rank.
+const MaxExact = 10000
+
+func (s Settings) checkSize(n int) error {
+	if s.Rank == 0 && n > MaxExact {
+		return fmt.Errorf("%d pairs are too many for the exact computation (at most %d: it stores n×n matrices, %.1f GB each here); use a low rank, such as rank: 200", n, MaxExact, float64(n)*float64(n)*8/1e9)
+	}
+	return nil
+}
+
 func (s Settings) checkEps() error {
 	if !(s.Eps > 0) || math.IsInf(s.Eps, 0) {
 		return fmt.Errorf("eps must be a positive number, got %v", s.Eps)
@@ -90,6 +102,9 @@ func New(x, y *mat.Dense, kx, ky kernels.Kernel, prior Prior, s Settings) (*Post
 		return nil, err
 	}
 	if err := checkJoint(x, y); err != nil {
+		return nil, err
+	}
+	if err := s.checkSize(x.RawMatrix().Rows); err != nil {
 		return nil, err
 	}
 	m, err := priorMean(kx, x, prior)

@@ -3,6 +3,7 @@ package kbr
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -270,4 +271,20 @@ func laplacian(t *testing.T) kernels.Kernel {
 		t.Fatal(err)
 	}
 	return k
+}
+
+func TestExactSizeLimit(t *testing.T) {
+	x := mat.NewDense(MaxExact+1, 1, nil)
+	for i := 0; i <= MaxExact; i++ {
+		x.Set(i, 0, float64(i))
+	}
+	if _, err := New(x, x, rbf(t, 1), rbf(t, 1), Prior{U: x}, Settings{Eps: 1, Delta: 1}); err == nil || !strings.Contains(err.Error(), "use a low rank") {
+		t.Errorf("exact KBR on %d pairs: %v", MaxExact+1, err)
+	}
+	if _, err := NewCME(x, x, rbf(t, 1), Settings{Eps: 1}); err == nil {
+		t.Error("exact CME above the limit was accepted")
+	}
+	if _, err := NewFilter(x, x, rbf(t, 1), rbf(t, 1), Settings{Eps: 1, Delta: 1}); err == nil {
+		t.Error("exact filter above the limit was accepted")
+	}
 }
