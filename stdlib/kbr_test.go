@@ -225,7 +225,7 @@ let one = run(f, [0.5, 0.2])
 	obs := mat.DenseCopyOf(seq.Slice(0, 50, 2, 4))
 	kx, _ := kernels.NewRBF([]float64{0.5})
 	ky, _ := kernels.NewRBF([]float64{0.7})
-	f, err := kbr.NewFilter(states, obs, kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001})
+	f, err := kbr.NewFilter(states, obs, kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001}, kbr.TransitionSample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +246,7 @@ func TestKBRFilterErrors(t *testing.T) {
 		{`kbr_filter(rbind([1, 2], [2, 3], [3, 4]), [1, 2])`, "kbr_filter: x has 3 rows and y has 2"},
 		{`kbr_filter([1, 2], [1, 2])`, "kbr_filter: the training sequence needs at least 3 steps, got 2"},
 		{`run(5, [1])`, "run: f must be a filter from kbr_filter, got number"},
+		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], transition: "x")`, `kbr_filter: transition must be "sample" or "operator", got "x"`},
 		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, rbind([1, 2]))", "run: observations must have 1 columns (as y), got matrix 1×2"},
 		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
 	} {
@@ -338,7 +339,7 @@ let est = run(f, seq[51:60, 3:4], estimate: "preimage")
 	seq := lookup[*eval.Mat](t, in, "seq").M
 	kx, _ := kernels.NewRBF([]float64{0.5})
 	ky, _ := kernels.NewRBF([]float64{0.7})
-	f, _ := kbr.NewFilter(mat.DenseCopyOf(seq.Slice(0, 50, 0, 2)), mat.DenseCopyOf(seq.Slice(0, 50, 2, 4)), kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001})
+	f, _ := kbr.NewFilter(mat.DenseCopyOf(seq.Slice(0, 50, 0, 2)), mat.DenseCopyOf(seq.Slice(0, 50, 2, 4)), kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001}, kbr.TransitionSample)
 	w, _, err := f.Run(mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
 	if err != nil {
 		t.Fatal(err)

@@ -48,8 +48,8 @@ func (f *FilterVal) Attr(name string) (eval.Value, bool) {
 func (f *FilterVal) AttrNames() []string { return []string{"kx", "ky", "eps", "delta", "rank"} }
 
 func init() {
-	eval.Register("kbr_filter(states, observations, kx?, ky?, eps?, delta?, rank = 0)",
-		"The KBR filter (KBR paper sec. 4.3) trained on a sequence of hidden states and their observations (a row per time step); run(f, new_observations) estimates the state at every step (the weighted mean of the training states; after each step the weights are divided by their signed sum, negative weights keeping their sign). Defaults as kbr: Gaussian kernels at the median heuristic, eps = 0.1/sqrt(n), delta = eps²; rank > 0 makes each step O(n rank²).",
+	eval.Register(`kbr_filter(states, observations, kx?, ky?, eps?, delta?, rank = 0, transition = "sample")`,
+		`The KBR filter (KBR paper sec. 4.3) trained on a sequence of hidden states and their observations (a row per time step); run(f, new_observations) estimates the state at every step (the weighted mean of the training states; after each step the weights are divided by their signed sum, negative weights keeping their sign). Defaults as kbr: Gaussian kernels at the median heuristic, eps = 0.1/sqrt(n), delta = eps²; rank > 0 makes each step O(n rank²). transition "sample" moves each weight from a training state to its successor (MATH.md); "operator" first smooths the weights by (G_X + n eps I)⁻¹G_X, the empirical transition operator.`,
 		func(a *eval.Args) (eval.Value, error) {
 			var x, y *mat.Dense
 			if err := a.Unpack("states", &x, "observations", &y); err != nil {
@@ -62,7 +62,14 @@ func init() {
 			if err := unpackDelta(a, &j.settings); err != nil {
 				return nil, err
 			}
-			f, err := kbr.NewFilter(x, y, j.kx, j.ky, j.settings)
+			var tr string
+			if err := a.Unpack("transition", &tr); err != nil {
+				return nil, err
+			}
+			if tr != string(kbr.TransitionSample) && tr != string(kbr.TransitionOperator) {
+				return nil, a.Errorf("transition", `transition must be "sample" or "operator", got %q`, tr)
+			}
+			f, err := kbr.NewFilter(x, y, j.kx, j.ky, j.settings, kbr.Transition(tr))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}

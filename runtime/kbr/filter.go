@@ -25,10 +25,27 @@ import (
 // so that rounding and regularisation do not shrink or grow the weights
 // step after step.
 //
+// That prediction is MATH.md's: the weights α move from each X_i to its
+// successor X_{i+1} as they are (TransitionSample). The empirical operator
+// form of the paper's derivation, Ĉ_{X⁺X}(Ĉ_XX + εI)⁻¹ applied to the
+// posterior kernel mean, first smooths them: μ = (G_X + nεI)⁻¹ G_{XX⁺}
+// (G_X + nεI)⁻¹ G_X α (TransitionOperator). The two agree as ε → 0.
+//
 // In low-rank mode (Settings.Rank > 0) the Gram matrix of all N states is
 // factorised as LLᵀ (rows 1..n give L₁, rows 2..N give L₂) and that of
 // the Y_i as L_YL_Yᵀ; then μ = L₁(L₁ᵀL₁ + nεI)⁻¹L₂ᵀα and the update is
 // the r×r form of lowRankOp, so a step costs O(nr²) instead of O(n³).
+// Transition names how the filter moves weights from one step to the next.
+type Transition string
+
+const (
+	// TransitionSample moves α_i from X_i to X_{i+1} (MATH.md §3).
+	TransitionSample Transition = "sample"
+	// TransitionOperator applies the empirical transition operator,
+	// smoothing α by (G_X + nεI)⁻¹G_X first.
+	TransitionOperator Transition = "operator"
+)
+
 type Filter struct {
 	X, Y   *mat.Dense // X_1..X_n, Y_1..Y_n
 	KX, KY kernels.Kernel
@@ -36,16 +53,22 @@ type Filter struct {
 	// exact: trans = (G_X + nεI)⁻¹G_{XX⁺}; low rank: trans = (L₁ᵀL₁ + nεI)⁻¹L₂ᵀ
 	trans *mat.Dense
 	l1    *mat.Dense // low rank only
-	gy    *mat.SymDense
-	ly    *mat.Dense
-	init  *CME
+	// smooth is nil for TransitionSample; exact: (G_X + nεI)⁻¹G_X; low
+	// rank: (L₁ᵀL₁ + nεI)⁻¹L₁ᵀ, so that the smoothed α is L₁·smooth·α.
+	smooth *mat.Dense
+	gy     *mat.SymDense
+	ly     *mat.Dense
+	init   *CME
 }
 
 // NewFilter trains a filter on states and observations paired by row
 // (time), at least 3 steps.
-func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filter, error) {
+func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Transition) (*Filter, error) {
 	if err := s.check(); err != nil {
 		return nil, err
+	}
+	if tr != TransitionSample && tr != TransitionOperator {
+		return nil, fmt.Errorf("unknown transition %q (sample or operator)", tr)
 	}
 	if err := checkJoint(states, obs); err != nil {
 		return nil, err
@@ -89,6 +112,12 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 		if err := linalg.IgnoreCondition(ch.SolveTo(f.trans, l2.T())); err != nil {
 			return nil, err
 		}
+		if tr == TransitionOperator {
+			f.smooth = &mat.Dense{}
+			if err := linalg.IgnoreCondition(ch.SolveTo(f.smooth, f.l1.T())); err != nil {
+				return nil, err
+			}
+		}
 		if f.ly, _, err = kernels.IncompleteCholesky(ky, y, s.tol()*float64(n), s.Rank); err != nil {
 			return nil, err
 		}
@@ -110,6 +139,12 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 	if err := linalg.IgnoreCondition(ch.SolveTo(f.trans, gxx)); err != nil {
 		return nil, err
 	}
+	if tr == TransitionOperator {
+		f.smooth = &mat.Dense{}
+		if err := linalg.IgnoreCondition(ch.SolveTo(f.smooth, gx)); err != nil {
+			return nil, err
+		}
+	}
 	if f.gy, err = kernels.Gram(ky, y); err != nil {
 		return nil, err
 	}
@@ -120,6 +155,16 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings) (*Filt
 func (f *Filter) predict(alpha []float64) []float64 {
 	n := len(alpha)
 	a := mat.NewVecDense(n, alpha)
+	if f.smooth != nil {
+		t := mat.NewVecDense(f.smooth.RawMatrix().Rows, nil)
+		t.MulVec(f.smooth, a)
+		if f.l1 != nil {
+			u := mat.NewVecDense(n, nil)
+			u.MulVec(f.l1, t)
+			t = u
+		}
+		a = t
+	}
 	if f.l1 == nil {
 		mu := mat.NewVecDense(n, nil)
 		mu.MulVec(f.trans, a)

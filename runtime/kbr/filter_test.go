@@ -28,8 +28,15 @@ func rotation(r *rand.Rand, steps int, eta, b, m float64) (x, y *mat.Dense) {
 	return x, y
 }
 
-// The filter's recursion written out with explicit inverses.
+// The filter's recursion written out with explicit inverses, for both
+// transitions.
 func TestFilterMatchesDenseFormula(t *testing.T) {
+	for _, tr := range []Transition{TransitionSample, TransitionOperator} {
+		t.Run(string(tr), func(t *testing.T) { filterDense(t, tr) })
+	}
+}
+
+func filterDense(t *testing.T, tr Transition) {
 	r := rand.New(rand.NewPCG(41, 0x66696c)) // "fil"
 	xs, ys := rotation(r, 31, 0.3, 0, 0)
 	_, obs := rotation(r, 4, 0.3, 0, 0)
@@ -55,7 +62,12 @@ func TestFilterMatchesDenseFormula(t *testing.T) {
 	alpha.MulVec(inverse(t, gyr), denseGram(k, y, mat.DenseCopyOf(obs.Slice(0, 1, 0, 2))).ColView(0))
 	normalise(alpha)
 	want := []*mat.VecDense{mat.VecDenseCopyOf(alpha)}
+	smooth := inverse(t, gx)
+	smooth.Mul(smooth, denseGram(k, x, x))
 	for s := 1; s < 4; s++ {
+		if tr == TransitionOperator {
+			alpha.MulVec(smooth, mat.VecDenseCopyOf(alpha))
+		}
 		mu := mat.NewVecDense(n, nil)
 		mu.MulVec(&trans, alpha)
 		lam := mat.NewDiagDense(n, mu.RawVector().Data)
@@ -70,7 +82,7 @@ func TestFilterMatchesDenseFormula(t *testing.T) {
 		normalise(alpha)
 		want = append(want, mat.VecDenseCopyOf(alpha))
 	}
-	f, err := NewFilter(xs.Slice(0, n+1, 0, 2).(*mat.Dense), mat.DenseCopyOf(ys.Slice(0, n+1, 0, 2)), rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta})
+	f, err := NewFilter(xs.Slice(0, n+1, 0, 2).(*mat.Dense), mat.DenseCopyOf(ys.Slice(0, n+1, 0, 2)), rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta}, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +101,7 @@ func TestFilterMatchesDenseFormula(t *testing.T) {
 		}
 	}
 	// At full rank the low-rank recursion is the same.
-	lr, err := NewFilter(xs.Slice(0, n+1, 0, 2).(*mat.Dense), mat.DenseCopyOf(ys.Slice(0, n+1, 0, 2)), rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta, Rank: n + 1, Tol: 1e-300})
+	lr, err := NewFilter(xs.Slice(0, n+1, 0, 2).(*mat.Dense), mat.DenseCopyOf(ys.Slice(0, n+1, 0, 2)), rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta, Rank: n + 1, Tol: 1e-300}, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +134,7 @@ func TestFilterRotation(t *testing.T) {
 	xs, ys := rotation(r, 301, 0.3, 0, 0)
 	xt, yt := rotation(r, 60, 0.3, 0, 0)
 	const ell, eps, delta = 1.4, 1e-3, 1e-3 // ell: the median distance
-	exact, err := NewFilter(xs, ys, rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta})
+	exact, err := NewFilter(xs, ys, rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta}, TransitionSample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +142,7 @@ func TestFilterRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lr, err := NewFilter(xs, ys, rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta, Rank: 60})
+	lr, err := NewFilter(xs, ys, rbf(t, ell), rbf(t, ell), Settings{Eps: eps, Delta: delta, Rank: 60}, TransitionSample)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -284,7 +284,7 @@ func TestExactSizeLimit(t *testing.T) {
 	if _, err := NewCME(x, x, rbf(t, 1), Settings{Eps: 1}); err == nil {
 		t.Error("exact CME above the limit was accepted")
 	}
-	if _, err := NewFilter(x, x, rbf(t, 1), rbf(t, 1), Settings{Eps: 1, Delta: 1}); err == nil {
+	if _, err := NewFilter(x, x, rbf(t, 1), rbf(t, 1), Settings{Eps: 1, Delta: 1}, TransitionSample); err == nil {
 		t.Error("exact filter above the limit was accepted")
 	}
 }
