@@ -72,14 +72,16 @@ func (g *gaussianModel) mse(t *testing.T, seed uint64, n int, rank int) float64 
 }
 
 // The KBR posterior mean converges to the exact one: the mean squared
-// error, averaged over three seeded replications, falls as n doubles.
+// error, averaged over six seeded replications, falls as n doubles. (With
+// six replications the fall was strict for each of ten disjoint sets of
+// seeds tried; with three, for eight of ten.)
 func TestGaussianPosteriorMeanConverges(t *testing.T) {
 	g := newGaussianModel(t)
 	prev := math.Inf(1)
 	for _, n := range []int{200, 400, 800} {
 		var mse float64
-		for rep := uint64(1); rep <= 3; rep++ {
-			mse += g.mse(t, rep, n, 0) / 3
+		for rep := uint64(1); rep <= 6; rep++ {
+			mse += g.mse(t, rep, n, 0) / 6
 		}
 		t.Logf("n = %d: MSE %.4f", n, mse)
 		if mse >= prev {
