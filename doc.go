@@ -28,7 +28,8 @@
 //     kernel two-sample and independence tests; runtime/bke the Bayesian
 //     kernel embedding model; runtime/gp the latent GP objectives
 //     (marginal likelihood, VB bound, joint MAP, MKL) and their
-//     gradients;
+//     gradients; runtime/kbr the kernel Bayes' rule (posterior weights,
+//     conditional mean embeddings, the KBR filter, rejection ABC);
 //     runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,

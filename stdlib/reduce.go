@@ -21,6 +21,12 @@ type HasMoments interface {
 	Moments() (mean, sd float64)
 }
 
+// HasMean is a value whose mean is not a reduction of its elements (a
+// weighted sample: its weighted mean), which mean returns.
+type HasMean interface {
+	Mean() (eval.Value, error)
+}
+
 // reducer is a reduction of a list of numbers.
 type reducer struct {
 	spec, doc string
@@ -42,7 +48,7 @@ var reducers = []reducer{
 		}
 		return s, ""
 	}},
-	{"mean(x)", "The mean: a number for a vector or n×1 matrix, a vector of column means for an n×d matrix (rows are observations); the mean of a distribution.", func(xs []float64) (float64, string) {
+	{"mean(x)", "The mean: a number for a vector or n×1 matrix, a vector of column means for an n×d matrix (rows are observations); the mean of a distribution; the weighted mean Σ w_i x_i / Σ w_i of a weighted sample (kbr).", func(xs []float64) (float64, string) {
 		if e := nonEmpty("mean", xs); e != "" {
 			return 0, e
 		}
@@ -114,6 +120,13 @@ func sorted(xs []float64) []float64 {
 func init() {
 	for _, r := range reducers {
 		b := eval.Register(r.spec, r.doc, func(a *eval.Args) (eval.Value, error) {
+			if hm, ok := a.Value("x").(HasMean); ok && r.spec == "mean(x)" {
+				v, err := hm.Mean()
+				if err != nil {
+					return nil, a.Errorf("x", "%v", err)
+				}
+				return v, nil
+			}
 			if hm, ok := a.Value("x").(HasMoments); ok {
 				if dv, ok := hm.(*model.DistVal); ok && dist.IsImproper(dv.Family) {
 					return nil, a.Errorf("x", "%s is improper: it has no %s", dv, strings.TrimSuffix(r.spec, "(x)"))
