@@ -76,8 +76,11 @@ func init() {
 		})
 
 	eval.Register("logpdf(d, x)",
-		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix.",
+		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix. For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
+			if _, ok := a.Value("d").(*densityVal); ok {
+				return densityLogPDF(a, "d", "x")
+			}
 			var d distribution
 			var x eval.Value
 			if err := a.Unpack("d", &d, "x", &x); err != nil {
