@@ -146,6 +146,10 @@ func TestKSTErrors(t *testing.T) {
 		{"tune(x, 3, rbf(1), score: \"logpdf\")", "needs window"},
 		{"tune(xm, 2, rbf(1), score: \"logpdf\", window: [0, 1])", "one-dimensional data"},
 		{"tune(xm, xm, rbf(1), novel: [0, 1, 0, 1, 0, 1], sigma0: [1, -2])", "sigma0 must be positive"},
+		{"fantasy(10, rbf(1), dim: 2)", "improper; give box: B"},
+		{"fantasy(10, rbf(1), box: -1)", "box must be positive"},
+		{"fantasy(10, rbf([1, 2]), dim: 3, box: 2)", "2 lengthscales but the points have dimension 3"},
+		{"fantasy(10, poly(2, 1), dim: 3, alpha: 0.5)", "alpha + N must exceed d − 1 = 2"},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer

@@ -202,10 +202,17 @@ func denseLogQ(t *testing.T, k kernels.Kernel, x *mat.Dense, at []float64, h Hyp
 }
 
 // Values do not depend on the number of cores or on how points are
-// grouped into calls.
+// grouped into calls, for inputs below and above the dimension (16) where
+// the kernel library switches to BLAS distances.
 func TestLogPDFDeterministic(t *testing.T) {
-	r := testStream(4, t.Name())
-	n, d := 50, 4
+	for _, d := range []int{4, 20} {
+		logPDFDeterministic(t, d)
+	}
+}
+
+func logPDFDeterministic(t *testing.T, d int) {
+	r := testStream(uint64(4+d), t.Name())
+	n := 150
 	x := mat.NewDense(n, d, nil)
 	q := mat.NewDense(300, d, nil)
 	for i := range x.RawMatrix().Data {
@@ -214,17 +221,22 @@ func TestLogPDFDeterministic(t *testing.T) {
 	for i := range q.RawMatrix().Data {
 		q.RawMatrix().Data[i] = r.NormFloat64()
 	}
-	k, _ := kernels.NewRBF([]float64{1.3})
+	k, _ := kernels.NewRBF([]float64{1.3 * math.Sqrt(float64(d))})
 	m, err := Fit(k, x, Hyper{Sigma0: 1, Alpha: 1, Beta: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := logpdf(t, m, q)
-	defer setProcs(setProcs(1))
-	one := logpdf(t, m, q)
+	old := setProcs(1)
+	defer setProcs(old)
+	m1, err := Fit(k, x, Hyper{Sigma0: 1, Alpha: 1, Beta: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := logpdf(t, m1, q)
 	for i := range all {
 		if all[i] != one[i] {
-			t.Fatalf("point %d: %v with all cores, %v with one", i, all[i], one[i])
+			t.Fatalf("d = %d, point %d: %v fitted and evaluated on all cores, %v on one", d, i, all[i], one[i])
 		}
 	}
 	// Blocks are fixed: a block evaluated alone gives the same bits.
