@@ -37,5 +37,9 @@
 // it ranks points (novelty, label reconstruction) but integrates only over
 // a bounded region.
 //
-// KDE is the Parzen-window baseline with the same kernel.
+// Around the density: KDE, the Parzen-window baseline with the same kernel;
+// Classify, label reconstruction from a joint density of features and a
+// one-hot label; LogNormaliser1D, a quadrature normaliser on a window;
+// Tune, a grid search by a held-out score; LogPDFGrad and Fantasy, fantasy
+// data drawn by NUTS one point at a time (the paper's Figure 2).
 package kst

@@ -120,13 +120,20 @@ func (m *Model) lowerSolve(v []float64) []float64 {
 	return out
 }
 
-// N is the number of training points, Dim the input dimension.
-func (m *Model) N() int   { return m.n }
+// N is the number of training points.
+func (m *Model) N() int { return m.n }
+
+// Dim is the input dimension.
 func (m *Model) Dim() int { return m.d }
 
-// Hyper returns the hyperparameters; Kernel the kernel.
-func (m *Model) Hyper() Hyper           { return m.h }
+// Hyper returns the hyperparameters.
+func (m *Model) Hyper() Hyper { return m.h }
+
+// Kernel returns the kernel.
 func (m *Model) Kernel() kernels.Kernel { return m.k }
-func (m *Model) ShiftInvariant() bool   { return m.shift }
-func (m *Model) exponent() float64      { return (1 + float64(m.n) + m.h.Alpha) / 2 }
-func (m *Model) training() *mat.Dense   { return m.x }
+
+// ShiftInvariant reports whether the Jacobian factor is left out.
+func (m *Model) ShiftInvariant() bool { return m.shift }
+
+// exponent is (1 + N + α)/2, the power of the Student-t form.
+func (m *Model) exponent() float64 { return (1 + float64(m.n) + m.h.Alpha) / 2 }
