@@ -44,6 +44,10 @@ func (e *KDE) LogPDF(dst []float64, x *mat.Dense) error {
 		return err
 	}
 	r, _ := x.Dims()
+	if st, ok := e.k.(*kernels.Stationary); ok && st.IsRBF() {
+		e.logpdfRBF(dst, x, st.Ell)
+		return nil
+	}
 	eachBlock(r, func(i0, i1 int) {
 		kx, err := kernels.CrossN(e.k, x.Slice(i0, i1, 0, e.d).(*mat.Dense), e.x, 1)
 		if err != nil {
@@ -58,4 +62,41 @@ func (e *KDE) LogPDF(dst []float64, x *mat.Dense) error {
 		}
 	})
 	return nil
+}
+
+// logpdfRBF is LogPDF for the rbf kernel, in log space: log k = −u/2 with
+// u the scaled squared distance, summed by log-sum-exp, so a point far from
+// every training point (at a small lengthscale) keeps a finite log density
+// where the kernel values themselves underflow.
+func (e *KDE) logpdfRBF(dst []float64, x *mat.Dense, ell []float64) {
+	r, _ := x.Dims()
+	inv := make([]float64, e.d)
+	for j := range inv {
+		l := ell[0]
+		if len(ell) > 1 {
+			l = ell[j]
+		}
+		inv[j] = 1 / l
+	}
+	eachBlock(r, func(i0, i1 int) {
+		lk := make([]float64, e.n)
+		for q := i0; q < i1; q++ {
+			xq := x.RawRowView(q)
+			top := math.Inf(-1)
+			for i := 0; i < e.n; i++ {
+				u := 0.0
+				for j, v := range e.x.RawRowView(i) {
+					t := (xq[j] - v) * inv[j]
+					u += t * t
+				}
+				lk[i] = -u / 2
+				top = max(top, lk[i])
+			}
+			s := 0.0
+			for _, v := range lk {
+				s += math.Exp(v - top)
+			}
+			dst[q] = top + math.Log(s/float64(e.n))
+		}
+	})
 }

@@ -258,19 +258,41 @@ func TestKDE(t *testing.T) {
 	for i := range q.RawMatrix().Data {
 		q.RawMatrix().Data[i] = 2 * r.NormFloat64()
 	}
-	k, _ := kernels.NewRBF([]float64{0.7})
-	e, err := NewKDE(k, x)
-	if err != nil {
-		t.Fatal(err)
+	rbf, _ := kernels.NewRBF([]float64{0.7, 1.1})
+	m52, _ := kernels.NewMatern(5, []float64{0.7})
+	for _, k := range []kernels.Kernel{rbf, m52} {
+		e, err := NewKDE(k, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := logpdf(t, e, q)
+		for j := 0; j < 70; j++ {
+			s := 0.0
+			for i := 0; i < 40; i++ {
+				s += k.Eval(q.RawRowView(j), x.RawRowView(i))
+			}
+			if want := math.Log(s / 40); !relClose(got[j], want, 1e-12) {
+				t.Errorf("%s point %d: %v, want %v", k, j, got[j], want)
+			}
+		}
 	}
-	got := logpdf(t, e, q)
-	for j := 0; j < 70; j++ {
-		s := 0.0
-		for i := 0; i < 40; i++ {
-			s += k.Eval(q.RawRowView(j), x.RawRowView(i))
-		}
-		if want := math.Log(s / 40); !relClose(got[j], want, 1e-12) {
-			t.Errorf("point %d: %v, want %v", j, got[j], want)
-		}
+}
+
+// The rbf Parzen window is computed in log space: it matches the direct sum
+// where that is representable and stays finite (and exact for one training
+// point) where every kernel value underflows.
+func TestKDELogSpace(t *testing.T) {
+	k, _ := kernels.NewRBF([]float64{0.01, 0.02})
+	e, _ := NewKDE(k, mat.NewDense(2, 2, []float64{0, 0, 0.01, 0}))
+	got := logpdf(t, e, mat.NewDense(2, 2, []float64{0.005, 0.01, 3, 0}))
+	want0 := math.Log((math.Exp(-0.5*(0.25+0.25)) + math.Exp(-0.5*(0.25+0.25))) / 2)
+	if !relClose(got[0], want0, 1e-12) {
+		t.Errorf("near: %v, want %v", got[0], want0)
+	}
+	// Far: log((e^{-u1/2} + e^{-u2/2})/2) with u = (3/0.01)², (2.99/0.01)².
+	u1, u2 := 90000.0, 89401.0
+	want1 := -u2/2 + math.Log((1+math.Exp(-(u1-u2)/2))/2)
+	if !relClose(got[1], want1, 1e-12) {
+		t.Errorf("far: %v, want %v", got[1], want1)
 	}
 }
