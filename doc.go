@@ -26,8 +26,11 @@
 //   - runtime/ad is the reverse-mode tape; runtime/dist the distributions;
 //     runtime/kernels the kernels and Gram matrices; runtime/ktest the
 //     kernel two-sample and independence tests; runtime/bke the Bayesian
-//     kernel embedding model; runtime/kst the kernel Student-t density
-//     (and its Parzen-window baseline); runtime/hmc the NUTS sampler;
+//     kernel embedding model; runtime/gp the latent GP objectives
+//     (marginal likelihood, VB bound, joint MAP, MKL) and their
+//     gradients; runtime/kst the kernel Student-t density (and its
+//     Parzen-window baseline);
+//     runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,
 //     jittered Cholesky, GP predictive); runtime/rng the seeded streams;

@@ -8,6 +8,8 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/hmc"
 	_ "github.com/kml-lang/kml/stdlib" // registers the builtins
 )
 
@@ -43,8 +45,15 @@ func Dirs(dirs ...string) Option {
 	}
 }
 
-// Context cancels running evaluations when done.
+// Context is the interpreter's own context: every Eval and EvalFile runs
+// under it, so once it is done every later call fails with "interrupted".
+// To cancel or time out one call and keep the interpreter, use EvalContext.
 func Context(ctx context.Context) Option { return func(o *eval.Options) { o.Context = ctx } }
+
+// MaxMemory bounds the bytes of one dense result (a Gram matrix, a matrix
+// product): a script that asks for more gets an error saying what to do
+// instead. Default half the machine's memory.
+func MaxMemory(bytes int64) Option { return func(o *eval.Options) { o.MaxMemory = bytes } }
 
 // JSON makes print write each argument as a line of JSON.
 func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
@@ -70,7 +79,8 @@ func (it *Interpreter) Set(name string, v any) error {
 }
 
 // Get returns the value bound to name as a Go value: float64, bool,
-// string, []float64, *mat.Dense, map[string]any or []any.
+// string, []float64, *mat.Dense, map[string]any or []any; a posterior as
+// *Posterior and a summary as *Summary.
 func (it *Interpreter) Get(name string) (any, error) {
 	v, ok := it.in.Lookup(name)
 	if !ok {
@@ -82,12 +92,21 @@ func (it *Interpreter) Get(name string) (any, error) {
 // Eval runs src and returns the value of its last statement when that is
 // an expression (converted as Get does), or nil.
 func (it *Interpreter) Eval(src string) (any, error) {
+	return it.EvalContext(it.in.Options().Context, src)
+}
+
+// EvalContext is Eval under ctx: when ctx is cancelled or its deadline
+// passes, the running statement (a fit, a test) stops and the error
+// satisfies errors.Is(err, context.Canceled) or
+// errors.Is(err, context.DeadlineExceeded). The interpreter stays usable,
+// with the names bound before the interruption.
+func (it *Interpreter) EvalContext(ctx context.Context, src string) (any, error) {
 	it.n++
 	name := "<eval>"
 	if it.n > 1 {
 		name = "<eval " + itoa(it.n) + ">"
 	}
-	v, err := it.in.Eval(name, src)
+	v, err := it.in.EvalContext(ctx, name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +122,21 @@ func (it *Interpreter) EvalFile(path string) error {
 	_, err := it.in.EvalFile(path)
 	return err
 }
+
+// EvalFileContext is EvalFile under ctx, as EvalContext is Eval.
+func (it *Interpreter) EvalFileContext(ctx context.Context, path string) error {
+	_, err := it.in.EvalFileContext(ctx, path)
+	return err
+}
+
+// Posterior is what Get returns for the result of sample: the draws of every
+// parameter on the constrained scale, chain by chain, with the sampler's
+// statistics per draw and its adaptation, and the summary.
+type Posterior = model.GoPosterior
+
+// Summary is what Get returns for the result of summary (and the Summary of
+// a Posterior): per-parameter statistics, diagnostics and warnings.
+type Summary = hmc.Summary
 
 // Check parses and checks src without running it.
 func (it *Interpreter) Check(src string) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,5 +224,85 @@ model m {
 	}
 	if err == nil || !strings.Contains(err.Error(), "error: sample: interrupted") {
 		t.Errorf("the user reads %v, want sample: interrupted", err)
+	}
+}
+
+// TestEvalContextDeadlineKeepsInterpreter: a call whose deadline passes stops
+// with an error that is context.DeadlineExceeded, and the interpreter keeps
+// working (and keeps what was bound before the interruption).
+func TestEvalContextDeadlineKeepsInterpreter(t *testing.T) {
+	in := kml.New(kml.Stdout(&bytes.Buffer{}))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := in.EvalContext(ctx, `let before = 41
+model m {
+  w[200] ~ normal(0, 1)
+}
+let p = sample(m, warmup: 100000, draws: 100000)`)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want an error that is context.DeadlineExceeded", err)
+	}
+	v, err := in.Eval("before + 1")
+	if err != nil || v.(float64) != 42 {
+		t.Errorf("after the interruption: %v, %v", v, err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if _, err := in.EvalContext(ctx2, `sample(m, draws: 10)`); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: got %v", err)
+	}
+	if v, err := in.EvalContext(context.Background(), "before"); err != nil || v.(float64) != 41 {
+		t.Errorf("after a cancelled call: %v, %v", v, err)
+	}
+}
+
+// TestGetPosteriorAndSummary: Get gives a posterior and a summary as typed Go
+// values whose numbers agree with what the language reports.
+func TestGetPosteriorAndSummary(t *testing.T) {
+	in := kml.New(kml.Stdout(&bytes.Buffer{}))
+	_, err := in.Eval(`model m {
+  a ~ normal(1, 2)
+  w[2] ~ normal(0, 1)
+}
+let post = sample(m, chains: 2, warmup: 200, draws: 150, seed: 4)
+let s = summary(post)
+let amean = mean(post.a)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := in.Get("post")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := v.(*kml.Posterior)
+	if !ok {
+		t.Fatalf("Get(post) is %T", v)
+	}
+	if !reflect.DeepEqual(p.Names, []string{"a", "w.1", "w.2"}) || len(p.Draws) != 2 || len(p.Draws[0]) != 150 || len(p.Draws[0][0]) != 3 {
+		t.Fatalf("names %v, draws %d×%d", p.Names, len(p.Draws), len(p.Draws[0]))
+	}
+	if len(p.Chains) != 2 || len(p.Chains[1].LP) != 150 || p.Chains[0].Epsilon <= 0 || p.Warmup != 200 {
+		t.Errorf("sampler statistics: %d chains, %d lp__, step size %v, warmup %d", len(p.Chains), len(p.Chains[1].LP), p.Chains[0].Epsilon, p.Warmup)
+	}
+	sum := 0.0
+	for _, ch := range p.Draws {
+		for _, d := range ch {
+			sum += d[0]
+		}
+	}
+	amean, _ := in.Get("amean")
+	if got := sum / 300; math.Abs(got-amean.(float64)) > 1e-12 {
+		t.Errorf("mean of a from Go %v, from KML %v", got, amean)
+	}
+	sv, err := in.Get("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := sv.(*kml.Summary)
+	if !ok || len(s.Params) != 3 || s.Params[0].Name != "a" || s.Chains != 2 {
+		t.Fatalf("Get(s) = %#v", sv)
+	}
+	if math.Abs(s.Params[0].Mean-amean.(float64)) > 1e-12 {
+		t.Errorf("summary mean %v, KML mean %v", s.Params[0].Mean, amean)
 	}
 }

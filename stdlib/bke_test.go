@@ -221,28 +221,5 @@ model m {
   x ~ bke(k, noise: tau2 / 2, landmarks: z)
 }
 `)
-	m := lookup[*eval.Model](t, in, "m")
-	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c.NewDensityFor(in)
-	q := []float64{0.2, -0.4, 0.3, -0.1}
-	grad := make([]float64, 4)
-	if _, err := d.LogDensity(grad, q); err != nil {
-		t.Fatal(err)
-	}
-	for i := range q {
-		h := 1e-5
-		qp := append([]float64(nil), q...)
-		qm := append([]float64(nil), q...)
-		qp[i] += h
-		qm[i] -= h
-		fp, _ := d.Value(qp)
-		fm, _ := d.Value(qm)
-		want := (fp - fm) / (2 * h)
-		if math.Abs(grad[i]-want) > 1e-5*math.Max(1, math.Abs(want)) {
-			t.Errorf("%s: gradient %v, finite differences %v", c.Names()[i], grad[i], want)
-		}
-	}
+	checkModelGradient(t, in, "m", 1e-5, []float64{0.2, -0.4, 0.3, -0.1})
 }

@@ -11,19 +11,25 @@ import (
 
 // familyDocs describes each family's parameterisation for `:help`.
 var familyDocs = map[string]string{
-	"normal":          "Normal distribution with mean mu and standard deviation sigma > 0.",
-	"lognormal":       "Log-normal: log(x) ~ normal(mu, sigma); support x > 0.",
-	"gamma":           "Gamma with shape alpha > 0 and rate beta > 0 (as in Stan); mean alpha/beta.",
-	"inv_gamma":       "Inverse gamma with shape alpha > 0 and scale beta > 0; 1/x ~ gamma(alpha, beta).",
-	"exponential":     "Exponential with rate beta > 0; mean 1/beta.",
-	"beta":            "Beta with shapes a > 0, b > 0 on (0, 1).",
-	"uniform":         "Uniform on (lo, hi).",
-	"half_normal":     "Half-normal: |y| for y ~ normal(0, sigma); support x ≥ 0.",
-	"half_cauchy":     "Half-Cauchy: |y| for y ~ cauchy(0, sigma); support x ≥ 0.",
-	"cauchy":          "Cauchy with location mu and scale sigma > 0.",
-	"student_t":       "Student's t with nu > 0 degrees of freedom, location mu and scale sigma > 0.",
-	"laplace":         "Laplace (double exponential) with location mu and scale b > 0.",
-	"bernoulli_logit": "Bernoulli on {0, 1} with P(x = 1) = logistic(alpha).",
+	"normal":             "Normal distribution with mean mu and standard deviation sigma > 0.",
+	"lognormal":          "Log-normal: log(x) ~ normal(mu, sigma); support x > 0.",
+	"gamma":              "Gamma with shape alpha > 0 and rate beta > 0 (as in Stan); mean alpha/beta.",
+	"inv_gamma":          "Inverse gamma with shape alpha > 0 and scale beta > 0; 1/x ~ gamma(alpha, beta).",
+	"exponential":        "Exponential with rate beta > 0; mean 1/beta.",
+	"beta":               "Beta with shapes a > 0, b > 0 on (0, 1).",
+	"uniform":            "Uniform on (lo, hi).",
+	"half_normal":        "Half-normal: |y| for y ~ normal(0, sigma); support x ≥ 0.",
+	"half_cauchy":        "Half-Cauchy: |y| for y ~ cauchy(0, sigma); support x ≥ 0.",
+	"cauchy":             "Cauchy with location mu and scale sigma > 0.",
+	"student_t":          "Student's t with nu > 0 degrees of freedom, location mu and scale sigma > 0.",
+	"laplace":            "Laplace (double exponential) with location mu and scale b > 0.",
+	"bernoulli_logit":    "Bernoulli on {0, 1} with P(x = 1) = logistic(alpha).",
+	"poisson":            "Poisson counts with rate lambda ≥ 0.",
+	"poisson_log":        "Poisson counts with log rate eta: poisson(exp(eta)), computed on the log scale.",
+	"binomial":           "Binomial: successes in n trials (a whole number ≥ 0) with success probability p in [0, 1].",
+	"binomial_logit":     "Binomial with success probability logistic(alpha), computed on the log-odds scale.",
+	"neg_binomial_2":     "Negative binomial counts with mean mu > 0 and dispersion phi > 0: variance mu + mu²/phi (Stan's neg_binomial_2).",
+	"neg_binomial_2_log": "Negative binomial with log mean eta and dispersion phi > 0: neg_binomial_2(exp(eta), phi).",
 }
 
 func init() {
@@ -76,7 +82,7 @@ func init() {
 		})
 
 	eval.Register("logpdf(d, x)",
-		"The log density (log mass for bernoulli_logit) of distribution d at x, elementwise over a vector or matrix. For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
+		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
 			if _, ok := a.Value("d").(*densityVal); ok {
 				return densityLogPDF(a, "d", "x")
@@ -87,7 +93,7 @@ func init() {
 				return nil, err
 			}
 			return d.LogPDF(a.PosOf("x"), x)
-		})
+		}).AD = true
 }
 
 // distribution is an argument that must be a distribution value.
@@ -113,6 +119,8 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 		v := a.Value(n)
 		switch v.(type) {
 		case eval.Num, *eval.ADNum, *eval.Vec, *eval.ADVec:
+		case model.Latent:
+			// A latent GP as the location: the model integrates it out.
 		case *eval.Mat:
 			xs, ok := eval.ToFloats(v)
 			if !ok {

@@ -15,10 +15,10 @@ func init() {
 	eval.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?)`,
 		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
 		sampleBuiltin)
-	eval.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?)`,
-		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm.`,
+	eval.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb")`,
+		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: "vb", the approximation of "ml" for non-Gaussian observations (the variational bound; "laplace" is not available in this version). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective and model, for predict.`,
 		optimizeBuiltin)
-	eval.Register(`profile(m, objective = "map", **)`,
+	eval.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", **)`,
 		`The log density of model m along a grid: profile(m, ell: logspace(-2, 2, 100), tau2: 1). One parameter takes a vector (the grid); others take values; parameters left out are maximised at each grid point (a profile likelihood). objective: "map" (log prior + log likelihood) or "ml" (log likelihood alone). Returns a record {NAME: grid, logp: values} that plot draws.`,
 		profileBuiltin)
 	eval.Register(`summary(post)`,
@@ -31,7 +31,7 @@ func init() {
 			return &model.SummaryVal{S: p.Summary}, nil
 		})
 	eval.Register(`draws(post, name)`,
-		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME.`,
+		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,
 		func(a *eval.Args) (eval.Value, error) {
 			var p posteriorArg
 			var name string
@@ -40,7 +40,7 @@ func init() {
 			}
 			v, ok := p.Attr(name)
 			if !ok {
-				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s", name, strings.Join(p.AttrNames(), ", "))
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, strings.Join(p.AttrNames(), ", "), strings.Join(model.SamplerColumns, ", "))
 			}
 			return v, nil
 		})
@@ -54,10 +54,13 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 	return recordValues(a, "fix")
 }
 
-func objectiveTerms(a *eval.Args) (model.Terms, error) {
+func objectiveTerms(a *eval.Args, m *eval.Model) (model.Terms, error) {
 	var obj string
 	if err := a.Unpack("objective", &obj); err != nil {
 		return model.Terms{}, err
+	}
+	if model.HasLatent(m) {
+		return latentTerms(a, obj)
 	}
 	switch obj {
 	case "map":
@@ -194,7 +197,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	m := marg.Model
-	terms, err := objectiveTerms(a)
+	terms, err := objectiveTerms(a, m)
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +219,9 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	s := inference.Settings{Starts: starts, Seed: seed}
+	if model.HasLatent(m) {
+		s.GradTol = gpGradTol
+	}
 	if a.Value("init") != nil {
 		vals, err := recordValues(a, "init")
 		if err != nil {
@@ -232,6 +238,10 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	for _, w := range opt.Warnings {
 		th.Interp().Warn(a.Pos, w)
 	}
+	if model.HasLatent(m) {
+		obj, _ := a.Str("objective")
+		opt.Values.Set("objective", eval.Str(obj)).Set("model", m)
+	}
 	return opt.Values, nil
 }
 
@@ -242,7 +252,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	m := marg.Model
-	terms, err := objectiveTerms(a)
+	terms, err := objectiveTerms(a, m)
 	if err != nil {
 		return nil, err
 	}

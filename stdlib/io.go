@@ -17,6 +17,7 @@ import (
 
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 )
 
 // CSVWriter is a value that save writes as CSV (a posterior's draws).
@@ -28,14 +29,14 @@ func init() {
 	eval.Register("print(values...)",
 		"Writes its arguments on one line, separated by spaces (strings without quotes; a matrix on lines of its own); under `kml run --json`, each argument as one line of JSON.",
 		printBuiltin)
-	eval.Register("read_csv(path, columns?)",
-		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). Errors name the file, line and column.`,
+	eval.Register(`read_csv(path, columns?, missing = "error")`,
+		`Reads a CSV file with a header row into a matrix (one row per observation) of the columns named in columns (a list of strings; all columns when left out). A missing value (an empty cell, NA or NaN) is an error, or with missing: "drop" drops the rows that miss a value in a chosen column. Errors name the file, line and column.`,
 		readCSV)
-	eval.Register("write_csv(value, path, columns?)",
-		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision.",
+	eval.Register("write_csv(value, path, columns?, overwrite = false)",
+		"Writes a matrix (header x1, x2, ... unless columns names them), a vector (header x) or a record of equal-length vectors (the field names as header) as CSV, at full precision. It replaces an existing file only if its name ends in .csv, or with overwrite: true.",
 		writeCSV)
-	eval.Register("save(value, to)",
-		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it).`,
+	eval.Register(`save(value, to, format = "auto")`,
+		`Saves a value: to a .csv file, a matrix, vector or posterior (one row per draw, with chain, draw, the parameters and the sampler's columns); to a .json file, anything (as --json prints it). format: "cmdstan" writes a posterior as CmdStan does, one CSV per chain (to: "out/draws.csv" writes out/draws_1.csv, ...), readable by cmdstanpy, ArviZ and cmdstanr.`,
 		save)
 }
 
@@ -107,10 +108,13 @@ func (c *columnNames) UnpackArg(name string, v eval.Value) error {
 }
 
 func readCSV(a *eval.Args) (eval.Value, error) {
-	var path string
+	var path, missing string
 	var want columnNames
-	if err := a.Unpack("path", &path, "columns?", &want); err != nil {
+	if err := a.Unpack("path", &path, "columns?", &want, "missing", &missing); err != nil {
 		return nil, err
+	}
+	if missing != "error" && missing != "drop" {
+		return nil, a.Errorf("missing", `missing must be "error" or "drop", got %q`, missing)
 	}
 	in := a.Th.Interp()
 	real, err := in.Sandbox().ReadPath(in.BaseDir(), path)
@@ -121,15 +125,18 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
-	m, err := parseCSV(path, data, want)
+	m, err := parseCSV(path, data, want, missing == "drop")
 	if err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
 	return eval.NewMat(m), nil
 }
 
-// parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL.
-func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
+// parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL. With
+// drop, rows missing a value in a wanted column are left out.
+func parseCSV(name string, data []byte, want []string, drop bool) (*mat.Dense, error) {
+	// Excel's "CSV UTF-8" starts with a byte order mark.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
@@ -142,7 +149,11 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 	}
 	index := map[string]int{}
 	for i, h := range header {
-		index[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := index[h]; dup {
+			return nil, fmt.Errorf("%s:1: column %q appears twice in the header (columns %d and %d); rename one", name, h, j+1, i+1)
+		}
+		index[h] = i
 	}
 	var cols []int
 	if want == nil {
@@ -173,13 +184,21 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 		if len(rec) != len(header) {
 			return nil, fmt.Errorf("%s:%d: the row has %d fields but the header has %d", name, line, len(rec), len(header))
 		}
+		start := len(values)
 		for k, c := range cols {
 			cell := strings.TrimSpace(rec[c])
 			_, col := r.FieldPos(c)
 			if cell == "" || strings.EqualFold(cell, "na") || strings.EqualFold(cell, "nan") {
-				return nil, fmt.Errorf("%s:%d:%d: missing value in column %q", name, line, col, want[k])
+				if drop {
+					values = values[:start]
+					break
+				}
+				return nil, fmt.Errorf(`%s:%d:%d: missing value in column %q (read_csv(..., missing: "drop") leaves out incomplete rows)`, name, line, col, want[k])
 			}
 			v, err := strconv.ParseFloat(cell, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("%s:%d:%d: number out of range: %q in column %q", name, line, col, cell, want[k])
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d:%d: not a number: %q in column %q", name, line, col, cell, want[k])
 			}
@@ -188,7 +207,12 @@ func parseCSV(name string, data []byte, want []string) (*mat.Dense, error) {
 			}
 			values = append(values, v)
 		}
-		rows++
+		if len(values) > start {
+			rows++
+		}
+	}
+	if rows == 0 && drop {
+		return nil, fmt.Errorf("%s has no complete rows: every row misses a value", name)
 	}
 	if rows == 0 {
 		return nil, fmt.Errorf("%s has a header but no data rows", name)
@@ -277,7 +301,8 @@ func writePath(a *eval.Args, name string) (string, error) {
 
 func writeCSV(a *eval.Args) (eval.Value, error) {
 	var names columnNames
-	if err := a.Unpack("columns?", &names); err != nil {
+	var overwrite bool
+	if err := a.Unpack("columns?", &names, "overwrite", &overwrite); err != nil {
 		return nil, err
 	}
 	data, err := tableCSV(a.Value("value"), names)
@@ -288,6 +313,14 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A typo or a hostile script must not turn notes.txt into a table.
+	if fi, err := os.Stat(path); err == nil && !overwrite && strings.ToLower(filepath.Ext(path)) != ".csv" {
+		what := "a file that is not .csv"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return nil, a.Errorf("path", "%s is %s; write_csv replaces only .csv files unless overwrite: true", a.Value("path"), what)
+	}
 	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
@@ -295,14 +328,22 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 }
 
 func save(a *eval.Args) (eval.Value, error) {
-	var to string
-	if err := a.Unpack("to", &to); err != nil {
+	var to, format string
+	if err := a.Unpack("to", &to, "format", &format); err != nil {
 		return nil, err
 	}
 	v := a.Value("value")
+	ext := strings.ToLower(filepath.Ext(to))
+	switch format {
+	case "auto":
+	case "cmdstan":
+		return saveCmdStan(a, v, to)
+	default:
+		return nil, a.Errorf("format", `format must be "auto" (by the extension) or "cmdstan", got %q`, format)
+	}
 	var data []byte
 	var err error
-	switch strings.ToLower(filepath.Ext(to)) {
+	switch ext {
 	case ".csv":
 		if cw, ok := v.(CSVWriter); ok {
 			var b bytes.Buffer
@@ -328,6 +369,41 @@ func save(a *eval.Args) (eval.Value, error) {
 	}
 	if err := sandbox.WriteFileAtomic(path, data); err != nil {
 		return nil, a.Errorf("to", "%v", err)
+	}
+	return nil, nil
+}
+
+// saveCmdStan writes one CmdStan CSV per chain, NAME_1.csv ... NAME_K.csv
+// beside to (CmdStan's naming). Every file is rendered and every path
+// checked before the first is written.
+func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
+	post, ok := v.(*model.Posterior)
+	if !ok {
+		return nil, a.Errorf("value", `format: "cmdstan" saves a posterior (the result of sample), got %s`, eval.Describe(v))
+	}
+	if strings.ToLower(filepath.Ext(to)) != ".csv" {
+		return nil, a.Errorf("to", `format: "cmdstan" writes .csv files, got %q`, to)
+	}
+	stem := strings.TrimSuffix(to, filepath.Ext(to))
+	in := a.Th.Interp()
+	paths := make([]string, len(post.Result.Chains))
+	files := make([][]byte, len(paths))
+	for c := range paths {
+		name := fmt.Sprintf("%s_%d.csv", stem, c+1)
+		real, err := in.Sandbox().WritePath(in.BaseDir(), name)
+		if err != nil {
+			return nil, a.Errorf("to", "%v", err)
+		}
+		var b bytes.Buffer
+		if err := post.WriteCmdStan(&b, c, filepath.Base(name)); err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		paths[c], files[c] = real, b.Bytes()
+	}
+	for c, p := range paths {
+		if err := sandbox.WriteFileAtomic(p, files[c]); err != nil {
+			return nil, a.Errorf("to", "%v", err)
+		}
 	}
 	return nil, nil
 }

@@ -84,6 +84,14 @@ func init() {
 		if err := a.Unpack("k", &k, "x", &x, "y?", &y); err != nil {
 			return nil, err
 		}
+		n, _ := x.Dims()
+		m := n
+		if y != nil {
+			m, _ = y.Dims()
+		}
+		if err := a.CheckDense(n, m, "the Gram matrix", "use landmarks(x, m) and gram(k, x, landmarks) for an n×m matrix, or a smaller sample"); err != nil {
+			return nil, err
+		}
 		if y == nil {
 			g, err := kernels.Gram(k.K, x)
 			if err != nil {

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -35,6 +36,8 @@ var unaryFns = []unaryFn{
 	{"cos(x)", "The cosine (radians), elementwise.", math.Cos, func(x float64) float64 { return -math.Sin(x) }},
 	{"tan(x)", "The tangent (radians), elementwise.", math.Tan, func(x float64) float64 { c := math.Cos(x); return 1 / (c * c) }},
 	{"tanh(x)", "The hyperbolic tangent, elementwise.", math.Tanh, func(x float64) float64 { t := math.Tanh(x); return 1 - t*t }},
+	{"logit(p)", "log(p / (1 − p)), elementwise.", func(p float64) float64 { return math.Log(p / (1 - p)) }, func(p float64) float64 { return 1 / (p * (1 - p)) }},
+	{"inv_logit(x)", "1 / (1 + e^−x), the logistic function, elementwise (stable for large |x|).", invLogit, func(x float64) float64 { p := invLogit(x); return p * (1 - p) }},
 	{"lgamma(x)", "The log of the absolute value of the gamma function, elementwise.", func(x float64) float64 {
 		v, _ := math.Lgamma(x)
 		return v
@@ -46,10 +49,21 @@ var unaryFns = []unaryFn{
 
 func init() {
 	for _, u := range unaryFns {
+		arg := u.spec[strings.Index(u.spec, "(")+1 : len(u.spec)-1]
 		b := eval.Register(u.spec, u.doc, func(a *eval.Args) (eval.Value, error) {
-			return elementwise(a, "x", u.f, u.df)
+			return elementwise(a, arg, u.f, u.df)
 		})
 		b.AD = u.df != nil
+	}
+	for _, r := range []struct {
+		spec, doc string
+		f         func(a *eval.Args) (eval.Value, error)
+	}{
+		{"log_sum_exp(x)", "log(Σ e^xᵢ) over a vector, computed without overflow.", logSumExp},
+		{"softmax(x)", "The vector e^xᵢ / Σ e^xⱼ (sums to 1).", func(a *eval.Args) (eval.Value, error) { return softmax(a, false) }},
+		{"log_softmax(x)", "The vector xᵢ − log_sum_exp(x).", func(a *eval.Args) (eval.Value, error) { return softmax(a, true) }},
+	} {
+		eval.Register(r.spec, r.doc, r.f).AD = true
 	}
 	b := eval.Register("atan2(y, x)", "The angle of the point (x, y) in (−π, π], elementwise; a number broadcasts against a vector.", atan2)
 	b.AD = true
@@ -166,4 +180,91 @@ func vector(xs []eval.Value) eval.Value {
 		}
 	}
 	return &eval.ADVec{T: t, Vs: vs}
+}
+
+func invLogit(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// vectorArg reads a vector (on the tape or not) as elements and values.
+func vectorArg(a *eval.Args, name string) ([]eval.Value, []float64, error) {
+	xs, vec, err := elems(a, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !vec {
+		return nil, nil, a.Errorf(name, "%s must be a vector, got %s", name, eval.Describe(a.Value(name)))
+	}
+	fs := make([]float64, len(xs))
+	for i, x := range xs {
+		fs[i], _ = eval.ToFloat(x)
+	}
+	return xs, fs, nil
+}
+
+// lse is log Σ e^xᵢ, shifted by the maximum so that no term overflows.
+func lse(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s)
+}
+
+func logSumExp(a *eval.Args) (eval.Value, error) {
+	xs, fs, err := vectorArg(a, "x")
+	if err != nil {
+		return nil, err
+	}
+	l := lse(fs)
+	// ∂/∂xᵢ = softmax(x)ᵢ.
+	d := make([]float64, len(fs))
+	for i, x := range fs {
+		d[i] = math.Exp(x - l)
+	}
+	return eval.Node(l, xs, d), nil
+}
+
+// softmax is e^xᵢ/Σe^xⱼ, or its log; on the tape each output depends on every
+// input: ∂sᵢ/∂xⱼ = sᵢ(δᵢⱼ − sⱼ), ∂log sᵢ/∂xⱼ = δᵢⱼ − sⱼ.
+func softmax(a *eval.Args, log bool) (eval.Value, error) {
+	xs, fs, err := vectorArg(a, "x")
+	if err != nil {
+		return nil, err
+	}
+	l := lse(fs)
+	s := make([]float64, len(fs))
+	for i, x := range fs {
+		s[i] = math.Exp(x - l)
+	}
+	out := make([]eval.Value, len(fs))
+	d := make([]float64, len(fs))
+	for i := range out {
+		for j := range d {
+			d[j] = -s[j]
+			if i == j {
+				d[j]++
+			}
+			if !log {
+				d[j] *= s[i]
+			}
+		}
+		if log {
+			out[i] = eval.Node(fs[i]-l, xs, d)
+		} else {
+			out[i] = eval.Node(s[i], xs, d)
+		}
+	}
+	return vector(out), nil
 }

@@ -48,16 +48,59 @@ model m {
   a ~ normal(0, 1)
   b ~ normal(0, 1)
   y ~ normal(sin(a * w) + cos(b * w) + tan(a / 3) + tanh(b * w) + atan2(a + w, b) + atan2(b, w) + atan2(a, 1.5), 1)
+  y ~ normal(logit(0.3 + 0.4 * inv_logit(a * w)) + log_sum_exp(a * w + b) + 3 * softmax(b * w + a) - log_softmax(a * w), 1)
 }
 `)
-	m := lookup[*eval.Model](t, in, "m")
+	checkModelGradient(t, in, "m", 1e-6, []float64{0.2, -0.4}, []float64{-1.1, 0.9})
+}
+
+// TestLogitSoftmaxValues compares logit, inv_logit, log_sum_exp, softmax and
+// log_softmax with direct computations, including arguments where the naive
+// formulas overflow.
+func TestLogitSoftmaxValues(t *testing.T) {
+	in, _ := run(t, `
+let l = logit(0.2)
+let il = inv_logit([-800, 0, 2])
+let big = log_sum_exp([1000, 1000])
+let small = log_sum_exp([-1, 0.5, 2])
+let s = softmax([1, 2, 3])
+let ls = log_softmax([1, 2, 3])
+`)
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-14*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("logit(0.2)", float64(lookup[eval.Num](t, in, "l")), math.Log(0.2/0.8))
+	il := lookup[*eval.Vec](t, in, "il").Data
+	near("inv_logit(-800)", il[0], 0)
+	near("inv_logit(0)", il[1], 0.5)
+	near("inv_logit(2)", il[2], 1/(1+math.Exp(-2)))
+	near("log_sum_exp([1000, 1000])", float64(lookup[eval.Num](t, in, "big")), 1000+math.Log(2))
+	near("log_sum_exp([-1, 0.5, 2])", float64(lookup[eval.Num](t, in, "small")), math.Log(math.Exp(-1)+math.Exp(0.5)+math.Exp(2)))
+	z := math.Exp(1) + math.Exp(2) + math.Exp(3)
+	s := lookup[*eval.Vec](t, in, "s").Data
+	ls := lookup[*eval.Vec](t, in, "ls").Data
+	for i := range s {
+		near("softmax", s[i], math.Exp(float64(i+1))/z)
+		near("log_softmax", ls[i], float64(i+1)-math.Log(z))
+	}
+}
+
+// checkModelGradient compares the gradient of model name's log density (on
+// the unconstrained scale, Jacobians included) with central finite
+// differences at each point, to relative tolerance tol.
+func checkModelGradient(t *testing.T, in *eval.Interpreter, name string, tol float64, points ...[]float64) {
+	t.Helper()
+	m := lookup[*eval.Model](t, in, name)
 	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := c.NewDensityFor(in)
-	for _, q := range [][]float64{{0.2, -0.4}, {-1.1, 0.9}} {
-		grad := make([]float64, 2)
+	for _, q := range points {
+		grad := make([]float64, len(q))
 		if _, err := d.LogDensity(grad, q); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +113,7 @@ model m {
 			fp, _ := d.Value(qp)
 			fm, _ := d.Value(qm)
 			want := (fp - fm) / (2 * h)
-			if math.Abs(grad[i]-want) > 1e-6*math.Max(1, math.Abs(want)) {
+			if math.Abs(grad[i]-want) > tol*math.Max(1, math.Abs(want)) {
 				t.Errorf("at %v, %s: gradient %v, finite differences %v", q, c.Names()[i], grad[i], want)
 			}
 		}

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/chzyer/readline"
 
@@ -21,20 +23,21 @@ import (
 )
 
 // version is the release of this command.
-const version = "0.1.0"
+const version = eval.Version
 
 // Exit statuses.
 const (
 	exitOK      = 0
 	exitRuntime = 1
-	exitStatic  = 2 // syntax, check or usage errors
+	exitStatic  = 2   // syntax, check or usage errors
+	exitSignal  = 130 // interrupted by SIGINT or SIGTERM, as a shell reports it
 )
 
 const usage = `KML — a language for Bayesian kernel methods.
 
 Usage:
-  kml run FILE.kml [--seed N] [--json]   run a program
-  kml check FILE.kml                     parse and check without running
+  kml run FILE.kml [--seed N] [--json] [--allow DIR]... [--max-memory SIZE]   run a program
+  kml check FILE.kml                                       parse and check without running
   kml repl                               the interactive prompt (also: kml on a terminal)
   kml version                            print the version
   kml help                               print this help
@@ -42,8 +45,14 @@ Usage:
 run options:
   --seed N   seed for random functions called without seed: (default 1)
   --json     print writes each argument as a line of JSON
+  --allow DIR  let the script read and write DIR too (repeatable); by default
+               it may use only its own directory and what is below it
+  --max-memory SIZE  the most one dense result (a Gram matrix, a product)
+               may take, e.g. 2GB (default half the machine's memory)
 
-Exit status: 0 success, 1 runtime error, 2 syntax, check or usage error.
+Exit status: 0 success, 1 runtime error (also a file that cannot be read),
+2 syntax, check or usage error,
+130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported).
 `
 
 func main() {
@@ -97,23 +106,39 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	return exitStatic
 }
 
-// runOptions parses `FILE [--seed N] [--json]` in any order.
+// runOptions parses `FILE [--seed N] [--json] [--allow DIR]...` in any
+// order, and grants the script its own directory and the --allow ones.
 func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool) (file string, opts eval.Options, ok bool) {
+	var allowed []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case allowRunFlags && strings.HasPrefix(a, "-") && name == "json":
-			opts.JSON = true
-		case allowRunFlags && strings.HasPrefix(a, "-") && name == "seed":
-			if !hasVal {
-				if i+1 >= len(args) {
-					fmt.Fprintf(stderr, "error: --seed needs a number\n")
-					return "", opts, false
-				}
-				i++
-				val = args[i]
+		flag := strings.HasPrefix(a, "-")
+		if flag && !hasVal && (name == "seed" || name == "allow" || name == "max-memory") && allowRunFlags {
+			if i+1 >= len(args) {
+				fmt.Fprintf(stderr, "error: --%s needs a value\n", name)
+				return "", opts, false
 			}
+			i++
+			val = args[i]
+		}
+		switch {
+		case allowRunFlags && flag && name == "max-memory":
+			n, err := eval.ParseBytes(val)
+			if err != nil {
+				fmt.Fprintf(stderr, "error: --max-memory: %v\n", err)
+				return "", opts, false
+			}
+			opts.MaxMemory = n
+		case allowRunFlags && flag && name == "json":
+			opts.JSON = true
+		case allowRunFlags && flag && name == "allow":
+			if fi, err := os.Stat(val); err != nil || !fi.IsDir() {
+				fmt.Fprintf(stderr, "error: --allow %s: not a directory\n", val)
+				return "", opts, false
+			}
+			allowed = append(allowed, val)
+		case allowRunFlags && flag && name == "seed":
 			seed, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
 				fmt.Fprintf(stderr, "error: --seed needs a whole number ≥ 0, got %q\n", val)
@@ -134,15 +159,12 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 		fmt.Fprintf(stderr, "error: kml %s needs a file: kml %s FILE.kml\n", cmd, cmd)
 		return "", opts, false
 	}
-	return file, opts, true
-}
-
-// grants lets a script use its own directory and the working directory.
-func grants(file string, opts *eval.Options) {
+	// The script's own directory only: running a downloaded script from the
+	// home directory must not let it write there.
 	dir, _ := filepath.Abs(filepath.Dir(file))
-	wd, _ := os.Getwd()
-	opts.Dirs = []string{dir, wd}
+	opts.Dirs = append([]string{dir}, allowed...)
 	opts.BaseDir = dir
+	return file, opts, true
 }
 
 func runFile(args []string, stdout, stderr io.Writer) int {
@@ -150,12 +172,36 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitStatic
 	}
-	grants(file, &opts)
 	opts.Stdout, opts.Stderr = stdout, stderr
-	opts.Progress = terminal(stderr)
+	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
+	ctx, stop := interruptible()
+	defer stop()
+	opts.Context = ctx
 	in := eval.New(opts)
 	_, err := in.EvalFile(file)
 	return report(in, err, stderr)
+}
+
+// interruptible is a context cancelled by the first SIGINT or SIGTERM, so a
+// running fit stops at its next check and the script ends with the
+// statement's position. A second signal, once the first has been taken,
+// kills the process as usual.
+func interruptible() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		cancel()
+	}
 }
 
 func checkFile(args []string, stdout, stderr io.Writer) int {
@@ -163,7 +209,6 @@ func checkFile(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitStatic
 	}
-	grants(file, &opts)
 	opts.Stdout, opts.Stderr = stdout, stderr
 	in := eval.New(opts)
 	return report(in, in.CheckFile(file), stderr)
@@ -177,16 +222,15 @@ func report(in *eval.Interpreter, err error, stderr io.Writer) int {
 	var list ast.ErrorList
 	var one *ast.Error
 	switch {
+	case errors.Is(err, context.Canceled):
+		in.Sources().Print(stderr, err)
+		return exitSignal
 	case errors.As(err, &list):
 		in.Sources().Print(stderr, err)
 		return exitStatic
 	case errors.As(err, &one):
 		in.Sources().Print(stderr, err)
 		return exitRuntime
-	case errors.As(err, new(*fs.PathError)):
-		// The file could not be read: a usage error, like a missing argument.
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitStatic
 	}
 	fmt.Fprintf(stderr, "error: %v\n", err)
 	return exitRuntime

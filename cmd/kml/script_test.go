@@ -126,13 +126,13 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// A file that cannot be read is a usage error (status 2), whatever the
-// reason.
-func TestUnreadableFileIsUsageError(t *testing.T) {
+// A file that cannot be read is a run-time failure (status 1), whatever
+// the reason: the command line itself was well formed.
+func TestUnreadableFileIsRuntimeError(t *testing.T) {
 	for _, path := range []string{filepath.Join(t.TempDir(), "missing.kml"), t.TempDir()} {
 		var stdout, stderr bytes.Buffer
-		if status := run([]string{"run", path}, strings.NewReader(""), &stdout, &stderr); status != 2 {
-			t.Errorf("kml run %s: status %d, want 2 (%s)", path, status, stderr.String())
+		if status := run([]string{"run", path}, strings.NewReader(""), &stdout, &stderr); status != exitRuntime || !strings.HasPrefix(stderr.String(), "error: ") {
+			t.Errorf("kml run %s: status %d, want 1 (%s)", path, status, stderr.String())
 		}
 	}
 }

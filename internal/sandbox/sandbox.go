@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,7 +18,8 @@ type Sandbox struct {
 }
 
 // NewSandbox grants dirs (and everything below them). Directories that do
-// not exist are ignored.
+// not exist are ignored, and a directory granted twice (or through a link)
+// is kept once.
 func NewSandbox(dirs ...string) *Sandbox {
 	s := &Sandbox{}
 	for _, d := range dirs {
@@ -29,7 +31,9 @@ func NewSandbox(dirs ...string) *Sandbox {
 		if err != nil {
 			continue
 		}
-		s.dirs = append(s.dirs, real)
+		if !slices.Contains(s.dirs, real) {
+			s.dirs = append(s.dirs, real)
+		}
 	}
 	return s
 }
@@ -39,7 +43,12 @@ func (s *Sandbox) Dirs() []string { return s.dirs }
 
 func (s *Sandbox) inside(real string) bool {
 	for _, d := range s.dirs {
-		if real == d || strings.HasPrefix(real, d+string(filepath.Separator)) {
+		// A root ("/") already ends in the separator.
+		prefix := d
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			prefix += string(filepath.Separator)
+		}
+		if real == d || strings.HasPrefix(real, prefix) {
 			return true
 		}
 	}

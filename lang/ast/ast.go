@@ -105,6 +105,16 @@ type Assign struct {
 	Value Expr
 }
 
+// Target is `target += VALUE` inside a model: VALUE (a number, or a vector
+// whose sum is meant) is added to the log density.
+type Target struct {
+	At    Pos // the +=
+	Value Expr
+}
+
+func (s *Target) Pos() Pos { return s.At }
+func (*Target) stmtNode()  {}
+
 func (s *Let) Pos() Pos      { return s.At }
 func (s *Fn) Pos() Pos       { return s.At }
 func (s *Model) Pos() Pos    { return s.At }

@@ -35,6 +35,8 @@ func Inspect(n Node, f func(Node) bool) {
 	case *Assign:
 		Inspect(n.Name, f)
 		Inspect(n.Value, f)
+	case *Target:
+		Inspect(n.Value, f)
 	case *Vector:
 		for _, e := range n.Elems {
 			Inspect(e, f)

@@ -157,7 +157,13 @@ func (c *Checker) importFile(s *ast.Import, scope *Scope) {
 		c.exports[key] = exports
 	}
 	for _, b := range exports {
-		if old := scope.Local(b.Name); old != nil && old.Kind != Builtin {
+		old := scope.Local(b.Name)
+		if old == b {
+			// The same definition reached twice (a file imported again, or
+			// through two files that import it: a diamond) is one name.
+			continue
+		}
+		if old != nil && old.Kind != Builtin {
 			c.errs.Add(s.Path.At, "%q from %s is already defined at %s", b.Name, s.Path.Value, shortPos(old.Pos, s.Path.At))
 			continue
 		}

@@ -51,8 +51,10 @@ func (c *Checker) model(m *ast.Model, outer *Scope) {
 		case *ast.Assign:
 			c.expr(s.Value, scope)
 			c.declare(scope, outer, &Binding{Name: s.Name.Name, Kind: Derived, Pos: s.Name.At})
+		case *ast.Target:
+			c.expr(s.Value, scope)
 		default:
-			c.errs.Add(s.Pos(), "a model holds only `~` and `=` statements")
+			c.errs.Add(s.Pos(), "a model holds only `~`, `=` and `target +=` statements")
 		}
 	}
 }

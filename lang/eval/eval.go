@@ -223,6 +223,11 @@ func (th *Thread) binary(e *ast.Binary, env *Env) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.Op == "@" {
+		if err := th.checkMatmul(e.OpPos, x, y); err != nil {
+			return nil, err
+		}
+	}
 	return Binary(e.OpPos, e.Op, x, y)
 }
 

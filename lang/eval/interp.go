@@ -20,6 +20,9 @@ import (
 // unless the user asks otherwise.
 const DefaultSeed = 1
 
+// Version is KML's release, recorded in the files it writes.
+const Version = "0.1.0"
+
 // Options configure an Interpreter. The zero value works: output to
 // os.Stdout and os.Stderr, DefaultSeed, no file access, no cancellation.
 type Options struct {
@@ -39,6 +42,9 @@ type Options struct {
 	JSON bool
 	// Progress lets samplers draw progress bars on Stderr.
 	Progress bool
+	// MaxMemory bounds the bytes of one dense result (a Gram matrix, a
+	// matrix product); default DefaultMemoryBudget, half the machine's memory.
+	MaxMemory int64
 	// Registry supplies the builtins; default Builtins.
 	Registry *Registry
 }
@@ -78,6 +84,9 @@ func New(opts Options) *Interpreter {
 	}
 	if opts.BaseDir == "" {
 		opts.BaseDir, _ = os.Getwd()
+	}
+	if opts.MaxMemory <= 0 {
+		opts.MaxMemory = DefaultMemoryBudget()
 	}
 	reg := opts.Registry
 	if reg == nil {

@@ -17,6 +17,8 @@ type Model struct {
 	Params []ModelParam
 	// Observations counts the `DATA ~ DIST` statements.
 	Observations int
+	// Latents names the latent functions, `f ~ gp(X, KERNEL)`.
+	Latents []string
 }
 
 // ModelParam is one declared parameter: a scalar (Size 0) or a vector.
@@ -99,13 +101,13 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, Describe(v))
 			}
 			if k > MaxParamSize {
-				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, Describe(v), MaxParamSize)
+				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, FormatNumber(float64(k)), MaxParamSize)
 			}
 			m.Params = append(m.Params, ModelParam{Name: t.Name.Name, Size: int(k), Pos: t.Name.At, Stmt: t})
 		case ast.Observe:
 			m.Observations++
 		case ast.Latent:
-			return nil, ast.Errorf(t.At, "latent GP functions (`%s ~ gp(...)`) are not available yet in this version of KML", t.Name.Name)
+			m.Latents = append(m.Latents, t.Name.Name)
 		}
 	}
 	return m, nil

@@ -49,7 +49,7 @@ type gImport struct {
 	Path *gString `parser:"\"import\" @@"`
 }
 
-// gSimple is an expression, `LHS ~ DIST` or `NAME = VALUE`; lowering says
+// gSimple is an expression, `LHS ~ DIST`, `NAME = VALUE` or `target += EXPR`; lowering says
 // which are allowed where.
 type gSimple struct {
 	Pos  lexer.Position
@@ -59,7 +59,7 @@ type gSimple struct {
 
 type gSimpleRest struct {
 	Pos lexer.Position
-	Op  string `parser:"@( \"~\" | \"=\" )"`
+	Op  string `parser:"@( \"~\" | \"=\" | \"+=\" )"`
 	RHS *gExpr `parser:"@@"`
 }
 

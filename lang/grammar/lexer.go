@@ -36,7 +36,7 @@ func IsKeyword(name string) bool { return keywords[name] }
 var continuers = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "@": true,
 	"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
-	"&&": true, "||": true, "!": true, "~": true, "=": true, ",": true, ":": true, ".": true,
+	"&&": true, "||": true, "!": true, "~": true, "=": true, "+=": true, ",": true, ":": true, ".": true,
 	"if": true, "then": true, "else": true,
 }
 
@@ -204,7 +204,7 @@ func (s *scanner) emit(typ lexer.TokenType, start mark, n int) {
 	s.toks = append(s.toks, token{typ: int8(typ), off: int32(start.off), n: int32(n), line: int32(start.line), col: int32(start.col)})
 }
 
-var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||"}
+var twoCharOps = []string{"==", "!=", "<=", ">=", "&&", "||", "+="}
 
 func (s *scanner) run() {
 	for s.off < len(s.src) {

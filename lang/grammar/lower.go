@@ -90,7 +90,7 @@ func (l *lowerer) simple(g *gSimple, top bool) ast.Stmt {
 	lhs := l.expr(g.LHS)
 	if g.Rest == nil {
 		if !top {
-			l.errs.Add(lhs.Pos(), "a model holds only `NAME ~ DIST`, `DATA ~ DIST` and `NAME = EXPR` statements")
+			l.errs.Add(lhs.Pos(), "a model holds only `NAME ~ DIST`, `DATA ~ DIST`, `NAME = EXPR` and `target += EXPR` statements")
 			return nil
 		}
 		return &ast.ExprStmt{X: lhs}
@@ -98,6 +98,16 @@ func (l *lowerer) simple(g *gSimple, top bool) ast.Stmt {
 	rhs := l.expr(g.Rest.RHS)
 	at := l.pos(g.Rest.Pos)
 	switch g.Rest.Op {
+	case "+=":
+		if id, ok := lhs.(*ast.Ident); !ok || id.Name != "target" {
+			l.errs.Add(at, "only `target += EXPR` adds to something; KML has no other `+=`")
+			return nil
+		}
+		if top {
+			l.errs.Add(at, "`target += EXPR` belongs inside a model: it adds to the model's log density")
+			return nil
+		}
+		return &ast.Target{At: at, Value: rhs}
 	case "~":
 		if top {
 			l.errs.Add(at, "`~` statements belong inside a model: `model NAME { ... }`")

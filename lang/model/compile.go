@@ -21,6 +21,10 @@ type Terms struct {
 	// the unconstrained scale; false for MAP on the constrained scale and
 	// for logp).
 	Jacobian bool
+	// Latent says how observations of a latent function (`f ~ gp(...)`)
+	// enter: the objective of the paper's taxonomy; the zero value is the
+	// log marginal likelihood.
+	Latent Objective
 }
 
 // Compiled is a model turned into a log density of its free parameters on

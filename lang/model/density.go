@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/kml-lang/kml/lang/ast"
@@ -21,6 +22,15 @@ type Density struct {
 	// families, when non-nil, collects the observation families as
 	// evaluated (Families).
 	families *[]Family
+	// derived, when non-nil, collects the numeric derived quantities
+	// (Derived); the run then skips the priors and observations.
+	derived *[]DerivedValue
+	// latents, when non-nil, collects the observations of latent
+	// functions (LatentObservations).
+	latents *[]LatentObservation
+	// observed holds the latent functions observed so far in this run: a
+	// second observation of one would be a second, independent marginal.
+	observed map[Latent]bool
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -69,6 +79,19 @@ func (d *Density) Families(q []float64) ([]Family, error) {
 	return out, nil
 }
 
+// LatentObservations evaluates the model at q and returns the observations
+// of latent functions as they resolve there, in statement order (predict
+// reads the kernel and the likelihood's parameters from them).
+func (d *Density) LatentObservations(q []float64) ([]LatentObservation, error) {
+	var out []LatentObservation
+	d.latents = &out
+	defer func() { d.latents = nil }()
+	if _, err := d.run(q, nil, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // run evaluates the model at q. With first set it also fixes each free
 // parameter's transform from its prior's support.
 func (d *Density) run(q, grad []float64, first bool) (float64, error) {
@@ -80,6 +103,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		d.in = append(d.in, t.Input(x))
 	}
 	env := eval.NewEnv(c.Model.Env())
+	clear(d.observed)
 	var terms []ad.Var
 	constant := 0.0
 	add := func(v eval.Value) {
@@ -99,9 +123,44 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				return 0, err
 			}
 			env.Define(st.Name.Name, v)
+			if d.derived != nil {
+				if xs, vec, ok := numbers(v); ok {
+					*d.derived = append(*d.derived, DerivedValue{Name: st.Name.Name, Values: xs, Vector: vec})
+				}
+			}
+		case *ast.Target:
+			// target += counts with the observations (in loglik and in an
+			// "ml" objective too): it is how a likelihood without a family
+			// is written.
+			if !c.Terms.Likelihood || d.derived != nil {
+				continue
+			}
+			v, err := th.Expr(st.Value, env)
+			if err != nil {
+				return 0, err
+			}
+			lp, err := targetTerm(t, v)
+			if err != nil {
+				return 0, ast.Errorf(st.Value.Pos(), "%v", err)
+			}
+			if math.IsInf(t.Value(lp), -1) && !first {
+				return math.Inf(-1), zero(grad)
+			}
+			terms = append(terms, lp)
 		case *ast.Tilde:
+			if st.Kind == ast.Latent {
+				v, err := th.Expr(st.Dist, env)
+				if err != nil {
+					return 0, err
+				}
+				if _, ok := v.(Latent); !ok {
+					return 0, ast.Errorf(st.Dist.Pos(), "the right of `%s ~` must be gp(X, KERNEL), got %s", st.Name.Name, eval.Describe(v))
+				}
+				env.Define(st.Name.Name, v)
+				continue
+			}
 			if st.Kind == ast.Observe {
-				if !c.Terms.Likelihood && !first {
+				if !c.Terms.Likelihood && !first || d.derived != nil {
 					continue
 				}
 				lp, err := d.observe(st, env)
@@ -122,7 +181,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			s := c.byStmt[st]
 			var prior *DistVal
-			if c.Terms.Prior || first {
+			if (c.Terms.Prior || first) && d.derived == nil {
 				var err error
 				if prior, err = d.prior(st, env, s, first); err != nil {
 					return 0, err
@@ -139,7 +198,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				}
 			}
 			env.Define(s.param.Name, x)
-			if c.Terms.Prior {
+			if c.Terms.Prior && d.derived == nil {
 				lp, err := prior.logDensity(t, x, s.param.Name)
 				var se *SupportError
 				if errors.As(err, &se) && s.off < 0 {
@@ -167,6 +226,32 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		}
 	}
 	return total, nil
+}
+
+// targetTerm is the tape node of a `target +=` value: a number, or the sum
+// of a vector.
+func targetTerm(t *ad.Tape, v eval.Value) (ad.Var, error) {
+	var out ad.Var
+	switch v := v.(type) {
+	case eval.Num:
+		out = t.Input(float64(v))
+	case *eval.ADNum:
+		out = v.V
+	case *eval.Vec:
+		s := 0.0
+		for _, x := range v.Data {
+			s += x
+		}
+		out = t.Input(s)
+	case *eval.ADVec:
+		out = t.Sum(v.Vs)
+	default:
+		return 0, fmt.Errorf("target += needs a number or a vector (its sum is added), got %s", eval.Describe(v))
+	}
+	if x := t.Value(out); math.IsNaN(x) || math.IsInf(x, 1) {
+		return 0, fmt.Errorf("target += got %v; the log density must be a number below +Inf", x)
+	}
+	return out, nil
 }
 
 // zero clears a gradient, if there is one, and returns nil.
@@ -269,6 +354,29 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	what := ast.Format(st.LHS)
 	switch r := rhs.(type) {
 	case *DistVal:
+		for i, p := range r.Params {
+			if lat, ok := p.(Latent); ok {
+				if d.observed[lat] {
+					return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+				}
+				if d.observed == nil {
+					d.observed = map[Latent]bool{}
+				}
+				d.observed[lat] = true
+				if d.latents != nil {
+					*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
+				}
+				lp, err := lat.LogLik(&d.ev, r, i, data)
+				if err != nil {
+					var ae *ast.Error
+					if errors.As(err, &ae) {
+						return nil, err
+					}
+					return nil, ast.Errorf(st.At, "%v", err)
+				}
+				return lp, nil
+			}
+		}
 		if m, ok := data.(*eval.Mat); ok {
 			if rr, cc := m.Dims(); cc != 1 && rr != 1 {
 				return nil, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -248,6 +249,81 @@ func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value,
 	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
 }
 
+// tape is the tape any parameter or x lives on, or nil.
+func (d *DistVal) tape(xs obsElems) *ad.Tape {
+	if xs.t != nil {
+		return xs.t
+	}
+	for _, p := range d.Params {
+		switch p := p.(type) {
+		case *eval.ADNum:
+			return p.T
+		case *eval.ADVec:
+			return p.T
+		}
+	}
+	return nil
+}
+
+// logPDFTape is logpdf inside a model: one tape node per element, each the
+// log density of that element with its own parameters (−Inf outside the
+// support), so that `target += logpdf(d, y)` differentiates.
+func (d *DistVal) logPDFTape(pos ast.Pos, t *ad.Tape, x eval.Value, xs obsElems) (eval.Value, error) {
+	width, err := d.width()
+	if err != nil {
+		return nil, ast.Errorf(pos, "%v", err)
+	}
+	n := xs.len()
+	if width != 1 && width != n {
+		return nil, ast.Errorf(pos, "logpdf: %d values but the parameters of %s have %d", n, d.Family.Name(), width)
+	}
+	out := make([]ad.Var, n)
+	one := &DistVal{Family: d.Family, Params: make([]eval.Value, len(d.Params))}
+	for i := range out {
+		for j, par := range d.Params {
+			v, node, isAD := paramAt(par, min(i, width-1))
+			if isAD {
+				one.Params[j] = &eval.ADNum{T: t, V: node}
+			} else {
+				one.Params[j] = eval.Num(v)
+			}
+		}
+		var xi eval.Value
+		if xs.t != nil {
+			xi = &eval.ADNum{T: t, V: xs.vs[i]}
+		} else {
+			xi = eval.Num(xs.f[i])
+		}
+		lp, err := one.logDensity(t, xi, "x")
+		var se *SupportError
+		switch {
+		case errors.As(err, &se):
+			out[i] = t.Input(math.Inf(-1))
+			continue
+		case err != nil:
+			return nil, ast.Errorf(pos, "%v", err)
+		}
+		switch lp := lp.(type) {
+		case *eval.ADNum:
+			out[i] = lp.V
+		case eval.Num:
+			out[i] = t.Input(float64(lp))
+		}
+	}
+	if _, ok := x.(eval.Num); ok || (xs.t != nil && len(xs.vs) == 1 && !isVec(x)) {
+		return &eval.ADNum{T: t, V: out[0]}, nil
+	}
+	return &eval.ADVec{T: t, Vs: out}, nil
+}
+
+func isVec(v eval.Value) bool {
+	switch v.(type) {
+	case *eval.Vec, *eval.ADVec:
+		return true
+	}
+	return false
+}
+
 func anyTrue(bs []bool) bool {
 	for _, b := range bs {
 		if b {
@@ -261,8 +337,11 @@ func anyTrue(bs []bool) bool {
 // x, elementwise (a number for a number).
 func (d *DistVal) LogPDF(pos ast.Pos, x eval.Value) (eval.Value, error) {
 	xs, ok := elemsOf(x)
-	if !ok || xs.t != nil {
+	if !ok {
 		return nil, ast.Errorf(pos, "logpdf needs numbers, got %s", eval.Describe(x))
+	}
+	if t := d.tape(xs); t != nil {
+		return d.logPDFTape(pos, t, x, xs)
 	}
 	width, err := d.width()
 	if err != nil {

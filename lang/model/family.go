@@ -34,6 +34,9 @@ func (ev *Eval) Cache(key any, build func() (any, error)) (any, error) {
 	return ev.c.cached(key, build)
 }
 
+// Objective is how observations of a latent function enter the density.
+func (ev *Eval) Objective() Objective { return ev.c.Terms.Latent }
+
 // WarnOnce records a warning about the model, keeping only the first
 // message recorded under key (the same pathology seen at many draws is one
 // warning). The fitting builtin shows the warnings when it is done.

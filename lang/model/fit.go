@@ -17,7 +17,7 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 	if err != nil {
 		return nil, err
 	}
-	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, MaxDepth: s.MaxDepth}
+	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, Settings: s}
 	post.Values = make([][][]float64, len(res.Chains))
 	for ci, ch := range res.Chains {
 		post.Values[ci] = make([][]float64, len(ch.Draws))
@@ -26,7 +26,16 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 		}
 	}
 	checkDraws(c.NewDensity(th.Fork()), res)
+	unconstrained := make([][][]float64, len(res.Chains))
+	for ci, ch := range res.Chains {
+		unconstrained[ci] = ch.Draws
+	}
+	derivedWarnings, err := addDerived(c.NewDensity(th.Fork()), post, unconstrained)
+	if err != nil {
+		return nil, err
+	}
 	post.Summary = hmc.Summarize(post.Names, post.Values, res, s.MaxDepth)
+	post.Summary.Warnings = append(post.Summary.Warnings, derivedWarnings...)
 	if res.InitNote != "" {
 		post.Summary.Warnings = append(post.Summary.Warnings, res.InitNote)
 	}

@@ -22,7 +22,10 @@ type Posterior struct {
 	Values   [][][]float64 // chain, draw, scalar
 	Result   *hmc.Result
 	Summary  *hmc.Summary
-	MaxDepth int
+	Settings hmc.Settings // the sampler's settings, for the CmdStan header
+	// Derived places the numeric derived quantities among the columns of
+	// Names and Values, after the parameters.
+	Derived []DerivedColumn
 }
 
 var (
@@ -44,42 +47,65 @@ func (p *Posterior) String() string {
 // JSON is the summary object of LANGUAGE.md.
 func (p *Posterior) JSON() any { return json.RawMessage(summaryJSON(p.Summary)) }
 
-// AttrNames lists the parameters.
+// AttrNames lists the parameters and the numeric derived quantities.
 func (p *Posterior) AttrNames() []string {
 	var out []string
 	for _, fp := range p.Comp.FreeParams() {
 		out = append(out, fp.Name)
 	}
+	for _, dc := range p.Derived {
+		out = append(out, dc.Name)
+	}
 	return out
 }
 
+// columns returns every draw of columns off..off+k, chains one after
+// another: a vector for a number (vector false), else a draws × k matrix.
+func (p *Posterior) columns(off, k int, vector bool) eval.Value {
+	var rows [][]float64
+	for _, ch := range p.Values {
+		for _, d := range ch {
+			rows = append(rows, d[off:off+k])
+		}
+	}
+	if !vector {
+		xs := make([]float64, len(rows))
+		for i, r := range rows {
+			xs[i] = r[0]
+		}
+		return &eval.Vec{Data: xs}
+	}
+	m := mat.NewDense(len(rows), k, nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return eval.NewMat(m)
+}
+
 // Attr returns every draw of a parameter, chains one after another: a
-// vector for a scalar parameter, a draws × K matrix for a vector one.
+// vector for a scalar parameter, a draws × K matrix for a vector one. The
+// sampler's columns (lp__, accept_stat__, ...) are reachable the same way.
 func (p *Posterior) Attr(name string) (eval.Value, bool) {
+	if col := samplerColumn(name); col >= 0 {
+		var xs []float64
+		for _, ch := range p.Result.Chains {
+			for i := range ch.Draws {
+				xs = append(xs, samplerValue(ch, i, col))
+			}
+		}
+		return &eval.Vec{Data: xs}, true
+	}
 	off := 0
 	for _, fp := range p.Comp.FreeParams() {
-		if fp.Name != name {
-			off += fp.Dim()
-			continue
+		if fp.Name == name {
+			return p.columns(off, fp.Dim(), fp.Size > 0), true
 		}
-		var rows [][]float64
-		for _, ch := range p.Values {
-			for _, d := range ch {
-				rows = append(rows, d[off:off+fp.Dim()])
-			}
+		off += fp.Dim()
+	}
+	for _, dc := range p.Derived {
+		if dc.Name == name {
+			return p.columns(dc.Off, max(dc.Size, 1), dc.Vector), true
 		}
-		if fp.Size == 0 {
-			xs := make([]float64, len(rows))
-			for i, r := range rows {
-				xs[i] = r[0]
-			}
-			return &eval.Vec{Data: xs}, true
-		}
-		m := mat.NewDense(len(rows), fp.Dim(), nil)
-		for i, r := range rows {
-			m.SetRow(i, r)
-		}
-		return eval.NewMat(m), true
 	}
 	return nil, false
 }
@@ -88,6 +114,30 @@ func (p *Posterior) Attr(name string) (eval.Value, bool) {
 func (p *Posterior) WriteCSV(w io.Writer) error {
 	return writeCSV(w, p.Names, p.Values, p.Result)
 }
+
+// GoPosterior is a posterior as Go values, for embedders (kml.Posterior). It
+// shares memory with the interpreter's value: treat it as read-only.
+type GoPosterior struct {
+	// Names has one entry per scalar: ell, w.1, w.2, ...
+	Names []string
+	// Draws[c][i][k] is scalar k at kept draw i of chain c, constrained.
+	Draws [][][]float64
+	// Chains holds each chain's sampler statistics per kept draw (lp__,
+	// accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__,
+	// energy__), its adapted step size and inverse metric. Its Draws are
+	// on the unconstrained scale.
+	Chains  []*hmc.Chain
+	Warmup  int
+	Summary *hmc.Summary
+}
+
+// GoValue is the posterior's Go form.
+func (p *Posterior) GoValue() any {
+	return &GoPosterior{Names: p.Names, Draws: p.Values, Chains: p.Result.Chains, Warmup: p.Result.Warmup, Summary: p.Summary}
+}
+
+// GoValue is the summary's Go form, a *hmc.Summary.
+func (s *SummaryVal) GoValue() any { return s.S }
 
 // SummaryVal is the value `summary` returns: it prints as a table and
 // writes the JSON of LANGUAGE.md; `s.ell.mean` reads one statistic.

@@ -86,6 +86,13 @@ func Run(cfg Config) error {
 			buf = nil // Ctrl-C while typing drops the input
 			continue
 		}
+		if err == io.EOF && len(buf) > 0 && interactive(cfg) {
+			// Ctrl-D on a continuation line drops the unfinished input,
+			// as Ctrl-C does; on an empty prompt it leaves.
+			buf = nil
+			fmt.Fprintln(r.errw, "(unfinished input discarded)")
+			continue
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -194,7 +201,7 @@ func (r *session) command(line string) bool {
 			r.in.Sources().Print(r.errw, err)
 			return false
 		}
-		fmt.Fprintln(r.out, eval.Describe(v))
+		fmt.Fprintln(r.out, describeType(v))
 	default:
 		fmt.Fprintf(r.errw, "unknown command %s; try :help\n", name)
 	}
@@ -302,4 +309,30 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 
 func isNameRune(r rune) bool {
 	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127
+}
+
+// interactive reports whether input comes from a person at a terminal, who
+// can go on typing after Ctrl-D (piped input ends at its EOF).
+func interactive(cfg Config) bool {
+	if cfg.Terminal != nil {
+		return cfg.Terminal()
+	}
+	f, ok := cfg.Stdin.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}
+
+// describeType is what :type prints: the value's kind and shape, and for a
+// record each field's.
+func describeType(v eval.Value) string {
+	rec, ok := v.(*eval.Record)
+	if !ok {
+		return eval.Describe(v)
+	}
+	var b strings.Builder
+	b.WriteString(eval.Describe(v))
+	for _, name := range rec.AttrNames() {
+		f, _ := rec.Attr(name)
+		fmt.Fprintf(&b, "\n  %s: %s", name, eval.Describe(f))
+	}
+	return b.String()
 }

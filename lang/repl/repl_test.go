@@ -86,6 +86,16 @@ func TestREPLSession(t *testing.T) {
 
 	d.send(":type x\r")
 	d.waitFor(t, "vector of length 3")
+	d.send(":type {a: 1, bb: x}\r")
+	d.waitFor(t, "  bb: vector of length 3")
+
+	// Ctrl-D on a continuation line drops the unfinished input and the
+	// session goes on.
+	d.send("let y = (1 +\r")
+	d.send("\x04")
+	d.waitFor(t, "unfinished input discarded")
+	d.send("40 + 3\r")
+	d.waitFor(t, "43\n")
 
 	// Tab completes a builtin: "median_he" + Tab → median_heuristic, and
 	// median_heuristic([1, 2, 3]) is 1.

@@ -109,8 +109,8 @@ func (d Dist) String() string {
 type family struct {
 	name   string
 	params []string
-	// domain[i] says what parameter i must be: "real", "positive" or
-	// "nonnegative".
+	// domain[i] says what parameter i must be: "real", "positive",
+	// "nonnegative", "probability" (in [0, 1]) or "count" (a whole number ≥ 0).
 	domain []string
 }
 
@@ -131,6 +131,10 @@ func (f family) Check(p []float64) error {
 			return fmt.Errorf("%s: %s must be positive, got %v", f.name, name, x)
 		case f.domain[i] == "nonnegative" && x < 0:
 			return fmt.Errorf("%s: %s must not be negative, got %v", f.name, name, x)
+		case f.domain[i] == "probability" && (x < 0 || x > 1):
+			return fmt.Errorf("%s: %s must be a probability in [0, 1], got %v", f.name, name, x)
+		case f.domain[i] == "count" && (x < 0 || x != math.Trunc(x)):
+			return fmt.Errorf("%s: %s must be a whole number ≥ 0, got %v", f.name, name, x)
 		}
 	}
 	return nil

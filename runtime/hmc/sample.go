@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -63,16 +62,18 @@ func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*R
 		panic(fmt.Sprintf("hmc: InitPoint has %d values, the model %d", len(s.InitPoint), dim))
 	}
 	res := &Result{Dim: dim, Warmup: s.Warmup, Draws: s.Draws, Chains: make([]*Chain, s.Chains)}
+	var progress *progressBar
+	if s.Progress != nil {
+		progress = newProgressBar(s.Progress, s.Chains, s.Warmup, s.Draws)
+		defer progress.finish()
+	}
+	progress.initialising(s.Init == InitPathfinder && s.InitPoint == nil)
 	inits, evals, note, err := initialPoints(ctx, models, s)
+	progress.initialised()
 	res.GradEvals += evals
 	res.InitNote = note
 	if err != nil {
 		return nil, err
-	}
-	var progress *progressBar
-	if s.Progress != nil {
-		progress = newProgressBar(s.Progress, s.Chains*(s.Warmup+s.Draws))
-		defer progress.finish()
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.Workers)
@@ -150,7 +151,7 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 				da.restart(sm.eps)
 			}
 			win.counter++
-			progress.add(1)
+			progress.add(true)
 		}
 		sm.eps = da.final()
 	}
@@ -173,7 +174,7 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 		ch.NLeapfrog[it] = st.nLeapfrog
 		ch.Divergent[it] = st.divergent
 		ch.Energy[it] = st.energy
-		progress.add(1)
+		progress.add(false)
 	}
 	return ch, sm.gradEvals, nil
 }
@@ -225,48 +226,4 @@ func uniformInits(models []Model, s Settings) ([][]float64, int64, error) {
 		inits[c] = q
 	}
 	return inits, evals, nil
-}
-
-// progressBar draws one line on a terminal, at most ten times a second.
-type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	total int
-	done  int
-	last  time.Time
-	start time.Time
-}
-
-func newProgressBar(w io.Writer, total int) *progressBar {
-	return &progressBar{w: w, total: total, start: time.Now()}
-}
-
-func (p *progressBar) add(n int) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done += n
-	if time.Since(p.last) < 100*time.Millisecond && p.done < p.total {
-		return
-	}
-	p.last = time.Now()
-	const width = 30
-	filled := width * p.done / max(p.total, 1)
-	bar := make([]byte, width)
-	for i := range bar {
-		if i < filled {
-			bar[i] = '#'
-		} else {
-			bar[i] = '.'
-		}
-	}
-	fmt.Fprintf(p.w, "\rsampling [%s] %3d%% %5.1fs", bar, 100*p.done/max(p.total, 1), time.Since(p.start).Seconds())
-}
-
-func (p *progressBar) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprint(p.w, "\r\033[K")
 }

@@ -15,7 +15,7 @@ type ParamSummary struct {
 	Q5, Q50, Q95     float64
 	Rhat             float64
 	ESSBulk, ESSTail float64
-	MCSEMean, MCSESD float64
+	MCSEMean         float64
 }
 
 // Summary is a posterior summary in the form LANGUAGE.md fixes, plus

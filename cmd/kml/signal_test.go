@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run this command as a child process (to send it a
+// signal): with KML_TEST_MAIN set, the test binary is `kml`.
+func TestMain(m *testing.M) {
+	if os.Getenv("KML_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestInterruptStopsRun sends SIGINT to `kml run` during a long fit: the
+// run must stop with "interrupted" at the statement's position, exit 130,
+// and leave no file behind in the script's directory.
+func TestInterruptStopsRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			script := filepath.Join(dir, "long.kml")
+			src := `let x = draw(normal(0, 1), 200000, seed: 1)
+print("started")
+model m {
+  mu ~ normal(0, 1)
+  x ~ normal(mu, 1)
+}
+let post = sample(m, chains: 1, warmup: 100000, draws: 100000, seed: 2)
+write_csv([1, 2], "never.csv")
+`
+			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "run", script)
+			cmd.Env = append(os.Environ(), "KML_TEST_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := bufio.NewReader(out).ReadString('\n')
+			if strings.TrimSpace(line) != "started" {
+				cmd.Process.Kill()
+				t.Fatalf("first line %q, want started", line)
+			}
+			time.Sleep(200 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the run did not stop within 30 s of the signal")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitSignal {
+				t.Errorf("exit status %d (%v), want %d; stderr:\n%s", code, err, exitSignal, stderr.String())
+			}
+			msg := stderr.String()
+			if !strings.Contains(msg, "long.kml:7:") || !strings.Contains(msg, "interrupted") {
+				t.Errorf("stderr does not report the interrupted statement:\n%s", msg)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.Name() != "long.kml" {
+					t.Errorf("file left behind: %s", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxGrants: by default a script may use only its own directory, not
+// the working directory; --allow grants another (and / grants everything).
+func TestSandboxGrants(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "notes.csv"), []byte("x\n1\n"), 0o644)
+	os.Mkdir(filepath.Join(home, "Downloads"), 0o755)
+	script := filepath.Join(home, "Downloads", "x.kml")
+	os.WriteFile(script, []byte(`write_csv([7], "../notes.csv")`+"\n"), 0o644)
+	wd, _ := os.Getwd()
+	os.Chdir(home)
+	defer os.Chdir(wd)
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"run", "Downloads/x.kml"}, strings.NewReader(""), &stdout, &stderr); status != exitRuntime || !strings.Contains(stderr.String(), "outside the directories") {
+		t.Errorf("writing to the working directory: status %d, %s", status, stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "notes.csv")); string(b) != "x\n1\n" {
+		t.Fatalf("notes.csv was overwritten: %q", b)
+	}
+	for _, grant := range []string{".", "/"} {
+		stderr.Reset()
+		if status := run([]string{"run", "Downloads/x.kml", "--allow", grant}, strings.NewReader(""), &stdout, &stderr); status != exitOK {
+			t.Errorf("--allow %s: status %d, %s", grant, status, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if status := run([]string{"run", "Downloads/x.kml", "--allow"}, strings.NewReader(""), &stdout, &stderr); status != exitStatic {
+		t.Errorf("--allow without a directory: status %d, %s", status, stderr.String())
+	}
+}

@@ -1,0 +1,126 @@
+package eval
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+// The memory budget bounds every dense result a builtin or operator
+// allocates (a Gram matrix, a matrix product), so that a size that does not
+// fit ends in a clear error instead of the Go runtime's fatal "out of
+// memory", which no recover can catch.
+
+// fallbackBudget is the budget where the machine's memory cannot be read.
+const fallbackBudget = 4 << 30
+
+// DefaultMemoryBudget is half of the machine's physical memory.
+func DefaultMemoryBudget() int64 {
+	if total := physicalMemory(); total > 0 {
+		return total / 2
+	}
+	return fallbackBudget
+}
+
+// physicalMemory reads MemTotal from /proc/meminfo (Linux); 0 elsewhere.
+func physicalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// ParseBytes reads a size such as 512MB, 8GB, 1.5GiB, 2G or 1000000 (bytes).
+// Decimal and binary suffixes are both read as powers of 1024, as memory is
+// counted.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := float64(1)
+	for _, u := range []struct {
+		suffix string
+		m      float64
+	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	if err != nil || x <= 0 || x*mult > 1<<62 {
+		return 0, fmt.Errorf("a memory size must be a positive number of bytes with an optional unit (512MB, 8GB), got %q", s)
+	}
+	return int64(x * mult), nil
+}
+
+// FormatBytes renders a byte count for messages: 7.5 GB, 320 MB, 12 kB.
+func FormatBytes(n float64) string {
+	switch {
+	case n >= 1<<40:
+		return strconv.FormatFloat(n/(1<<40), 'g', 3, 64) + " TB"
+	case n >= 1<<30:
+		return strconv.FormatFloat(n/(1<<30), 'g', 3, 64) + " GB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(n/(1<<20), 'g', 3, 64) + " MB"
+	}
+	return strconv.FormatFloat(n/(1<<10), 'g', 3, 64) + " kB"
+}
+
+// MemoryBudget is the most bytes one dense result may take.
+func (in *Interpreter) MemoryBudget() int64 { return in.opts.MaxMemory }
+
+// denseError is the error for a rows×cols result of what that exceeds the
+// budget, or nil when it fits; instead says what to do.
+func (in *Interpreter) denseError(rows, cols int, what, instead string) string {
+	bytes := 8 * float64(rows) * float64(cols)
+	if bytes <= float64(in.opts.MaxMemory) {
+		return ""
+	}
+	msg := fmt.Sprintf("%s would be %d×%d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
+		what, rows, cols, FormatBytes(bytes), FormatBytes(float64(in.opts.MaxMemory)))
+	if instead != "" {
+		msg += "; " + instead
+	}
+	return msg
+}
+
+// CheckDense refuses, before anything is allocated, a dense rows×cols
+// result that would not fit in the memory budget. what names the result
+// ("the Gram matrix"), instead says what to do ("use landmarks").
+func (a *Args) CheckDense(rows, cols int, what, instead string) error {
+	if msg := a.Th.in.denseError(rows, cols, what, instead); msg != "" {
+		return a.Fail("%s", msg)
+	}
+	return nil
+}
+
+// checkMatmul refuses a product x @ y whose result would not fit.
+func (th *Thread) checkMatmul(pos ast.Pos, x, y Value) error {
+	// Only matrix × matrix can be much larger than its operands.
+	a, okx := x.(*Mat)
+	b, oky := y.(*Mat)
+	if !okx || !oky {
+		return nil
+	}
+	rows, _ := a.Dims()
+	_, cols := b.Dims()
+	if msg := th.in.denseError(rows, cols, "the product", "multiply smaller blocks, or use a low-rank form"); msg != "" {
+		return ast.Errorf(pos, "%s", msg)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/hmc"
+)
+
+// SamplerColumns are the sampler's per-draw columns, in CmdStan's order.
+var SamplerColumns = []string{"lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__", "divergent__", "energy__"}
+
+func samplerColumn(name string) int {
+	for i, c := range SamplerColumns {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// samplerValue is column col of SamplerColumns at draw i of ch.
+func samplerValue(ch *hmc.Chain, i, col int) float64 {
+	switch col {
+	case 0:
+		return ch.LP[i]
+	case 1:
+		return ch.AcceptStat[i]
+	case 2:
+		return ch.StepSize[i]
+	case 3:
+		return float64(ch.TreeDepth[i])
+	case 4:
+		return float64(ch.NLeapfrog[i])
+	case 5:
+		if ch.Divergent[i] {
+			return 1
+		}
+		return 0
+	}
+	return ch.Energy[i]
+}
+
+// WriteCmdStan writes chain c (0-based) as CmdStan writes one chain's output
+// CSV, so that CmdStan's readers (cmdstanpy.from_csv, ArviZ's from_cmdstan,
+// cmdstanr::read_cmdstan_csv) take it: the configuration as `#` comments,
+// the header with the sampler's columns first and vector elements named
+// w.1, w.2, ..., the adaptation block (step size and inverse metric), the
+// kept draws on the constrained scale, and the timing. file is the name
+// recorded in the header.
+func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
+	r, s := p.Result, p.Settings
+	ch := r.Chains[c]
+	metric := "diag_e"
+	if s.Metric == hmc.Dense {
+		metric = "dense_e"
+	}
+	delta := s.AdaptDelta
+	if delta == 0 {
+		delta = 0.8
+	}
+	var b bytes.Buffer
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	// CmdStan's readers parse "key = value" lines; the version lines give
+	// the version of the CSV layout written, which is CmdStan 2.33's.
+	fmt.Fprintf(&b, `# stan_version_major = 2
+# stan_version_minor = 33
+# stan_version_patch = 0
+# model = %s
+# written_by = KML %s
+# method = sample (Default)
+#   sample
+#     num_samples = %d
+#     num_warmup = %d
+#     save_warmup = 0 (Default)
+#     thin = 1 (Default)
+#     adapt
+#       engaged = 1 (Default)
+#       delta = %s
+#     algorithm = hmc (Default)
+#       hmc
+#         engine = nuts (Default)
+#           nuts
+#             max_depth = %d
+#         metric = %s
+# id = %d
+# random
+#   seed = %d
+# output
+#   file = %s
+`, p.Model.Name, eval.Version, r.Draws, r.Warmup, f(delta), s.MaxDepth, metric, c+1, s.Seed, file)
+	b.WriteString(strings.Join(SamplerColumns, ","))
+	for _, n := range p.Names {
+		b.WriteString("," + n)
+	}
+	b.WriteString("\n# Adaptation terminated\n")
+	fmt.Fprintf(&b, "# Step size = %s\n", f(ch.Epsilon))
+	dim := r.Dim
+	if metric == "diag_e" {
+		b.WriteString("# Diagonal elements of inverse mass matrix:\n# ")
+		writeRow(&b, ch.InvMetric[:dim], f)
+	} else {
+		b.WriteString("# Elements of inverse mass matrix:\n")
+		for i := 0; i < dim; i++ {
+			b.WriteString("# ")
+			writeRow(&b, ch.InvMetric[i*dim:(i+1)*dim], f)
+		}
+	}
+	for i := range ch.Draws {
+		for col := range SamplerColumns {
+			if col > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f(samplerValue(ch, i, col)))
+		}
+		for _, v := range p.Values[c][i] {
+			b.WriteString("," + f(v))
+		}
+		b.WriteByte('\n')
+	}
+	// KML times the run, not each phase of each chain: the total is the
+	// run's wall time and the split is by iterations.
+	total := r.Elapsed.Seconds()
+	warm := total * float64(r.Warmup) / float64(max(r.Warmup+r.Draws, 1))
+	fmt.Fprintf(&b, "# \n#  Elapsed Time: %s seconds (Warm-up)\n#                %s seconds (Sampling)\n#                %s seconds (Total)\n# \n",
+		strconv.FormatFloat(warm, 'f', 3, 64), strconv.FormatFloat(total-warm, 'f', 3, 64), strconv.FormatFloat(total, 'f', 3, 64))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeRow(b *bytes.Buffer, xs []float64, f func(float64) string) {
+	for j, x := range xs {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f(x))
+	}
+	b.WriteByte('\n')
+}

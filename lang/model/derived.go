@@ -1,0 +1,126 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// Derived quantities (`NAME = EXPR` in a model) that are numbers or vectors
+// are recorded for every draw, after the parameters, as Stan records
+// transformed parameters: they appear in the summary, the JSON, draws() and
+// the saved draws. Other derived values (kernels, records) are not numbers
+// and are left out.
+
+// DerivedValue is one numeric derived quantity at one point.
+type DerivedValue struct {
+	Name   string
+	Values []float64
+	Vector bool // a vector (NAME.1, NAME.2, ...), not a number
+}
+
+// Derived evaluates the model's derived quantities at the unconstrained
+// point q, skipping the priors and observations (only the statements that
+// define them run).
+func (d *Density) Derived(q []float64) ([]DerivedValue, error) {
+	var out []DerivedValue
+	d.derived = &out
+	defer func() { d.derived = nil }()
+	if _, err := d.run(q, nil, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// numbers reads a number or vector, on the tape or not.
+func numbers(v eval.Value) ([]float64, bool, bool) {
+	switch v := v.(type) {
+	case eval.Num:
+		return []float64{float64(v)}, false, true
+	case *eval.ADNum:
+		return []float64{v.Value()}, false, true
+	case *eval.Vec:
+		return slices.Clone(v.Data), true, true
+	case *eval.ADVec:
+		xs := make([]float64, len(v.Vs))
+		for i, n := range v.Vs {
+			xs[i] = v.T.Value(n)
+		}
+		return xs, true, true
+	}
+	return nil, false, false
+}
+
+// DerivedColumn is a derived quantity's place among a posterior's columns.
+type DerivedColumn struct {
+	Name   string
+	Off    int // the first column, counted over every column
+	Size   int // 0 for a number, K for a vector of K
+	Vector bool
+}
+
+// columnNames are NAME, or NAME.1 ... NAME.K.
+func (dc DerivedColumn) columnNames() []string {
+	if !dc.Vector {
+		return []string{dc.Name}
+	}
+	out := make([]string, dc.Size)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s.%d", dc.Name, i+1)
+	}
+	return out
+}
+
+// addDerived appends the derived quantities of every draw to post's columns.
+// The layout is the first draw's; a quantity whose length changes between
+// draws is recorded as NaN where it differs, with a warning returned.
+func addDerived(d *Density, post *Posterior, draws [][][]float64) ([]string, error) {
+	if len(draws) == 0 || len(draws[0]) == 0 {
+		return nil, nil
+	}
+	first, err := d.Derived(draws[0][0])
+	if err != nil || len(first) == 0 {
+		return nil, err
+	}
+	off := len(post.Names)
+	for _, dv := range first {
+		dc := DerivedColumn{Name: dv.Name, Off: off, Vector: dv.Vector}
+		if dv.Vector {
+			dc.Size = len(dv.Values)
+		}
+		off += len(dv.Values)
+		post.Derived = append(post.Derived, dc)
+		post.Names = append(post.Names, dc.columnNames()...)
+	}
+	ragged := map[string]bool{}
+	for c, ch := range draws {
+		for i, q := range ch {
+			vals, err := d.Derived(q)
+			if err != nil {
+				return nil, err
+			}
+			row := post.Values[c][i]
+			for k, dc := range post.Derived {
+				n := max(dc.Size, 1)
+				if k >= len(vals) || vals[k].Name != dc.Name || len(vals[k].Values) != n {
+					ragged[dc.Name] = true
+					for range n {
+						row = append(row, math.NaN())
+					}
+					continue
+				}
+				row = append(row, vals[k].Values...)
+			}
+			post.Values[c][i] = row
+		}
+	}
+	var warnings []string
+	for _, dc := range post.Derived {
+		if ragged[dc.Name] {
+			warnings = append(warnings, fmt.Sprintf("the derived quantity %s changes length between draws; it is NaN where it differs from the first draw's", dc.Name))
+		}
+	}
+	return warnings, nil
+}

@@ -1,0 +1,46 @@
+package model
+
+import "github.com/kml-lang/kml/lang/eval"
+
+// Latent is the value of a latent function `f ~ gp(X, KERNEL)` inside a
+// model. It stands for the location of an observation, `y ~ normal(f, s)`,
+// and is integrated out (or optimised over) there rather than sampled:
+// the density calls LogLik for that observation instead of the
+// distribution's own log density. stdlib's gp builtin returns one.
+type Latent interface {
+	eval.Value
+	// LogLik returns the log likelihood term of data observed through lik,
+	// whose parameter at index loc is this latent function, under the
+	// objective ev.Objective(): a Num, or an *eval.ADNum on the tape when
+	// the kernel or lik's other parameters depend on model parameters.
+	LogLik(ev *Eval, lik *DistVal, loc int, data eval.Value) (eval.Value, error)
+}
+
+// Objective says how the latent function is handled: its Name is one of
+//
+//	""/"mlm"  the log marginal likelihood (exact for Gaussian noise,
+//	          Approx otherwise);
+//	"vb"      the super-Gaussian variational lower bound;
+//	"map"     joint MAP: the latent function maximised with its GP prior;
+//	"mkl"     MKL: the latent maximised, log|K| replaced by λ‖θ‖ₚᵖ;
+//	"rr"      ridge regression's MKL relaxation for Gaussian noise.
+type Objective struct {
+	Name string
+	// Approx is the approximation of the marginal likelihood for
+	// non-Gaussian observations: "vb" (default) or "laplace".
+	Approx string
+	// P and Lambda are the MKL and RR regulariser λ‖θ‖ₚᵖ.
+	P, Lambda float64
+}
+
+// HasLatent reports whether m declares a latent function.
+func HasLatent(m *eval.Model) bool { return len(m.Latents) > 0 }
+
+// LatentObservation is one observation of a latent function: data ~ lik,
+// with the latent function as lik's parameter Loc.
+type LatentObservation struct {
+	Latent Latent
+	Lik    *DistVal
+	Loc    int
+	Data   eval.Value
+}

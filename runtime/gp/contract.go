@@ -1,0 +1,132 @@
+package gp
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+// Contract writes into dst (length k.NumHyper()) the derivatives
+//
+//	dst[h] = ½ Σᵢⱼ Wᵢⱼ ∂k(xᵢ, xⱼ)/∂h
+//
+// for the symmetric n×n matrix w (of which it reads the upper triangle)
+// and the rows xᵢ of x. With W = ∂φ/∂K for a scalar φ of the Gram matrix,
+// 2·dst is ∂φ/∂h; the ½ matches the usual W = ααᵀ − C⁻¹ of the marginal
+// likelihood. It evaluates k.GradHyper once per pair i ≤ j, in parallel
+// over rows, so its cost is O(n² · cost of one kernel derivative) and no
+// derivative matrix is stored.
+func Contract(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense) {
+	nh := k.NumHyper()
+	clear(dst[:nh])
+	if nh == 0 {
+		return
+	}
+	n, d := x.Dims()
+	xs := linalg.RowMajor(x)
+	raw := w.RawSymmetric()
+	// Rows are taken in blocks by whichever worker is free, but each block
+	// sums into its own slot and the slots are added in order, so the
+	// result does not depend on the schedule.
+	const block = 16
+	nb := (n + block - 1) / block
+	sums := make([]float64, nb*nh)
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, nh)
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= nb {
+					return
+				}
+				acc := sums[b*nh : (b+1)*nh]
+				for i := b * block; i < min((b+1)*block, n); i++ {
+					xi := xs[i*d : (i+1)*d]
+					row := raw.Data[i*raw.Stride:]
+					// The diagonal counts once, each pair i < j twice.
+					k.GradHyper(buf, xi, xi)
+					for h, v := range buf {
+						acc[h] += 0.5 * row[i] * v
+					}
+					for j := i + 1; j < n; j++ {
+						wij := row[j]
+						k.GradHyper(buf, xi, xs[j*d:(j+1)*d])
+						for h, v := range buf {
+							acc[h] += wij * v
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for b := range nb {
+		for h, v := range sums[b*nh : (b+1)*nh] {
+			dst[h] += v
+		}
+	}
+}
+
+// ContractCross writes into dst (length k.NumHyper()) the derivatives
+//
+//	dst[h] = Σᵢⱼ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂h
+//
+// for the n×m matrix g, the rows xᵢ of x and zⱼ of z: the rectangular
+// counterpart of Contract (no ½, every pair once), in parallel over rows of
+// x with a schedule-independent sum.
+func ContractCross(dst []float64, k kernels.Kernel, x, z *mat.Dense, g *mat.Dense) {
+	nh := k.NumHyper()
+	clear(dst[:nh])
+	if nh == 0 {
+		return
+	}
+	n, d := x.Dims()
+	m, _ := z.Dims()
+	xs, zs := linalg.RowMajor(x), linalg.RowMajor(z)
+	const block = 16
+	nb := (n + block - 1) / block
+	sums := make([]float64, nb*nh)
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, nh)
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= nb {
+					return
+				}
+				acc := sums[b*nh : (b+1)*nh]
+				for i := b * block; i < min((b+1)*block, n); i++ {
+					xi := xs[i*d : (i+1)*d]
+					row := g.RawRowView(i)
+					for j := 0; j < m; j++ {
+						k.GradHyper(buf, xi, zs[j*d:(j+1)*d])
+						for h, v := range buf {
+							acc[h] += row[j] * v
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for b := range nb {
+		for h, v := range sums[b*nh : (b+1)*nh] {
+			dst[h] += v
+		}
+	}
+}

@@ -1,0 +1,24 @@
+// Package gp holds the numerics of latent Gaussian process models
+// (Nickisch and Seeger 2009, "Multiple kernel learning: a unifying
+// probabilistic viewpoint"; ../shared/MATH.md section 4): the exact log
+// marginal likelihood of Gaussian-noise regression with its gradient with
+// respect to every kernel hyperparameter and the noise (eq. 6), in O(n³) by
+// one Cholesky factor and one inverse; and the contraction ½Σᵢⱼ Wᵢⱼ ∂Kᵢⱼ/∂h
+// that turns a matrix derivative into hyperparameter gradients without
+// forming any ∂K/∂h; the Gaussian-noise joint MAP, MKL and RR objectives
+// in closed form; and, for Laplace, Student-t and logistic likelihoods, the
+// super-Gaussian variational bound (eqs. 10–13) and joint MAP and MKL,
+// through one inner loop of Gaussian sites (FitSites: VB's fixed point, or
+// with the variances z = 0 iteratively reweighted least squares for MAP).
+// Beside them: the Nyström (subset-of-regressors) marginal likelihood and
+// predictive for large n (LowRankLogMarginal, LowRankPredict), and the
+// paper's Algorithm 1, the double loop for joint MAP and MKL with a
+// linearly weighted kernel (DoubleLoop). The exact predictive is
+// linalg.GPPredict, shared with BKE.
+//
+// Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
+// objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
+// loop and the non-Gaussian objectives), mapsolve.go (joint MAP's inner
+// solvers), contract.go (the derivative contractions), lowrank.go,
+// doubleloop.go.
+package gp
