@@ -120,6 +120,9 @@ func kdeBuiltin(a *eval.Args) (eval.Value, error) {
 // one point. single reports a lone point.
 func densityPoints(a *eval.Args, name string, dim int) (x *mat.Dense, single bool, err error) {
 	v := a.Value(name)
+	if eval.IsAD(v) {
+		return nil, false, a.Errorf(name, "%s must be fixed numbers: the log density of a kst or kde density has no gradient in its points for a model to use", name)
+	}
 	if _, ok := v.(*eval.Mat); ok {
 		m, _ := eval.ToMatrix(v)
 		return m, false, nil

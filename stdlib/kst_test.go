@@ -146,6 +146,7 @@ func TestKSTErrors(t *testing.T) {
 		{"tune(x, 3, rbf(1), score: \"logpdf\")", "needs window"},
 		{"tune(xm, 2, rbf(1), score: \"logpdf\", window: [0, 1])", "one-dimensional data"},
 		{"tune(xm, xm, rbf(1), novel: [0, 1, 0, 1, 0, 1], sigma0: [1, -2])", "sigma0 must be positive"},
+		{"model q {\n a ~ normal(0, 1)\n target += logpdf(kst(x, rbf(1)), a)\n}\nprint(optimize(q))", "must be fixed numbers"},
 		{"fantasy(10, rbf(1), dim: 2)", "improper; give box: B"},
 		{"fantasy(10, rbf(1), box: -1)", "box must be positive"},
 		{"fantasy(10, rbf([1, 2]), dim: 3, box: 2)", "2 lengthscales but the points have dimension 3"},
