@@ -121,7 +121,7 @@ func kdeBuiltin(a *eval.Args) (eval.Value, error) {
 func densityPoints(a *eval.Args, name string, dim int) (x *mat.Dense, single bool, err error) {
 	v := a.Value(name)
 	if eval.IsAD(v) {
-		return nil, false, a.Errorf(name, "%s must be fixed numbers: the log density of a kst or kde density has no gradient in its points for a model to use", name)
+		return nil, false, a.Errorf(name, "%s depends on model parameters: give one point (a number for a one-dimensional density, a vector of length %d otherwise), whose log density has a gradient; several points or a matrix do not", name, dim)
 	}
 	if _, ok := v.(*eval.Mat); ok {
 		m, _ := eval.ToMatrix(v)
@@ -146,11 +146,47 @@ func densityPoints(a *eval.Args, name string, dim int) (x *mat.Dense, single boo
 	return mat.NewDense(1, dim, xs), true, nil
 }
 
+// adPoint returns the elements of v when it is one point of dimension dim
+// that depends on model parameters, as values for eval.Node.
+func adPoint(v eval.Value, dim int) ([]eval.Value, []float64, bool) {
+	switch v := v.(type) {
+	case *eval.ADNum:
+		if dim == 1 {
+			return []eval.Value{v}, []float64{v.Value()}, true
+		}
+	case *eval.ADVec:
+		if len(v.Vs) == dim && dim > 1 {
+			ps := make([]eval.Value, dim)
+			for i := range ps {
+				ps[i] = indexValue(v, i)
+			}
+			return ps, v.Values(), true
+		}
+	}
+	return nil, nil, false
+}
+
 // densityLogPDF evaluates the density argument dName at the points pName.
+// One point that depends on model parameters gets a tape node with the
+// gradient of log q in x, so `target += logpdf(d, theta)` samples from d.
 func densityLogPDF(a *eval.Args, dName, pName string) (eval.Value, error) {
 	var d densityArg
 	if err := a.Unpack(dName, &d); err != nil {
 		return nil, err
+	}
+	if ps, x, ok := adPoint(a.Value(pName), d.D.Dim()); ok {
+		gd, ok := d.D.(kst.GradDensity)
+		if !ok {
+			return nil, a.Errorf(dName, "%s has no gradient in its points", d)
+		}
+		for _, v := range x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, a.Errorf(pName, "%s has the non-finite value %v", pName, v)
+			}
+		}
+		grad := make([]float64, len(x))
+		lp := gd.LogPDFGrad(grad, x)
+		return eval.Node(lp, ps, grad), nil
 	}
 	x, single, err := densityPoints(a, pName, d.D.Dim())
 	if err != nil {

@@ -146,7 +146,7 @@ func TestKSTErrors(t *testing.T) {
 		{"tune(x, 3, rbf(1), score: \"logpdf\")", "needs window"},
 		{"tune(xm, 2, rbf(1), score: \"logpdf\", window: [0, 1])", "one-dimensional data"},
 		{"tune(xm, xm, rbf(1), novel: [0, 1, 0, 1, 0, 1], sigma0: [1, -2])", "sigma0 must be positive"},
-		{"model q {\n a ~ normal(0, 1)\n target += logpdf(kst(x, rbf(1)), a)\n}\nprint(optimize(q))", "must be fixed numbers"},
+		{"model q {\n a ~ normal(0, 1)\n target += sum(logpdf(kst(x, rbf(1)), [a, a]))\n}\nprint(optimize(q))", "depends on model parameters: give one point"},
 		{"fantasy(10, rbf(1), dim: 2)", "improper; give box: B"},
 		{"fantasy(10, rbf(1), box: -1)", "box must be positive"},
 		{"fantasy(10, rbf([1, 2]), dim: 3, box: 2)", "2 lengthscales but the points have dimension 3"},
@@ -160,4 +160,27 @@ func TestKSTErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
 		}
 	}
+}
+
+// One point that depends on model parameters gets the gradient of log q:
+// a model with target += logpdf(d, point) has the gradient finite
+// differences give, for kst and kde, in one and two dimensions.
+func TestKSTInModels(t *testing.T) {
+	in, _ := run(t, kstData+`
+let d1 = kst(x, rbf(0.6), sigma0: 0.5, alpha: 2, beta: 0.1)
+let d2 = kst(xm, rbf([0.8, 1.2]), sigma0: 0.3)
+let e2 = kde(xm, rbf(0.5))
+let p2 = kst(xm, poly(2, 1))
+model m1 {
+  a ~ normal(0, 3)
+  target += logpdf(d1, a)
+}
+model m2 {
+  a ~ normal(0, 3)
+  b ~ normal(0, 3)
+  target += logpdf(d2, [a, b]) + logpdf(e2, [b, a]) + logpdf(p2, [a, b])
+}
+`)
+	checkModelGradient(t, in, "m1", 1e-6, []float64{-1.2}, []float64{0.3}, []float64{2})
+	checkModelGradient(t, in, "m2", 1e-6, []float64{0.1, 0.2}, []float64{1.1, -0.4}, []float64{-2, 2})
 }

@@ -100,3 +100,57 @@ func (e *KDE) logpdfRBF(dst []float64, x *mat.Dense, ell []float64) {
 		}
 	})
 }
+
+// LogPDFGrad returns log q(x) at one point and writes ∇_x log q(x) into
+// grad: Σ_i ∇k(x, x_i) / Σ_i k(x, x_i), computed with weights relative to
+// the largest kernel value for rbf, so it stays finite where the values
+// underflow.
+func (e *KDE) LogPDFGrad(grad, x []float64) float64 {
+	clear(grad)
+	if st, ok := e.k.(*kernels.Stationary); ok && st.IsRBF() {
+		lk := make([]float64, e.n)
+		top := math.Inf(-1)
+		for i := 0; i < e.n; i++ {
+			u := 0.0
+			for j, v := range e.x.RawRowView(i) {
+				t := (x[j] - v) / ell(st.Ell, j)
+				u += t * t
+			}
+			lk[i] = -u / 2
+			top = max(top, lk[i])
+		}
+		s := 0.0
+		for i := 0; i < e.n; i++ {
+			w := math.Exp(lk[i] - top)
+			s += w
+			for j, v := range e.x.RawRowView(i) {
+				l := ell(st.Ell, j)
+				grad[j] -= w * (x[j] - v) / (l * l)
+			}
+		}
+		for j := range grad {
+			grad[j] /= s
+		}
+		return top + math.Log(s/float64(e.n))
+	}
+	g := make([]float64, e.d)
+	s := 0.0
+	for i := 0; i < e.n; i++ {
+		s += e.k.GradX(g, x, e.x.RawRowView(i))
+		for j, v := range g {
+			grad[j] += v
+		}
+	}
+	for j := range grad {
+		grad[j] /= s
+	}
+	return math.Log(s / float64(e.n))
+}
+
+// ell is lengthscale j of an isotropic or ARD list.
+func ell(l []float64, j int) float64 {
+	if len(l) == 1 {
+		return l[0]
+	}
+	return l[j]
+}

@@ -24,9 +24,17 @@ type Density interface {
 	LogPDF(dst []float64, x *mat.Dense) error
 }
 
+// GradDensity is a Density with the gradient of its log density in x at
+// one point, for samplers and for models that use it.
+type GradDensity interface {
+	Density
+	// LogPDFGrad returns log q(x) and writes ∇_x log q(x) into grad.
+	LogPDFGrad(grad, x []float64) float64
+}
+
 var (
-	_ Density = (*Model)(nil)
-	_ Density = (*KDE)(nil)
+	_ GradDensity = (*Model)(nil)
+	_ GradDensity = (*KDE)(nil)
 )
 
 // blockRows is the number of query points evaluated together: one N×block
