@@ -147,6 +147,8 @@ func TestKSTErrors(t *testing.T) {
 		{"tune(xm, 2, rbf(1), score: \"logpdf\", window: [0, 1])", "one-dimensional data"},
 		{"tune(xm, xm, rbf(1), novel: [0, 1, 0, 1, 0, 1], sigma0: [1, -2])", "sigma0 must be positive"},
 		{"model q {\n a ~ normal(0, 1)\n target += sum(logpdf(kst(x, rbf(1)), [a, a]))\n}\nprint(optimize(q))", "depends on model parameters: give one point"},
+		{"fn bad(l) = rbf(l - 5)\ntune(x, 3, bad, ell: [1], score: \"logpdf\", window: [-9, 9])", "t.kml:5:17: error: rbf: lengthscale ell must be positive"},
+		{"fn three(l) = 3\ntune(x, 3, three, ell: [1], score: \"logpdf\", window: [-9, 9])", "t.kml:6:1: error: tune: the kernel function returned number at ell = 1, not a kernel"},
 		{"fantasy(10, rbf(1), dim: 2)", "improper; give box: B"},
 		{"fantasy(10, rbf(1), box: -1)", "box must be positive"},
 		{"fantasy(10, rbf([1, 2]), dim: 3, box: 2)", "2 lengthscales but the points have dimension 3"},

@@ -1,12 +1,14 @@
 package stdlib
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/kst"
@@ -50,6 +52,10 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	best, all, err := kst.Tune(kst.Grid{Ell: ells, Sigma0: s0s, Alpha: as, Beta: bs}, kernelFor, build, scoreFn)
 	if err != nil {
+		var ae *ast.Error
+		if errors.As(err, &ae) {
+			return nil, err // from the kernel function, at its own position
+		}
 		return nil, a.Fail("%v", err)
 	}
 	sign := 1.0
@@ -58,7 +64,7 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	k, err := kernelFor(best.Ell)
 	if err != nil {
-		return nil, a.Fail("%v", err)
+		return nil, err // it worked a moment ago
 	}
 	grid := eval.NewRecord()
 	col := func(f func(p kst.Point) float64) *eval.Vec {
