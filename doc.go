@@ -30,7 +30,8 @@
 //     (marginal likelihood, VB bound, joint MAP, MKL) and their
 //     gradients; runtime/kbr the kernel Bayes' rule (posterior weights,
 //     conditional mean embeddings, the KBR filter, rejection ABC);
-//     runtime/hmc the NUTS sampler;
+//     runtime/kst the kernel Student-t density (and its Parzen-window
+//     baseline); runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,
 //     jittered Cholesky, GP predictive); runtime/rng the seeded streams;

@@ -98,7 +98,7 @@ func init() {
 		})
 
 	eval.Register("logpdf(d, x)",
-		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates).",
+		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
 			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
 				if mv.HasAD() {
@@ -109,6 +109,9 @@ func init() {
 					return nil, a.Errorf("x", "%v", err)
 				}
 				return v, nil
+			}
+			if _, ok := a.Value("d").(*densityVal); ok {
+				return densityLogPDF(a, "d", "x")
 			}
 			var d distribution
 			var x eval.Value

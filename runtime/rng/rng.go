@@ -34,6 +34,8 @@ const (
 	Landmarks Stream = 0x6c616e64 // "land"
 	// BKESplit chooses the rows that bke.Split holds out as landmarks.
 	BKESplit Stream = 0x626b65 // "bke"
+	// Fantasy draws the sampler seeds of kst.Fantasy, one per point.
+	Fantasy Stream = 0x66616e74 // "fant"
 	// Interpreter is the interpreter's own stream, which draws the seeds
 	// of calls given none.
 	Interpreter Stream = 0x72756e // "run"

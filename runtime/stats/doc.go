@@ -1,5 +1,6 @@
 // Package stats computes the quantiles KML reports: sample quantiles by R's
 // type 7 interpolation and the standard normal quantile, so that a
 // posterior summary, a credible band and the median and quantile builtins
-// agree on one definition.
+// agree on one definition; and the area under the ROC curve (AUC) by
+// which novelty scores are judged.
 package stats
