@@ -62,7 +62,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		if fig.panels, err = posteriorPanels(v, params); err != nil {
 			return nil, a.Errorf("params", "%v", err)
 		}
-		fig.w, fig.h = 8*vg.Inch, vg.Length(len(fig.panels))*1.8*vg.Inch
+		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
 	case *model.SummaryVal:
 		fig.single, err = summaryIntervals(v.S)
 	case *model.DistVal:
@@ -286,8 +286,10 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
-		if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
-			return "", "", err
+		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
+			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
+				return "", "", err
+			}
 		}
 	}
 	if len(names) == 2 {

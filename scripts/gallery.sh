@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Regenerates the README gallery: runs every example that draws a picture
+# (in a scratch copy of examples/, so the repository stays clean) and copies
+# the PNGs it writes into docs/gallery/.
+#   bash scripts/gallery.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=docs/gallery
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/kml" ./cmd/kml
+cp -r examples "$tmp/examples"
+mkdir -p "$out"
+for f in "$tmp"/examples/*.kml; do
+	if grep -q 'to: "[^"]*\.png"' "$f"; then
+		echo "running $(basename "$f")"
+		(cd "$tmp/examples" && "$tmp/kml" run "$(basename "$f")" > /dev/null)
+	fi
+done
+rm -f "$out"/*.png
+cp "$tmp"/examples/*.png "$out"/
+ls -l "$out"
