@@ -105,6 +105,17 @@ type Assign struct {
 	Value Expr
 }
 
+// Generated is `generated { NAME = EXPR ... }` inside a model: quantities
+// computed once per draw from the draw's values (not on the tape), with the
+// draw's own random stream, as Stan's generated quantities.
+type Generated struct {
+	At   Pos
+	Body []*Assign
+}
+
+func (s *Generated) Pos() Pos { return s.At }
+func (*Generated) stmtNode()  {}
+
 // Target is `target += VALUE` inside a model: VALUE (a number, or a vector
 // whose sum is meant) is added to the log density.
 type Target struct {

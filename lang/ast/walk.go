@@ -37,6 +37,10 @@ func Inspect(n Node, f func(Node) bool) {
 		Inspect(n.Value, f)
 	case *Target:
 		Inspect(n.Value, f)
+	case *Generated:
+		for _, a := range n.Body {
+			Inspect(a, f)
+		}
 	case *Vector:
 		for _, e := range n.Elems {
 			Inspect(e, f)

@@ -40,6 +40,12 @@ func (c *Checker) model(m *ast.Model, outer *Scope) {
 			if _, dup := info.later[s.Name.Name]; !dup {
 				info.later[s.Name.Name] = s.Name.At
 			}
+		case *ast.Generated:
+			for _, a := range s.Body {
+				if _, dup := info.later[a.Name.Name]; !dup {
+					info.later[a.Name.Name] = a.Name.At
+				}
+			}
 		}
 	}
 	scope := NewScope(outer)
@@ -53,8 +59,13 @@ func (c *Checker) model(m *ast.Model, outer *Scope) {
 			c.declare(scope, outer, &Binding{Name: s.Name.Name, Kind: Derived, Pos: s.Name.At})
 		case *ast.Target:
 			c.expr(s.Value, scope)
+		case *ast.Generated:
+			for _, a := range s.Body {
+				c.expr(a.Value, scope)
+				c.declare(scope, outer, &Binding{Name: a.Name.Name, Kind: Derived, Pos: a.Name.At})
+			}
 		default:
-			c.errs.Add(s.Pos(), "a model holds only `~`, `=` and `target +=` statements")
+			c.errs.Add(s.Pos(), "a model holds only `~`, `=`, `target +=` and `generated { ... }` statements")
 		}
 	}
 }

@@ -301,6 +301,9 @@ func (a *Args) Seed() (uint64, error) {
 		}
 		return uint64(n), nil
 	}
+	if a.Th.seeds != nil {
+		return a.Th.seeds.Uint64(), nil
+	}
 	return a.Th.in.nextSeed(), nil
 }
 

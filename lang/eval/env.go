@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/rand/v2"
 	"context"
 
 	"github.com/kml-lang/kml/lang/ast"
@@ -40,7 +41,14 @@ type Thread struct {
 	in    *Interpreter
 	ctx   context.Context
 	depth int
+	// seeds, when set, gives the seeds of random calls made without one
+	// instead of the run's stream (a model's generated block, per draw).
+	seeds *rand.Rand
 }
+
+// SetSeeds makes random calls without a seed on th draw their seeds from r
+// (nil: from the run's stream again).
+func (th *Thread) SetSeeds(r *rand.Rand) { th.seeds = r }
 
 func (in *Interpreter) newThread(ctx context.Context) *Thread {
 	if ctx == nil {

@@ -21,6 +21,7 @@ type gStmt struct {
 	Let    *gLet    `parser:"  @@"`
 	Fn     *gFn     `parser:"| @@"`
 	Model  *gModel  `parser:"| @@"`
+	Gen    *gGen    `parser:"| @@"`
 	Import *gImport `parser:"| @@"`
 	Simple *gSimple `parser:"| @@"`
 }
@@ -42,6 +43,12 @@ type gModel struct {
 	Pos     lexer.Position
 	Name    *gIdent   `parser:"\"model\" @@ \"{\""`
 	Entries []*gEntry `parser:"@@* \"}\""`
+}
+
+// gGen is a model's `generated { ... }` block.
+type gGen struct {
+	Pos     lexer.Position
+	Entries []*gEntry `parser:"\"generated\" \"{\" @@* \"}\""`
 }
 
 type gImport struct {

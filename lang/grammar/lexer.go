@@ -16,7 +16,7 @@ import (
 const (
 	tokEOF     = lexer.EOF
 	tokIdent   = lexer.TokenType(-2 - iota)
-	tokKeyword // reserved words: let fn model import if then else true false
+	tokKeyword // reserved words: let fn model import generated if then else true false
 	tokNumber
 	tokString
 	tokPunct // operators and brackets
@@ -24,7 +24,7 @@ const (
 )
 
 var keywords = map[string]bool{
-	"let": true, "fn": true, "model": true, "import": true,
+	"let": true, "fn": true, "model": true, "import": true, "generated": true,
 	"if": true, "then": true, "else": true, "true": true, "false": true,
 }
 
@@ -411,9 +411,11 @@ func (s *scanner) filter() []token {
 		case t.is(tokPunct) && (v == "(" || v == "["):
 			stack = append(stack, false)
 		case t.is(tokPunct) && v == "{":
-			// `model NAME {` opens a block; any other brace is a record.
+			// `model NAME {` and `generated {` open blocks; any other brace is a record.
 			n := len(out)
-			stack = append(stack, n >= 2 && out[n-1].is(tokIdent) && out[n-2].is(tokKeyword) && s.value(out[n-2]) == "model")
+			block := n >= 2 && out[n-1].is(tokIdent) && out[n-2].is(tokKeyword) && s.value(out[n-2]) == "model" ||
+				n >= 1 && out[n-1].is(tokKeyword) && s.value(out[n-1]) == "generated" // `generated {` too
+			stack = append(stack, block)
 		case t.is(tokPunct) && (v == ")" || v == "]" || v == "}"):
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]

@@ -51,7 +51,28 @@ func (l *lowerer) stmt(g *gStmt, top bool) ast.Stmt {
 		}
 		m := &ast.Model{At: l.pos(g.Pos), Name: l.ident(g.Model.Name)}
 		m.Body = l.entries(g.Model.Entries, false)
+		for i, s := range m.Body {
+			// The model's density must not depend on what is generated
+			// from it, so the block comes last, as in Stan.
+			if _, ok := s.(*ast.Generated); ok && i != len(m.Body)-1 {
+				l.errs.Add(s.Pos(), "the `generated { ... }` block must be the last statement of the model")
+			}
+		}
 		return m
+	case g.Gen != nil:
+		if top {
+			l.errs.Add(l.pos(g.Pos), "a `generated { ... }` block belongs inside a model")
+			return nil
+		}
+		gen := &ast.Generated{At: l.pos(g.Pos)}
+		for _, s := range l.entries(g.Gen.Entries, false) {
+			if a, ok := s.(*ast.Assign); ok {
+				gen.Body = append(gen.Body, a)
+			} else if s != nil {
+				l.errs.Add(s.Pos(), "a `generated` block holds only `NAME = EXPR` statements")
+			}
+		}
+		return gen
 	case g.Import != nil:
 		if !top {
 			l.errs.Add(l.pos(g.Pos), "`import` belongs at the top level of a file")

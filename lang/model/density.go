@@ -29,6 +29,8 @@ type Density struct {
 	// capture, when non-nil, collects the free parameters' constrained
 	// values (constrainRun).
 	capture *[]float64
+	// generate runs the generated block too (Derived with a seed).
+	generate bool
 	// latents, when non-nil, collects the observations of latent
 	// functions (LatentObservations).
 	latents *[]LatentObservation
@@ -131,6 +133,13 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				if xs, vec, ok := numbers(v); ok {
 					*d.derived = append(*d.derived, DerivedValue{Name: st.Name.Name, Values: xs, Vector: vec})
 				}
+			}
+		case *ast.Generated:
+			if d.derived == nil || !d.generate {
+				continue
+			}
+			if err := d.generated(st, env); err != nil {
+				return 0, err
 			}
 		case *ast.Target:
 			// target += counts with the observations (in loglik and in an

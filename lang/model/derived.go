@@ -3,9 +3,12 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
+	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Derived quantities (`NAME = EXPR` in a model) that are numbers or vectors
@@ -76,11 +79,12 @@ func (dc DerivedColumn) columnNames() []string {
 // addDerived appends the derived quantities of every draw to post's columns.
 // The layout is the first draw's; a quantity whose length changes between
 // draws is recorded as NaN where it differs, with a warning returned.
-func addDerived(d *Density, post *Posterior, draws [][][]float64) ([]string, error) {
+func addDerived(d *Density, post *Posterior, draws [][][]float64, seed uint64) ([]string, error) {
 	if len(draws) == 0 || len(draws[0]) == 0 {
 		return nil, nil
 	}
-	first, err := d.Derived(draws[0][0])
+	seedsAt := func(c, i int) *rand.Rand { return rng.New(seed, rng.Generated.Index(c*len(draws[0])+i)) }
+	first, err := d.DerivedAt(draws[0][0], seedsAt(0, 0))
 	if err != nil || len(first) == 0 {
 		return nil, err
 	}
@@ -97,7 +101,7 @@ func addDerived(d *Density, post *Posterior, draws [][][]float64) ([]string, err
 	ragged := map[string]bool{}
 	for c, ch := range draws {
 		for i, q := range ch {
-			vals, err := d.Derived(q)
+			vals, err := d.DerivedAt(q, seedsAt(c, i))
 			if err != nil {
 				return nil, err
 			}
@@ -123,4 +127,54 @@ func addDerived(d *Density, post *Posterior, draws [][][]float64) ([]string, err
 		}
 	}
 	return warnings, nil
+}
+
+// generated runs a generated block on the values of the model's names as
+// plain numbers (off the tape), recording each numeric result.
+func (d *Density) generated(g *ast.Generated, env *eval.Env) error {
+	genv := eval.NewEnv(env)
+	ast.Inspect(g, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := env.Lookup(id.Name); ok {
+				genv.Define(id.Name, plain(v))
+			}
+		}
+		return true
+	})
+	for _, a := range g.Body {
+		v, err := d.th.Expr(a.Value, genv)
+		if err != nil {
+			return err
+		}
+		genv.Define(a.Name.Name, v)
+		if xs, vec, ok := numbers(v); ok {
+			*d.derived = append(*d.derived, DerivedValue{Name: a.Name.Name, Values: xs, Vector: vec})
+		}
+	}
+	return nil
+}
+
+// plain is v's value off the tape: numbers and vectors lose their tape
+// nodes; other values are kept.
+func plain(v eval.Value) eval.Value {
+	switch v := v.(type) {
+	case *eval.ADNum:
+		return eval.Num(v.Value())
+	case *eval.ADVec:
+		xs, _, _ := numbers(v)
+		return &eval.Vec{Data: xs}
+	}
+	return v
+}
+
+// DerivedAt evaluates the derived quantities and the generated block at q,
+// the generated block's random calls seeded from seeds.
+func (d *Density) DerivedAt(q []float64, seeds *rand.Rand) ([]DerivedValue, error) {
+	d.generate = true
+	d.th.SetSeeds(seeds)
+	defer func() {
+		d.generate = false
+		d.th.SetSeeds(nil)
+	}()
+	return d.Derived(q)
 }

@@ -30,7 +30,7 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 	for ci, ch := range res.Chains {
 		unconstrained[ci] = ch.Draws
 	}
-	derivedWarnings, err := addDerived(c.NewDensity(th.Fork()), post, unconstrained)
+	derivedWarnings, err := addDerived(c.NewDensity(th.Fork()), post, unconstrained, s.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ const (
 	BKESplit Stream = 0x626b65 // "bke"
 	// Fantasy draws the sampler seeds of kst.Fantasy, one per point.
 	Fantasy Stream = 0x66616e74 // "fant"
+	// Generated seeds the random calls of a model's generated block at
+	// draw i (indexed by the draw's position over all chains).
+	Generated Stream = 0x67656e00 // "gen"
 	// Interpreter is the interpreter's own stream, which draws the seeds
 	// of calls given none.
 	Interpreter Stream = 0x72756e // "run"
