@@ -1,8 +1,8 @@
 package eval
 
 import (
-	"math/rand/v2"
 	"context"
+	"math/rand/v2"
 
 	"github.com/kml-lang/kml/lang/ast"
 )
