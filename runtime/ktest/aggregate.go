@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Collection returns count rbf lengthscales log-spaced from the 5%
@@ -55,9 +56,6 @@ func Collection(z *mat.Dense, count int, seed uint64) ([]float64, error) {
 // stops it and it returns ctx.Err().
 func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result, error) {
 	s = s.withDefaults(Unbiased)
-	if s.Estimator == Linear {
-		return Result{}, fmt.Errorf("the aggregate test uses the %q or %q estimator", Unbiased, Biased)
-	}
 	if s.Bandwidths <= 0 {
 		s.Bandwidths = 10
 	}
@@ -79,6 +77,17 @@ func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result,
 		k, err := kernels.NewRBF([]float64{ell})
 		if err != nil {
 			return Result{}, err
+		}
+		if s.Estimator == Linear {
+			nTot, d := z.Dims()
+			zs := linalg.RowMajor(z)
+			stat := func(perm []int) float64 { return linearMMD(k, zs, zs, d, perm[:m], perm[m:]) }
+			null, err := permutations(ctx, nTot, s, stat)
+			if err != nil {
+				return Result{}, err
+			}
+			stats[i] = append([]float64{stat(identity(nTot))}, null...)
+			continue
 		}
 		f, err := mmdForms(k, z, s, &res)
 		if err != nil {
