@@ -10,8 +10,8 @@ import (
 // pooled N×N Gram matrix K: for the 0/1 indicator e of the first sample's
 // positions, the quadratic form eᵀKe and the linear form 1ᵀKe. With them,
 // the total 1ᵀK1 and the diagonal, every MMD² estimator of the relabelled
-// samples follows (mmdFromForms), so a block of permutations costs one
-// matrix product.
+// samples follows (mmdFromForms), so a block of permutations is one pass
+// over K (or one product with the features).
 type gramForms interface {
 	size() int
 	// forms sets s[b] = e_bᵀKe_b and r[b] = 1ᵀKe_b for the rows e_b of the
@@ -22,18 +22,29 @@ type gramForms interface {
 	diag() []float64
 }
 
-// exactForms holds the full Gram matrix: a block costs the product E·K,
-// N²·m multiply-adds (the BLAS kernel skips the zeros of E).
+// exactForms holds the full Gram matrix. K is symmetric, so
+// eᵀKe = 2·Σ_{I≤J} w_IJ Σ_{i∈I, e_i=1} K_{i,J}·e_J over square tiles I, J
+// of indices, with w = ½ on the diagonal tiles and 1 above: each term a
+// dot product of a row of a tile with the indicator, N²·m/2 multiply-adds
+// for a permutation, half of eᵀ(Ke), without branches on e and without
+// writing an N-vector. The tiles are visited in a fixed order, and the
+// permutations of a block pass over a tile while it is in cache.
 type exactForms struct {
 	g      []float64 // N×N, both triangles
 	n      int
+	tile   int
 	rowSum []float64
 	tot    float64
 	dg     []float64
 }
 
+// gramTile is the side of the tiles of exactForms: a tile of K (32 kB)
+// stays in a core's L1 cache while the block of permutations passes over
+// it (64 measured faster than 128 and 256 at N = 4000).
+const gramTile = 64
+
 func newExactForms(g []float64, n int) *exactForms {
-	f := &exactForms{g: g, n: n, rowSum: make([]float64, n), dg: make([]float64, n)}
+	f := &exactForms{g: g, n: n, tile: gramTile, rowSum: make([]float64, n), dg: make([]float64, n)}
 	for i := 0; i < n; i++ {
 		f.rowSum[i] = floats.Sum(g[i*n : (i+1)*n])
 		f.dg[i] = g[i*n+i]
@@ -43,17 +54,50 @@ func newExactForms(g []float64, n int) *exactForms {
 }
 
 func (f *exactForms) size() int           { return f.n }
-func (f *exactForms) bufLen(rows int) int { return rows * f.n }
+func (f *exactForms) bufLen(rows int) int { return 0 }
 func (f *exactForms) total() float64      { return f.tot }
 func (f *exactForms) diag() []float64     { return f.dg }
 
+// forms needs no buffer: it lists each permutation's first-sample indices
+// in increasing order, so that tile row I's start in the list only moves
+// forward.
 func (f *exactForms) forms(e []float64, rows int, buf, s, r []float64) {
-	n := f.n
-	blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, rows, n, n, 1, e, n, f.g, n, 0, buf, n)
-	for b := 0; b < rows; b++ {
+	n, t := f.n, f.tile
+	idx := make([][]int, rows)
+	for b := range idx {
 		eb := e[b*n : (b+1)*n]
-		s[b] = floats.Dot(buf[b*n:(b+1)*n], eb)
-		r[b] = floats.Dot(f.rowSum, eb)
+		for i, v := range eb {
+			if v != 0 {
+				idx[b] = append(idx[b], i)
+			}
+		}
+		s[b] = 0
+	}
+	pos := make([]int, rows) // where tile row I starts in idx[b]
+	for j0 := 0; j0 < n; j0 += t {
+		tj := min(t, n-j0)
+		clear(pos)
+		for i0 := 0; i0 <= j0; i0 += t {
+			w := 1.0
+			if i0 == j0 {
+				w = 0.5
+			}
+			for b := 0; b < rows; b++ {
+				ej := e[b*n+j0 : b*n+j0+tj]
+				acc := 0.0
+				k := pos[b]
+				for ; k < len(idx[b]) && idx[b][k] < i0+t; k++ {
+					i := idx[b][k]
+					acc += floats.Dot(f.g[i*n+j0:i*n+j0+tj], ej)
+				}
+				pos[b] = k
+				s[b] += w * acc
+			}
+		}
+	}
+	for b := 0; b < rows; b++ {
+		s[b] *= 2
+		r[b] = floats.Dot(f.rowSum, e[b*n:(b+1)*n])
 	}
 }
 

@@ -23,7 +23,9 @@ func TestLabelNullMatchesDirect(t *testing.T) {
 	g, _ := kernels.GramFull(k, z)
 	for _, est := range []Estimator{Unbiased, Biased} {
 		s := Settings{Permutations: 70, Seed: 3, Estimator: est}.withDefaults(est)
-		obs, null, err := labelNull(context.Background(), newExactForms(append([]float64(nil), g...), 40), 23, s)
+		f := newExactForms(append([]float64(nil), g...), 40)
+		f.tile = 16 // several tiles, one partial
+		obs, null, err := labelNull(context.Background(), f, 23, s)
 		if err != nil {
 			t.Fatal(err)
 		}
