@@ -254,7 +254,7 @@ func isLogSpaced(x []float64) bool {
 
 // heatFields finds a heat map in a record: a two-column matrix field (the
 // points) and a vector of as many values, mean if there is one, else the
-// first vector field.
+// first other such field.
 func heatFields(r *eval.Record, vecs map[string][]float64, names []string) (*mat.Dense, []float64, string, bool) {
 	for _, k := range r.AttrNames() {
 		v, _ := r.Attr(k)
@@ -266,14 +266,15 @@ func heatFields(r *eval.Record, vecs map[string][]float64, names []string) (*mat
 		if cols != 2 {
 			continue
 		}
-		z := vecs["mean"]
-		if z == nil && len(names) > 0 {
-			z = vecs[names[0]]
+		if z := vecs["mean"]; len(z) == rows {
+			return m.M, z, k, true
 		}
-		if len(z) != rows {
-			return nil, nil, "", false
+		for _, name := range names {
+			if z := vecs[name]; name != k && len(z) == rows {
+				return m.M, z, k, true
+			}
 		}
-		return m.M, z, k, true
+		return nil, nil, "", false
 	}
 	return nil, nil, "", false
 }

@@ -19,7 +19,7 @@ func TestPlotHeatMap(t *testing.T) {
 	src := `
 let i = seq(0, 99)
 let at = cbind(i % 10, floor(i / 10))
-plot({at: at, mean: sin(at[:, 1]) * cos(at[:, 2])}, to: "heat.png")
+plot({at: at, value: sin(at[:, 1]) * cos(at[:, 2])}, to: "heat.png")
 `
 	if _, err := in.Eval("t.kml", src); err != nil {
 		t.Fatal(err)
