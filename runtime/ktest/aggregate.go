@@ -179,6 +179,9 @@ func HSICAggregateTest(ctx context.Context, x, y *mat.Dense, method Method, s Se
 		return Result{}, fmt.Errorf("y: %w", err)
 	}
 	n, _ := x.Dims()
+	if n > ExactMax {
+		return Result{}, fmt.Errorf("the aggregate HSIC test holds %d Gram matrices of %d×%d at once; use at most %d pairs, or a given kernel with approx", 2*s.Bandwidths, n, n, ExactMax)
+	}
 	res := Result{Estimator: s.Estimator, Method: method, Kernel: "aggregate", KernelY: "aggregate", Approx: Exact}
 	for _, a := range ex {
 		for _, b := range ey {

@@ -1,6 +1,6 @@
 // Package ktest computes kernel two-sample and independence statistics and
-// tests them: MMD² and HSIC estimators; permutation nulls batched as matrix
-// products, exact or on low-rank features; gamma nulls; the aggregate
+// tests them: MMD² and HSIC estimators; permutation nulls computed a block of
+// permutations at a time, exact or on low-rank features; gamma nulls; the aggregate
 // tests over a collection of rbf bandwidths; and the rules (median
 // heuristic, BKL) that choose a test's kernel.
 //
