@@ -184,9 +184,16 @@ func testSettings(a *eval.Args) (ktest.Settings, error) {
 		return s, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", s.Alpha)
 	}
 	var est, approx string
-	err = a.Unpack("estimator?", &est, "approx", &approx)
+	if err := a.Unpack("estimator?", &est, "approx", &approx); err != nil {
+		return s, err
+	}
+	switch ktest.Approx(approx) {
+	case ktest.Auto, ktest.Exact, ktest.Nystrom, ktest.RFF:
+	default:
+		return s, a.Errorf("approx", `approx must be "auto", "exact", "nystrom" or "rff", got %q`, approx)
+	}
 	s.Estimator, s.Approx = ktest.Estimator(est), ktest.Approx(approx)
-	return s, err
+	return s, nil
 }
 
 func mmdTest(a *eval.Args) (eval.Value, error) {

@@ -271,3 +271,18 @@ func directHSIC(kx, ky kernels.Kernel, x, y *mat.Dense, est Estimator) float64 {
 	}
 	return (mat.Trace(&kl) + mat.Sum(Kt)*mat.Sum(Lt)/((fn-1)*(fn-2)) - 2/(fn-2)*mat.Inner(ones, &kl, ones)) / (fn * (fn - 3))
 }
+
+func TestApproxResolve(t *testing.T) {
+	for _, c := range []struct {
+		a    Approx
+		n    int
+		want Approx
+	}{{"", ExactMax, Exact}, {Auto, ExactMax, Exact}, {Auto, ExactMax + 1, Nystrom}, {RFF, 10, RFF}, {Exact, ExactMax + 1, Exact}} {
+		if got, err := c.a.resolve(c.n); err != nil || got != c.want {
+			t.Errorf("%q at n = %d: %q, %v; want %q", c.a, c.n, got, err, c.want)
+		}
+	}
+	if _, err := Approx("svd").resolve(10); err == nil {
+		t.Error("approx \"svd\" accepted")
+	}
+}
