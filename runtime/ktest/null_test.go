@@ -176,8 +176,12 @@ func TestNullIsTheSameOnAnyNumberOfCores(t *testing.T) {
 			t.Fatal(err)
 		}
 		r2, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 100, Seed: 6, Workers: workers})
-		r.Statistic = r2.Statistic
-		r.PValue += r2.PValue
+		r3, _ := MMDTest(context.Background(), k, x, y, Settings{Permutations: 100, Seed: 6, Workers: workers, Approx: Nystrom, Rank: 130})
+		h := x.Slice(0, 140, 0, 3).(*mat.Dense)
+		r4, _ := HSICTest(context.Background(), k, k, h, y, Permutation, Settings{Permutations: 100, Seed: 6, Workers: workers})
+		r5, _ := HSICTest(context.Background(), k, k, h, y, Permutation, Settings{Permutations: 100, Seed: 6, Workers: workers, Approx: Nystrom, Rank: 70})
+		r.Statistic = r2.Statistic + r3.Statistic + r4.Statistic + r5.Statistic
+		r.PValue += r2.PValue + 10*r3.PValue + 100*r4.PValue + 1000*r5.PValue
 		return r
 	}
 	a, b := run(1, 1), run(4, 3)
