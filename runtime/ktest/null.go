@@ -9,10 +9,10 @@ import (
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
-// permBlock is how many permutations are multiplied by the Gram matrix (or
-// the features) at once. It is fixed, not tied to the number of workers,
-// and each permutation's statistic is a row of a product computed in a
-// fixed order, so the null is bit-for-bit the same on any number of cores.
+// permBlock is how many permutations are multiplied by the features at
+// once. It is fixed, not tied to the number of workers, and each
+// permutation's statistic is a row of a product computed in a fixed order,
+// so the null is bit-for-bit the same on any number of cores.
 const permBlock = 32
 
 // shuffled returns permutation b of 0..n−1, from its own seeded stream.
@@ -28,12 +28,17 @@ func shuffled(seed uint64, b int, perm []int) {
 // N pooled rows against the rest) and of s.Permutations relabellings, in
 // which permutation b puts rows perm_b[0..m−1] in the first sample.
 func labelNull(ctx context.Context, f gramForms, m int, s Settings) (float64, []float64, error) {
-	nTot := f.size()
+	return f.labelNull(ctx, m, s)
+}
+
+// labelNull for features: permBlock permutations at a time, their
+// indicators times Φ in one BLAS product.
+func (f *featureForms) labelNull(ctx context.Context, m int, s Settings) (float64, []float64, error) {
+	nTot := f.n
 	n := nTot - m
-	dg := f.diag()
-	trace := floats.Sum(dg)
+	trace := floats.Sum(f.dg)
 	stat := func(sx, rx float64, e []float64) float64 {
-		return mmdFromForms(sx, rx, floats.Dot(dg, e), f.total(), trace, m, n, s.Estimator)
+		return mmdFromForms(sx, rx, floats.Dot(f.dg, e), f.tot, trace, m, n, s.Estimator)
 	}
 	// The samples as given.
 	e0 := make([]float64, nTot)
@@ -41,7 +46,7 @@ func labelNull(ctx context.Context, f gramForms, m int, s Settings) (float64, []
 		e0[i] = 1
 	}
 	var s0, r0 [1]float64
-	f.forms(e0, 1, make([]float64, f.bufLen(1)), s0[:], r0[:])
+	f.forms(e0, 1, make([]float64, f.r), s0[:], r0[:])
 	obs := stat(s0[0], r0[0], e0)
 
 	null := make([]float64, s.Permutations)
@@ -57,7 +62,7 @@ func labelNull(ctx context.Context, f gramForms, m int, s Settings) (float64, []
 		go func() {
 			defer wg.Done()
 			e := make([]float64, permBlock*nTot)
-			buf := make([]float64, f.bufLen(permBlock))
+			buf := make([]float64, permBlock*f.r)
 			var sx, rx [permBlock]float64
 			perm := make([]int, nTot)
 			for k := range next {

@@ -22,7 +22,8 @@ func TestLabelNullMatchesDirect(t *testing.T) {
 	z.Stack(x, y)
 	g, _ := kernels.GramFull(k, z)
 	for _, est := range []Estimator{Unbiased, Biased} {
-		s := Settings{Permutations: 70, Seed: 3, Estimator: est}.withDefaults(est)
+		// More than nullChunk permutations: two chunks.
+		s := Settings{Permutations: nullChunk + 76, Seed: 3, Estimator: est}.withDefaults(est)
 		f := newExactForms(append([]float64(nil), g...), 40)
 		f.tile = 16 // several tiles, one partial
 		obs, null, err := labelNull(context.Background(), f, 23, s)
