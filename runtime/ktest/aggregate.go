@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -244,14 +245,19 @@ func HSICAggregateTest(ctx context.Context, x, y *mat.Dense, method Method, s Se
 	}
 	stats := make([][]float64, len(states))
 	id := identity(n)
+	tr0 := make([]float64, len(states))
+	productTraces(sx, sy, id, make([]float64, n), tr0)
 	for i, h := range states {
 		stats[i] = make([]float64, s.Permutations+1)
-		stats[i][0] = h.stat(id)
+		stats[i][0] = h.finish(tr0[i], id)
 	}
 	err = permutationsVec(ctx, n, s, func() func(b int, perm []int) {
+		buf := make([]float64, n)
+		tr := make([]float64, len(states))
 		return func(b int, perm []int) {
+			productTraces(sx, sy, perm, buf, tr)
 			for i, h := range states {
-				stats[i][b+1] = h.stat(perm)
+				stats[i][b+1] = h.finish(tr[i], perm)
 			}
 		}
 	})
@@ -261,4 +267,28 @@ func HSICAggregateTest(ctx context.Context, x, y *mat.Dense, method Method, s Se
 	res.Permutations = s.Permutations
 	aggregate(stats, s.Alpha, &res)
 	return res, nil
+}
+
+// productTraces sets tr[a·len(sy)+c] = Σ_ij Kx_a[i,j]·Ly_c[π(i),π(j)] for
+// every pair of the product family. Each row of a permuted L is gathered
+// once and shared by all the kernels on x (dot products over the upper
+// triangle, the matrices being symmetric), so the family costs Λ_y gathers
+// per row instead of Λ_x·Λ_y.
+func productTraces(sx, sy []hsicSide, perm []int, buf, tr []float64) {
+	n := len(perm)
+	clear(tr)
+	for c, ly := range sy {
+		for i := 0; i < n; i++ {
+			lr := ly.g[perm[i]*n : (perm[i]+1)*n]
+			g := buf[:n-i-1]
+			for j, p := range perm[i+1:] {
+				g[j] = lr[p]
+			}
+			d := lr[perm[i]]
+			for a, kx := range sx {
+				kr := kx.g[i*n : (i+1)*n]
+				tr[a*len(sy)+c] += 2*floats.Dot(kr[i+1:], g) + kr[i]*d
+			}
+		}
+	}
 }

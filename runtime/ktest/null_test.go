@@ -291,3 +291,30 @@ func TestApproxResolve(t *testing.T) {
 		t.Error("approx \"svd\" accepted")
 	}
 }
+
+// Each kernel pair of the aggregate HSIC test, on the shared permutations,
+// gives the p-value of the single test with that pair and seed.
+func TestHSICAggregateMatchesSingleTests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(63, 64))
+	n := 40
+	x := randomPoints(rng, n, 2)
+	y := mat.NewDense(n, 1, nil)
+	for i := 0; i < n; i++ {
+		y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.5*rng.NormFloat64())
+	}
+	for _, est := range []Estimator{Biased, Unbiased} {
+		s := Settings{Permutations: 199, Seed: 8, Estimator: est, Bandwidths: 3}
+		agg, err := HSICAggregateTest(context.Background(), x, y, Permutation, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range agg.PValues {
+			kx := must(kernels.NewRBF([]float64{agg.Bandwidths[k]}))
+			ky := must(kernels.NewRBF([]float64{agg.BandwidthsY[k]}))
+			one, _ := HSICTest(context.Background(), kx, ky, x, y, Permutation, s)
+			if one.PValue != agg.PValues[k] {
+				t.Errorf("%s: pair %d: p-value %v in the family, %v alone", est, k, agg.PValues[k], one.PValue)
+			}
+		}
+	}
+}

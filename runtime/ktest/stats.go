@@ -274,6 +274,12 @@ func (h *hsicState) stat(perm []int) float64 {
 		}
 		tr += 2*s + h.k[i*n+i]*lr[perm[i]]
 	}
+	return h.finish(tr, perm)
+}
+
+// finish turns the trace tr = Σ_ij K_ij L_{π(i)π(j)} into the estimate.
+func (h *hsicState) finish(tr float64, perm []int) float64 {
+	n := h.n
 	fn := float64(n)
 	if h.estimator == Biased {
 		return tr / (fn * fn)
