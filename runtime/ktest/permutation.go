@@ -117,7 +117,7 @@ func pValue(t float64, null []float64) float64 {
 // MMDTest is the two-sample test of P = Q with the MMD² statistic and a
 // permutation null: the pooled Gram matrix is computed once (or, with
 // Settings.Approx, a low-rank feature map) and the samples' labels
-// permuted, permBlock permutations at a time as one matrix product.
+// permuted (exactLabelNull, featureForms.labelNull).
 // A cancelled ctx stops it and it returns ctx.Err().
 func MMDTest(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, s Settings) (Result, error) {
 	s = s.withDefaults(Unbiased)
