@@ -73,3 +73,29 @@ func TestDistanceQuantilesAgainstSort(t *testing.T) {
 		}
 	}
 }
+
+// GramFullInto fills a reused buffer with what GramFull returns.
+func TestGramFullInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(75, 76))
+	x := mat.NewDense(37, 2, nil)
+	for i := 0; i < 37; i++ {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	buf := make([]float64, 37*37)
+	for _, ell := range []float64{0.5, 2} {
+		k, _ := NewRBF([]float64{ell})
+		want, _ := GramFull(k, x)
+		if err := GramFullInto(buf, k, x); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if buf[i] != want[i] {
+				t.Fatalf("ell %v: entry %d: %v, GramFull %v", ell, i, buf[i], want[i])
+			}
+		}
+	}
+	if err := GramFullInto(buf[:10], must(NewRBF([]float64{1})), x); err == nil {
+		t.Error("a short buffer accepted")
+	}
+}

@@ -74,6 +74,11 @@ func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result,
 	}
 	res := Result{Estimator: s.Estimator, Method: Permutation, Permutations: s.Permutations, Kernel: "aggregate", Bandwidths: ells}
 	stats := make([][]float64, len(ells))
+	// One Gram matrix at a time, in one buffer (allocated on first use).
+	var gram []float64
+	if a, _ := s.Approx.resolve(z.RawMatrix().Rows); a == Exact && s.Estimator != Linear {
+		gram = make([]float64, z.RawMatrix().Rows*z.RawMatrix().Rows)
+	}
 	for i, ell := range ells {
 		k, err := kernels.NewRBF([]float64{ell})
 		if err != nil {
@@ -90,7 +95,7 @@ func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result,
 			stats[i] = append([]float64{stat(identity(nTot))}, null...)
 			continue
 		}
-		f, err := mmdForms(k, z, s, &res)
+		f, err := mmdForms(k, z, s, &res, gram)
 		if err != nil {
 			return Result{}, err
 		}

@@ -138,7 +138,7 @@ func MMDTest(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, s Settings)
 		res.PValue = pValue(res.Statistic, null)
 		return res, nil
 	}
-	f, err := mmdForms(k, z, s, &res)
+	f, err := mmdForms(k, z, s, &res, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -150,9 +150,10 @@ func MMDTest(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, s Settings)
 	return res, nil
 }
 
-// mmdForms computes the pooled Gram matrix, or the features of the
-// approximation Settings.Approx resolves to, and notes which in res.
-func mmdForms(k kernels.Kernel, z *mat.Dense, s Settings, res *Result) (gramForms, error) {
+// mmdForms computes the pooled Gram matrix (into gram if it is not nil),
+// or the features of the approximation Settings.Approx resolves to, and
+// notes which in res.
+func mmdForms(k kernels.Kernel, z *mat.Dense, s Settings, res *Result, gram []float64) (gramForms, error) {
 	nTot, _ := z.Dims()
 	approx, err := s.Approx.resolve(nTot)
 	if err != nil {
@@ -160,11 +161,13 @@ func mmdForms(k kernels.Kernel, z *mat.Dense, s Settings, res *Result) (gramForm
 	}
 	res.Approx = approx
 	if approx == Exact {
-		g, err := kernels.GramFull(k, z)
-		if err != nil {
+		if gram == nil {
+			gram = make([]float64, nTot*nTot)
+		}
+		if err := kernels.GramFullInto(gram, k, z); err != nil {
 			return nil, err
 		}
-		return newExactForms(g, nTot), nil
+		return newExactForms(gram, nTot), nil
 	}
 	phi, r, err := features(k, z, approx, s.Rank, s.Seed)
 	if err != nil {
