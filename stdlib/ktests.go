@@ -6,8 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/runtime/bke"
-	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/ktest"
 )
 
@@ -48,11 +46,11 @@ func init() {
 			}
 			return eval.Num(v), nil
 		})
-	eval.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator = "unbiased")`,
-		`The kernel two-sample test of P = Q with a permutation null (seeded, run in parallel). k is a kernel, or "median" (rbf with the median heuristic on the pooled sample), "bkl" (rbf with the BKL lengthscale of the pooled sample) or "aggregate" (rbf kernels at median × 2^k, k = -2..2, combined as a maximum of standardised statistics). Returns {statistic, pvalue, estimator, method, permutations, kernel}.`,
+	eval.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample, τ² = 1) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and landmarks and tau2 (bkl), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
 		mmdTest)
-	eval.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased")`,
-		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl". Returns {statistic, pvalue, estimator, method, permutations, kernel_x, kernel_y}.`,
+	eval.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and landmarks and tau2 ({x, y}, bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
 		hsicTest)
 }
 
@@ -71,54 +69,97 @@ func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
 }
 
 // chooseKernel resolves a kernel argument that may name a rule.
-func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (kernels.Kernel, error) {
+func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (ktest.Chosen, error) {
 	switch v := a.Value(name).(type) {
 	case *KernelVal:
-		return v.K, nil
+		return ktest.Given(v.K), nil
 	case eval.Str:
-		switch v {
-		case "median":
-			m, err := kernels.MedianHeuristic(data, seed)
+		if v == "median" || v == "bkl" {
+			c, err := ktest.Choose(ktest.Choice(v), data, seed)
 			if err != nil {
-				return nil, a.Errorf(name, "%v", err)
+				return c, a.Errorf(name, "%v", err)
 			}
-			if m == 0 {
-				return nil, a.Errorf(name, "the median distance is 0: every pair of points coincides")
-			}
-			return kernels.NewRBF([]float64{m})
-		case "bkl":
-			n, d := data.Dims()
-			m := min(50, n/5)
-			if m < max(d, 1) {
-				return nil, a.Errorf(name, "too few rows (%d) to hold out landmarks for bkl", n)
-			}
-			rest, z := bke.Split(data, m, seed)
-			r, err := bke.BKL(rest, z, bke.BKLSettings{})
-			if err != nil {
-				return nil, a.Errorf(name, "%v", err)
-			}
-			return kernels.NewRBF([]float64{r.Ell})
+			return c, nil
 		}
 	}
-	return nil, a.Errorf(name, `%s must be a kernel, "median" or "bkl", got %s`, name, eval.Describe(a.Value(name)))
+	return ktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
 }
 
-func result(r ktest.Result) eval.Value {
+func isAggregate(a *eval.Args, name string) bool {
+	v, ok := a.Value(name).(eval.Str)
+	return ok && v == "aggregate"
+}
+
+// ellValue is a kernel's lengthscales as a number, a vector or none.
+func ellValue(ell []float64) eval.Value {
+	switch len(ell) {
+	case 0:
+		return eval.NoneValue
+	case 1:
+		return eval.Num(ell[0])
+	}
+	return &eval.Vec{Data: ell}
+}
+
+func result(r ktest.Result) *eval.Record {
 	rec := eval.NewRecord()
 	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
 		Set("estimator", eval.Str(r.Estimator)).Set("method", eval.Str(r.Method))
 	if r.Permutations > 0 {
 		rec.Set("permutations", eval.Num(r.Permutations))
 	}
+	if r.Approx != "" {
+		rec.Set("approx", eval.Str(r.Approx))
+	}
+	if r.Rank > 0 {
+		rec.Set("rank", eval.Num(r.Rank))
+	}
 	if r.KernelY != "" {
 		rec.Set("kernel_x", eval.Str(r.Kernel)).Set("kernel_y", eval.Str(r.KernelY))
 	} else {
 		rec.Set("kernel", eval.Str(r.Kernel))
 	}
-	if r.Bandwidths != nil {
-		rec.Set("bandwidths", &eval.Vec{Data: r.Bandwidths})
-	}
 	return rec
+}
+
+// aggregateFields adds the aggregate test's record fields.
+func aggregateFields(rec *eval.Record, r ktest.Result) {
+	if r.BandwidthsY == nil {
+		rec.Set("ell", &eval.Vec{Data: r.Bandwidths}).Set("choice", eval.Str(ktest.ChoiceAggregate))
+		rec.Set("bandwidths", &eval.Vec{Data: r.Bandwidths})
+	} else {
+		ux, uy := unique(r.Bandwidths), unique(r.BandwidthsY)
+		rec.Set("ell", eval.NewRecord().Set("x", &eval.Vec{Data: ux}).Set("y", &eval.Vec{Data: uy}))
+		c := eval.Str(ktest.ChoiceAggregate)
+		rec.Set("choice", eval.NewRecord().Set("x", c).Set("y", c))
+		pairs := mat.NewDense(len(r.Bandwidths), 2, nil)
+		for i := range r.Bandwidths {
+			pairs.Set(i, 0, r.Bandwidths[i])
+			pairs.Set(i, 1, r.BandwidthsY[i])
+		}
+		rec.Set("bandwidths", eval.NewMat(pairs))
+	}
+	rej := make([]float64, len(r.Rejected))
+	for i, b := range r.Rejected {
+		if b {
+			rej[i] = 1
+		}
+	}
+	rec.Set("pvalues", &eval.Vec{Data: r.PValues}).Set("rejected", &eval.Vec{Data: rej}).
+		Set("threshold", eval.Num(r.Threshold)).Set("alpha", eval.Num(r.Alpha))
+}
+
+// unique drops repeats, keeping the first order.
+func unique(xs []float64) []float64 {
+	var out []float64
+	seen := map[float64]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func testSettings(a *eval.Args) (ktest.Settings, error) {
@@ -130,47 +171,32 @@ func testSettings(a *eval.Args) (ktest.Settings, error) {
 	if s.Seed, err = a.Seed(); err != nil {
 		return s, err
 	}
-	var est string
-	err = a.Unpack("estimator", &est)
-	s.Estimator = ktest.Estimator(est)
-	return s, err
+	if s.Rank, err = intArg(a, "rank", 1, eval.MaxLength); err != nil {
+		return s, err
+	}
+	if s.Bandwidths, err = intArg(a, "bandwidths", 1, 100); err != nil {
+		return s, err
+	}
+	if s.Alpha, err = a.Num("alpha"); err != nil {
+		return s, err
+	}
+	if !(s.Alpha > 0 && s.Alpha < 1) {
+		return s, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", s.Alpha)
+	}
+	var est, approx string
+	if err := a.Unpack("estimator?", &est, "approx", &approx); err != nil {
+		return s, err
+	}
+	switch ktest.Approx(approx) {
+	case ktest.Auto, ktest.Exact, ktest.Nystrom, ktest.RFF:
+	default:
+		return s, a.Errorf("approx", `approx must be "auto", "exact", "nystrom" or "rff", got %q`, approx)
+	}
+	s.Estimator, s.Approx = ktest.Estimator(est), ktest.Approx(approx)
+	return s, nil
 }
 
 func mmdTest(a *eval.Args) (eval.Value, error) {
-	x, y, err := twoSamples(a)
-	if err != nil {
-		return nil, err
-	}
-	s, err := testSettings(a)
-	if err != nil {
-		return nil, err
-	}
-	if v, ok := a.Value("k").(eval.Str); ok && v == "aggregate" {
-		r, err := ktest.MMDAggregateTest(a.Th.Context(), x, y, s)
-		if err != nil {
-			return nil, a.Fail("%v", err)
-		}
-		return result(r), nil
-	}
-	rx, dx := x.Dims()
-	ry, dy := y.Dims()
-	if dx != dy {
-		return nil, a.Fail("the samples have different numbers of columns: %d×%d and %d×%d", rx, dx, ry, dy)
-	}
-	var pooled mat.Dense
-	pooled.Stack(x, y)
-	k, err := chooseKernel(a, "k", &pooled, s.Seed)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ktest.MMDTest(a.Th.Context(), k, x, y, s)
-	if err != nil {
-		return nil, a.Fail("%v", err)
-	}
-	return result(r), nil
-}
-
-func hsicTest(a *eval.Args) (eval.Value, error) {
 	x, y, err := twoSamples(a)
 	if err != nil {
 		return nil, err
@@ -183,20 +209,115 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err := a.Unpack("method", &method); err != nil {
 		return nil, err
 	}
-	kx, err := chooseKernel(a, "kx", x, s.Seed)
+	if method != string(ktest.Permutation) && method != string(ktest.Gamma) {
+		return nil, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
+	}
+	if isAggregate(a, "k") {
+		if method == string(ktest.Gamma) {
+			return nil, a.Errorf("method", `the aggregate test needs the permutation method`)
+		}
+		r, err := ktest.MMDAggregateTest(a.Th.Context(), x, y, s)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		rec := result(r)
+		aggregateFields(rec, r)
+		return rec, nil
+	}
+	rx, dx := x.Dims()
+	ry, dy := y.Dims()
+	if dx != dy {
+		return nil, a.Fail("the samples have different numbers of columns: %d×%d and %d×%d", rx, dx, ry, dy)
+	}
+	var pooled mat.Dense
+	pooled.Stack(x, y)
+	c, err := chooseKernel(a, "k", &pooled, s.Seed)
 	if err != nil {
 		return nil, err
 	}
-	ky, err := chooseKernel(a, "ky", y, s.Seed)
+	var r ktest.Result
+	if method == string(ktest.Gamma) {
+		r, err = ktest.MMDGammaTest(c.Kernel, x, y, s)
+	} else {
+		r, err = ktest.MMDTest(a.Th.Context(), c.Kernel, x, y, s)
+	}
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	rec := result(r)
+	rec.Set("ell", ellValue(c.Ell)).Set("choice", eval.Str(c.Choice))
+	if c.Choice == ktest.ChoiceBKL {
+		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
+	}
+	return rec, nil
+}
+
+func hsicTest(a *eval.Args) (eval.Value, error) {
+	x, y, err := twoSamples(a)
 	if err != nil {
 		return nil, err
 	}
-	r, err := ktest.HSICTest(a.Th.Context(), kx, ky, x, y, ktest.Method(method), s)
+	s, err := testSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	if s.Estimator == "" {
+		s.Estimator = ktest.Biased
+	}
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return nil, err
+	}
+	ax, ay := isAggregate(a, "kx"), isAggregate(a, "ky")
+	if ax != ay {
+		name := "ky"
+		if ay {
+			name = "kx"
+		}
+		return nil, a.Errorf(name, `the aggregate test's product family needs kx and ky both "aggregate"`)
+	}
+	if ax {
+		r, err := ktest.HSICAggregateTest(a.Th.Context(), x, y, ktest.Method(method), s)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		if math.IsNaN(r.PValue) {
+			return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
+		}
+		rec := result(r)
+		aggregateFields(rec, r)
+		return rec, nil
+	}
+	cx, err := chooseKernel(a, "kx", x, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cy, err := chooseKernel(a, "ky", y, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ktest.HSICTest(a.Th.Context(), cx.Kernel, cy.Kernel, x, y, ktest.Method(method), s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
 	if math.IsNaN(r.PValue) {
 		return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
 	}
-	return result(r), nil
+	rec := result(r)
+	rec.Set("ell", eval.NewRecord().Set("x", ellValue(cx.Ell)).Set("y", ellValue(cy.Ell)))
+	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
+	lm, t2 := eval.NewRecord(), eval.NewRecord()
+	for _, v := range []struct {
+		name string
+		c    ktest.Chosen
+	}{{"x", cx}, {"y", cy}} {
+		if v.c.Choice == ktest.ChoiceBKL {
+			lm.Set(v.name, eval.Num(v.c.Landmarks))
+			t2.Set(v.name, eval.Num(v.c.Tau2))
+		}
+	}
+	if cx.Choice == ktest.ChoiceBKL || cy.Choice == ktest.ChoiceBKL {
+		rec.Set("landmarks", lm).Set("tau2", t2)
+	}
+	return rec, nil
 }

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,7 +26,7 @@ import (
 
 func init() {
 	eval.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band, or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -215,6 +220,9 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			}
 		}
 	}
+	if pts, z, xname, ok := heatFields(r, vecs, names); ok {
+		return heatMap(p, pts, z, xname)
+	}
 	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
 	if mean != nil && lower != nil && upper != nil {
 		var x []float64
@@ -342,4 +350,92 @@ func isLogSpaced(x []float64) bool {
 		}
 	}
 	return true
+}
+
+// heatFields finds a heat map in a record: a two-column matrix field (the
+// points) and a vector of as many values, mean if there is one, else the
+// first other such field.
+func heatFields(r *eval.Record, vecs map[string][]float64, names []string) (*mat.Dense, []float64, string, bool) {
+	for _, k := range r.AttrNames() {
+		v, _ := r.Attr(k)
+		m, ok := v.(*eval.Mat)
+		if !ok {
+			continue
+		}
+		rows, cols := m.Dims()
+		if cols != 2 {
+			continue
+		}
+		if z := vecs["mean"]; len(z) == rows {
+			return m.M, z, k, true
+		}
+		for _, name := range names {
+			if z := vecs[name]; name != k && len(z) == rows {
+				return m.M, z, k, true
+			}
+		}
+		return nil, nil, "", false
+	}
+	return nil, nil, "", false
+}
+
+// heatGrid is a full rectangular grid of values for plotter.HeatMap.
+type heatGrid struct {
+	xs, ys []float64
+	z      []float64 // z[c*len(ys)+r]
+}
+
+func (g heatGrid) Dims() (c, r int)   { return len(g.xs), len(g.ys) }
+func (g heatGrid) Z(c, r int) float64 { return g.z[c*len(g.ys)+r] }
+func (g heatGrid) X(c int) float64    { return g.xs[c] }
+func (g heatGrid) Y(r int) float64    { return g.ys[r] }
+
+// heatMap draws the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, with a diverging
+// palette centred at 0 so that the sign reads as the colour.
+func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+	n, _ := pts.Dims()
+	distinct := func(col int) ([]float64, map[float64]int) {
+		var vs []float64
+		seen := map[float64]bool{}
+		for i := 0; i < n; i++ {
+			if v := pts.At(i, col); !seen[v] {
+				seen[v] = true
+				vs = append(vs, v)
+			}
+		}
+		sort.Float64s(vs)
+		pos := make(map[float64]int, len(vs))
+		for i, v := range vs {
+			pos[v] = i
+		}
+		return vs, pos
+	}
+	xs, px := distinct(0)
+	ys, py := distinct(1)
+	if len(xs) < 2 || len(ys) < 2 || len(xs)*len(ys) != n {
+		return "", "", fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
+	}
+	g := heatGrid{xs: xs, ys: ys, z: make([]float64, n)}
+	filled := make([]bool, n)
+	top := 0.0
+	for i := 0; i < n; i++ {
+		c := px[pts.At(i, 0)]*len(ys) + py[pts.At(i, 1)]
+		if filled[c] {
+			return "", "", fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
+		}
+		filled[c] = true
+		if isBad(z[i]) {
+			return "", "", fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
+		}
+		g.z[c] = z[i]
+		top = math.Max(top, math.Abs(z[i]))
+	}
+	if top == 0 {
+		top = 1
+	}
+	h := plotter.NewHeatMap(g, moreland.SmoothBlueRed().Palette(255))
+	h.Min, h.Max = -top, top
+	p.Add(h)
+	return "x1", fmt.Sprintf("x2 (colour from %.3g to %.3g)", -top, top), nil
 }

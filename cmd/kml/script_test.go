@@ -90,7 +90,9 @@ func repoRoot(t *testing.T) string {
 }
 
 // TestExamples runs every program in examples/ from a copy of the directory
-// (they write their pictures next to themselves) and expects success.
+// (they write their pictures next to themselves) and expects success. A
+// long example shrinks itself for this test with lines
+// "# quick: let NAME = VALUE", each replacing the line that binds NAME.
 func TestExamples(t *testing.T) {
 	root := repoRoot(t)
 	files, _ := filepath.Glob(filepath.Join(root, "examples", "*.kml"))
@@ -103,7 +105,7 @@ func TestExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), quick(data), 0o644)
 	}
 	// The data the examples read.
 	inputs, _ := filepath.Glob(filepath.Join(root, "examples", "data", "*"))
@@ -135,4 +137,23 @@ func TestUnreadableFileIsRuntimeError(t *testing.T) {
 			t.Errorf("kml run %s: status %d, want 1 (%s)", path, status, stderr.String())
 		}
 	}
+}
+
+// quick applies an example's "# quick: let NAME = VALUE" lines.
+func quick(src []byte) []byte {
+	lines := strings.Split(string(src), "\n")
+	for _, l := range lines {
+		q, ok := strings.CutPrefix(l, "# quick: ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(q, "let "), "=")
+		prefix := "let " + strings.TrimSpace(name) + " ="
+		for i, m := range lines {
+			if strings.HasPrefix(m, prefix) {
+				lines[i] = q
+			}
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
 }

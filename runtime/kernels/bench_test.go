@@ -142,3 +142,22 @@ func BenchmarkDistancePaths(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMedianHeuristic: 2000 rows in 10 dimensions, about 2·10⁶
+// distances, the median by selection.
+func BenchmarkMedianHeuristic(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := mat.NewDense(2000, 10, nil)
+	for i := 0; i < 2000; i++ {
+		for j := 0; j < 10; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for it := 0; it < b.N; it++ {
+		m, err := MedianHeuristic(x, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink = m
+	}
+}

@@ -68,6 +68,20 @@ func GramFull(k Kernel, x *mat.Dense) ([]float64, error) {
 	return out, nil
 }
 
+// GramFullInto is GramFull into dst (n×n values, row-major), so that a
+// caller computing several Gram matrices in turn can reuse one buffer.
+func GramFullInto(dst []float64, k Kernel, x *mat.Dense) error {
+	n, _ := x.Dims()
+	if len(dst) != n*n {
+		return fmt.Errorf("kernels: GramFullInto: %d values for a %d×%d matrix", len(dst), n, n)
+	}
+	if err := GramInto(mat.NewSymDense(n, dst), k, x, 0); err != nil {
+		return err
+	}
+	mirror(dst, n)
+	return nil
+}
+
 // Cross returns K_ij = k(x_i, y_j), n×m.
 func Cross(k Kernel, x, y *mat.Dense) (*mat.Dense, error) { return CrossN(k, x, y, 0) }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/linalg"
@@ -25,12 +25,50 @@ const MedianMaxRows = 2000
 // rbf(median_heuristic(x)) is the second; the first is rbf(median/√2).
 // Above MedianMaxRows rows, a subsample of rows drawn with seed is used.
 func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
-	if err := CheckData(x, "the data"); err != nil {
+	ds, err := sqDistances(x, seed)
+	if err != nil {
 		return 0, err
+	}
+	// Squared distances order as distances do; the median of an even count
+	// is the mean of the middle two distances. Selection, not a sort: the
+	// k-th smallest, then the largest of the k below it.
+	k := len(ds)
+	hi := math.Sqrt(Select(ds, k/2))
+	if k%2 == 1 {
+		return hi, nil
+	}
+	return (math.Sqrt(floats.Max(ds[:k/2])) + hi) / 2, nil
+}
+
+// DistanceQuantile returns the p-quantile (linear interpolation between
+// order statistics, as stats.Quantile) of the Euclidean distances over
+// pairs i < j of rows of x, with MedianHeuristic's subsample above
+// MedianMaxRows rows, and the largest of those distances.
+func DistanceQuantile(x *mat.Dense, p float64, seed uint64) (q, largest float64, err error) {
+	ds, err := sqDistances(x, seed)
+	if err != nil {
+		return 0, 0, err
+	}
+	largest = math.Sqrt(floats.Max(ds))
+	h := float64(len(ds)-1) * p
+	lo := int(math.Floor(h))
+	a := math.Sqrt(Select(ds, lo))
+	if lo+1 >= len(ds) {
+		return a, largest, nil
+	}
+	b := math.Sqrt(floats.Min(ds[lo+1:]))
+	return a + (h-float64(lo))*(b-a), largest, nil
+}
+
+// sqDistances returns the squared distances over pairs i < j of rows of x
+// (of a seeded subsample of MedianMaxRows rows above that).
+func sqDistances(x *mat.Dense, seed uint64) ([]float64, error) {
+	if err := CheckData(x, "the data"); err != nil {
+		return nil, err
 	}
 	n, d := x.Dims()
 	if n < 2 {
-		return 0, fmt.Errorf("the median heuristic needs at least 2 rows, got %d", n)
+		return nil, fmt.Errorf("the median heuristic needs at least 2 rows, got %d", n)
 	}
 	rows := make([]int, n)
 	for i := range rows {
@@ -55,14 +93,52 @@ func MedianHeuristic(x *mat.Dense, seed uint64) (float64, error) {
 			ds = append(ds, s)
 		}
 	}
-	// Squared distances sort as distances do; the median of an even count
-	// is the mean of the middle two distances.
-	sort.Float64s(ds)
-	k := len(ds)
-	if k%2 == 0 {
-		return (math.Sqrt(ds[k/2-1]) + math.Sqrt(ds[k/2])) / 2, nil
+	return ds, nil
+}
+
+// Select reorders a so that a[k] is its k-th smallest value (0-based),
+// with nothing larger before it and nothing smaller after it, and returns
+// it: Hoare's quickselect with a median-of-three pivot, O(len(a)) expected.
+func Select(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// Median of three to a[mid], then use it as the pivot.
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		pivot := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		// Now a[lo..j] ≤ pivot ≤ a[i..hi], and a[j+1..i−1] = pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
 	}
-	return math.Sqrt(ds[k/2]), nil
+	return a[k]
 }
 
 // LandmarkMethod is how Landmarks chooses its rows. It is a string type so

@@ -149,23 +149,31 @@ func HSIC(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) (float64,
 	return h.stat(identity(n)), nil
 }
 
-func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) ([]float64, []float64, error) {
+// checkPaired validates HSIC's paired samples.
+func checkPaired(x, y *mat.Dense, estimator Estimator) error {
 	if estimator != Biased && estimator != Unbiased {
-		return nil, nil, fmt.Errorf("estimator must be %q or %q, got %q", Biased, Unbiased, estimator)
+		return fmt.Errorf("estimator must be %q or %q, got %q", Biased, Unbiased, estimator)
 	}
 	if err := kernels.CheckData(x, "x"); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := kernels.CheckData(y, "y"); err != nil {
-		return nil, nil, err
+		return err
 	}
 	n, dx := x.Dims()
 	ny, dy := y.Dims()
 	if n != ny {
-		return nil, nil, fmt.Errorf("HSIC needs paired samples: x is %d×%d but y is %d×%d", n, dx, ny, dy)
+		return fmt.Errorf("HSIC needs paired samples: x is %d×%d but y is %d×%d", n, dx, ny, dy)
 	}
 	if estimator == Unbiased && n < 4 {
-		return nil, nil, fmt.Errorf("the unbiased HSIC needs at least 4 pairs, got %d", n)
+		return fmt.Errorf("the unbiased HSIC needs at least 4 pairs, got %d", n)
+	}
+	return nil
+}
+
+func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) ([]float64, []float64, error) {
+	if err := checkPaired(x, y, estimator); err != nil {
+		return nil, nil, err
 	}
 	kg, err := kernels.GramFull(kx, x)
 	if err != nil {
@@ -179,7 +187,9 @@ func hsicGrams(kx, ky kernels.Kernel, x, y *mat.Dense, estimator Estimator) ([]f
 }
 
 // hsicState holds what a permutation of y leaves unchanged: the centred K
-// (biased) or K̃ with its row sums (unbiased), and L.
+// (biased) or K̃ with its row sums (unbiased), and L (L̃). The sides are
+// prepared in place from the Gram matrices (prepSide), so the state costs
+// no n×n matrix beyond the two it is given.
 type hsicState struct {
 	n         int
 	estimator Estimator
@@ -190,29 +200,46 @@ type hsicState struct {
 	lSum      float64
 }
 
-func newHSICState(kg, lg []float64, n int, estimator Estimator) *hsicState {
-	h := &hsicState{n: n, estimator: estimator, l: lg}
-	if estimator == Biased {
-		h.k = centre(kg, n)
-		return h
-	}
-	h.k = append([]float64(nil), kg...)
-	h.l = append([]float64(nil), lg...)
-	h.kRow, h.lRow = make([]float64, n), make([]float64, n)
-	for i := 0; i < n; i++ {
-		h.k[i*n+i], h.l[i*n+i] = 0, 0
-		for j := 0; j < n; j++ {
-			h.kRow[i] += h.k[i*n+j]
-			h.lRow[i] += h.l[i*n+j]
-		}
-		h.kSum += h.kRow[i]
-		h.lSum += h.lRow[i]
-	}
-	return h
+// hsicSide is one variable's prepared Gram matrix.
+type hsicSide struct {
+	g   []float64
+	row []float64
+	sum float64
 }
 
-// centre returns HKH for H = I − 11ᵀ/n.
-func centre(k []float64, n int) []float64 {
+// prepSide prepares g in place: the biased estimator centres x's Gram
+// matrix (tr(HKHL) = tr(HKH·L)) and leaves y's; the unbiased one zeroes
+// the diagonal and keeps the row sums.
+func prepSide(g []float64, n int, estimator Estimator, centred bool) hsicSide {
+	if estimator == Biased {
+		if centred {
+			centre(g, n)
+		}
+		return hsicSide{g: g}
+	}
+	sd := hsicSide{g: g, row: make([]float64, n)}
+	for i := 0; i < n; i++ {
+		g[i*n+i] = 0
+	}
+	for i := 0; i < n; i++ {
+		for _, v := range g[i*n : (i+1)*n] {
+			sd.row[i] += v
+		}
+		sd.sum += sd.row[i]
+	}
+	return sd
+}
+
+func pairState(kx, ly hsicSide, n int, estimator Estimator) *hsicState {
+	return &hsicState{n: n, estimator: estimator, k: kx.g, l: ly.g, kRow: kx.row, lRow: ly.row, kSum: kx.sum, lSum: ly.sum}
+}
+
+func newHSICState(kg, lg []float64, n int, estimator Estimator) *hsicState {
+	return pairState(prepSide(kg, n, estimator, true), prepSide(lg, n, estimator, false), n, estimator)
+}
+
+// centre overwrites the symmetric n×n matrix k with HKH, H = I − 11ᵀ/n.
+func centre(k []float64, n int) {
 	row := make([]float64, n)
 	total := 0.0
 	for i := 0; i < n; i++ {
@@ -221,27 +248,38 @@ func centre(k []float64, n int) []float64 {
 		}
 		total += row[i]
 	}
-	out := make([]float64, n*n)
 	fn := float64(n)
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			out[i*n+j] = k[i*n+j] - row[i]/fn - row[j]/fn + total/(fn*fn)
+		ki := k[i*n : (i+1)*n]
+		ri := row[i]/fn - total/(fn*fn)
+		for j := range ki {
+			ki[j] -= ri + row[j]/fn
 		}
 	}
-	return out
 }
 
-// stat is the statistic with y's rows permuted by perm.
+// stat is the statistic with y's rows permuted by perm. Both matrices are
+// symmetric, so the trace Σ_ij K_ij L_{π(i)π(j)} visits each pair once.
 func (h *hsicState) stat(perm []int) float64 {
 	n := h.n
 	tr := 0.0
 	for i := 0; i < n; i++ {
-		kr := h.k[i*n : (i+1)*n]
-		lr := h.l[perm[i]*n:]
+		kr := h.k[i*n+i+1 : (i+1)*n]
+		lr := h.l[perm[i]*n : (perm[i]+1)*n]
+		pj := perm[i+1:]
+		pj = pj[:len(kr)]
+		s := 0.0
 		for j, kv := range kr {
-			tr += kv * lr[perm[j]]
+			s += kv * lr[pj[j]]
 		}
+		tr += 2*s + h.k[i*n+i]*lr[perm[i]]
 	}
+	return h.finish(tr, perm)
+}
+
+// finish turns the trace tr = Σ_ij K_ij L_{π(i)π(j)} into the estimate.
+func (h *hsicState) finish(tr float64, perm []int) float64 {
+	n := h.n
 	fn := float64(n)
 	if h.estimator == Biased {
 		return tr / (fn * fn)

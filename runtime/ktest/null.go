@@ -1,0 +1,121 @@
+package ktest
+
+import (
+	"context"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/kml-lang/kml/runtime/rng"
+)
+
+// permBlock is how many permutations are multiplied by the features at
+// once. It is fixed, not tied to the number of workers, and each
+// permutation's statistic is a row of a product computed in a fixed order,
+// so the null is bit-for-bit the same on any number of cores.
+const permBlock = 32
+
+// shuffled returns permutation b of 0..n−1, from its own seeded stream.
+func shuffled(seed uint64, b int, perm []int) {
+	for i := range perm {
+		perm[i] = i
+	}
+	rnd := rng.New(seed, rng.Permutation.Index(b))
+	rnd.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+}
+
+// labelNull returns the MMD² of the samples as given (the first m of the
+// N pooled rows against the rest) and of s.Permutations relabellings, in
+// which permutation b puts rows perm_b[0..m−1] in the first sample.
+func labelNull(ctx context.Context, f gramForms, m int, s Settings) (float64, []float64, error) {
+	return f.labelNull(ctx, m, s)
+}
+
+// labelNull for features: permBlock permutations at a time, their
+// indicators times Φ in one BLAS product.
+func (f *featureForms) labelNull(ctx context.Context, m int, s Settings) (float64, []float64, error) {
+	nTot := f.n
+	n := nTot - m
+	trace := floats.Sum(f.dg)
+	stat := func(sx, rx float64, e []float64) float64 {
+		return mmdFromForms(sx, rx, floats.Dot(f.dg, e), f.tot, trace, m, n, s.Estimator)
+	}
+	// The samples as given.
+	e0 := make([]float64, nTot)
+	for i := 0; i < m; i++ {
+		e0[i] = 1
+	}
+	var s0, r0 [1]float64
+	f.forms(e0, 1, make([]float64, f.r), s0[:], r0[:])
+	obs := stat(s0[0], r0[0], e0)
+
+	null := make([]float64, s.Permutations)
+	blocks := (s.Permutations + permBlock - 1) / permBlock
+	next := make(chan int, blocks)
+	for k := 0; k < blocks; k++ {
+		next <- k
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < min(s.Workers, blocks); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := make([]float64, permBlock*nTot)
+			buf := make([]float64, permBlock*f.r)
+			var sx, rx [permBlock]float64
+			perm := make([]int, nTot)
+			for k := range next {
+				if ctx.Err() != nil {
+					return
+				}
+				lo := k * permBlock
+				rows := min(permBlock, s.Permutations-lo)
+				clear(e)
+				for b := 0; b < rows; b++ {
+					shuffled(s.Seed, lo+b, perm)
+					eb := e[b*nTot : (b+1)*nTot]
+					for _, i := range perm[:m] {
+						eb[i] = 1
+					}
+				}
+				f.forms(e[:rows*nTot], rows, buf, sx[:rows], rx[:rows])
+				for b := 0; b < rows; b++ {
+					null[lo+b] = stat(sx[b], rx[b], e[b*nTot:(b+1)*nTot])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return obs, null, ctx.Err()
+}
+
+// permutationsVec runs a body for permutation b = 0..Permutations−1 of
+// 0..n−1 on the workers; each worker gets its own body (and buffers) from
+// newBody, and permutation b comes from its own seeded stream. When ctx is
+// cancelled the workers stop and it returns ctx.Err().
+func permutationsVec(ctx context.Context, n int, s Settings, newBody func() func(b int, perm []int)) error {
+	var wg sync.WaitGroup
+	next := make(chan int, s.Permutations)
+	for b := 0; b < s.Permutations; b++ {
+		next <- b
+	}
+	close(next)
+	for w := 0; w < min(s.Workers, s.Permutations); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := newBody()
+			perm := make([]int, n)
+			for b := range next {
+				if ctx.Err() != nil {
+					return
+				}
+				shuffled(s.Seed, b, perm)
+				body(b, perm)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
