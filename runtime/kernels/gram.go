@@ -58,14 +58,25 @@ func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
 // GramFull is Gram with both triangles filled, row-major, for the
 // statistics (package ktest) that read whole rows.
 func GramFull(k Kernel, x *mat.Dense) ([]float64, error) {
-	g, err := Gram(k, x)
+	g, err := GramDense(k, x)
 	if err != nil {
 		return nil, err
 	}
-	out := g.RawSymmetric().Data
+	return g.RawMatrix().Data, nil
+}
+
+// GramDense is Gram as a general n×n Dense: the upper triangle is filled
+// and mirrored into the lower in the same buffer, so a caller that needs a
+// Dense (a script's matrix) pays no copy.
+func GramDense(k Kernel, x *mat.Dense) (*mat.Dense, error) {
+	if err := checkInputs(k, x, nil); err != nil {
+		return nil, err
+	}
 	n, _ := x.Dims()
+	out := make([]float64, n*n)
+	newGrid(x, nil, 0).fill(k, out)
 	mirror(out, n)
-	return out, nil
+	return mat.NewDense(n, n, out), nil
 }
 
 // Cross returns K_ij = k(x_i, y_j), n×m.
