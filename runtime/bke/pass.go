@@ -275,8 +275,9 @@ func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 		clear(sc.g)
 		clear(sc.t)
 	}
+	fastexp.Exps(sc.u[:m], sc.q[:m], -0.5, 0.5*qmin)
 	for l := 0; l < m; l++ {
-		u := math.Exp(-(sc.q[l] - qmin) / 2)
+		u := sc.u[l]
 		e := cq * u
 		de := e - ps.c[l]
 		bs.s1[l] += de

@@ -8,8 +8,8 @@ import (
 
 // row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
 // Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
-// through memory, and with fastexp.ExpNeg in place of math.Exp. They compute the
-// same sums (TestRowsMatchGeneral).
+// through memory, and with a row's exponentials from one call of
+// fastexp.Exps. They compute the same sums (TestRowsMatchGeneral).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
 func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
@@ -32,17 +32,10 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 		return overflowError(i)
 	}
 	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The exponentials first, in a loop of their own: independent
-	// iterations overlap, where inside the accumulating loop they would not.
+	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
+	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
 	u := sc.u[:m]
-	for l, ql := range q {
-		arg := -0.5 * (ql - qmin)
-		if arg < fastexp.MinArg {
-			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
-			continue
-		}
-		u[l] = fastexp.ExpNeg(arg)
-	}
+	fastexp.Exps(u, q, -0.5, 0.5*qmin)
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
 	if ps.grad {
@@ -96,17 +89,10 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 		return overflowError(i)
 	}
 	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The exponentials first, in a loop of their own: independent
-	// iterations overlap, where inside the accumulating loop they would not.
+	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
+	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
 	u := sc.u[:m]
-	for l, ql := range q {
-		arg := -0.5 * (ql - qmin)
-		if arg < fastexp.MinArg {
-			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
-			continue
-		}
-		u[l] = fastexp.ExpNeg(arg)
-	}
+	fastexp.Exps(u, q, -0.5, 0.5*qmin)
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
 	switch {
