@@ -11,7 +11,7 @@ import (
 // (upper triangle mirrored into the same buffer), entry by entry against
 // the kernel itself, for stationary, composite and entry-wise kernels.
 func TestGramFromScript(t *testing.T) {
-	for _, kern := range []string{"rbf(0.7)", "rbf([0.5, 2, 1])", "matern52(1.3)", "2 * rbf(1) + linear()", "rbf(1) * laplacian(2)", "white()", "periodic(1, 2)"} {
+	for _, kern := range []string{"rbf(0.7)", "rbf([0.5, 2, 1])", "matern52(1.3)", "matern32(0.9)", "laplacian(1.5)", "2 * rbf(1) + linear()", "rbf(1) * laplacian(2)", "white()", "periodic(1, 2)"} {
 		in, _ := run(t, `
 let x = cbind(draw(normal(0, 1), 70, seed: 1), draw(normal(0, 1), 70, seed: 2), draw(normal(0, 1), 70, seed: 3))
 let y = x[1:9, :] + 0.25

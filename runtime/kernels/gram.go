@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -319,18 +321,20 @@ func (g *grid) fill(k Kernel, out []float64) {
 			xs, ys := g.scaled(k.Ell)
 			g.parallel(func(i0, i1 int) {
 				g.sqDistRows(xs, ys, out, i0, i1)
+				tmp := make([]float64, g.m)
 				for i := i0; i < i1; i++ {
 					row := out[i*g.m : (i+1)*g.m]
-					k.applyRow(row[g.jStart(i):])
+					k.applyRow(row[g.jStart(i):], tmp)
 				}
 			})
 			return
 		}
 		g.sqDist(k.Ell, out)
 		g.parallel(func(i0, i1 int) {
+			tmp := make([]float64, g.m)
 			for i := i0; i < i1; i++ {
 				row := out[i*g.m : (i+1)*g.m]
-				k.applyRow(row[g.jStart(i):])
+				k.applyRow(row[g.jStart(i):], tmp)
 			}
 		})
 	case *Linear, *Poly:
@@ -399,16 +403,42 @@ func (g *grid) each(k Kernel, out []float64) {
 	})
 }
 
-// applyRow replaces scaled squared distances by kernel values.
-func (k *Stationary) applyRow(row []float64) {
-	if k.kind == profRBF {
+// applyRow replaces scaled squared distances by kernel values, the
+// exponentials of the row in one vectorised call; tmp is scratch of at
+// least len(row) for the Matérn kernels, which need r beside e^{−cr}.
+func (k *Stationary) applyRow(row, tmp []float64) {
+	switch k.kind {
+	case profRBF:
+		fastexp.Exps(row, row, -0.5, 0)
+	case profMatern12:
 		for j, u := range row {
-			row[j] = expNeg(-0.5 * u)
+			row[j] = math.Sqrt(u)
 		}
-		return
-	}
-	for j, u := range row {
-		row[j] = k.value(u)
+		fastexp.Exps(row, row, -1, 0)
+	case profMatern32, profMatern52:
+		c := 3.0
+		if k.kind == profMatern52 {
+			c = 5
+		}
+		s := tmp[:len(row)]
+		for j, u := range row {
+			s[j] = math.Sqrt(c * u)
+		}
+		fastexp.Exps(row, s, -1, 0)
+		if k.kind == profMatern32 {
+			for j, e := range row {
+				row[j] = (1 + s[j]) * e
+			}
+			return
+		}
+		for j, e := range row {
+			sj := s[j]
+			row[j] = (1 + sj + sj*sj/3) * e
+		}
+	default:
+		for j, u := range row {
+			row[j] = k.value(u)
+		}
 	}
 }
 
@@ -649,10 +679,10 @@ func (g *grid) stationaryGradInto(k *Stationary, val []float64, grads [][]float6
 			for i := i0; i < i1; i++ {
 				lo, hi := i*g.m+g.jStart(i), (i+1)*g.m
 				row, drow := val[lo:hi], dl[lo:hi]
-				for j, u := range row {
-					v := expNeg(-0.5 * u)
-					row[j] = v
-					drow[j] = v * u * inv
+				copy(drow, row)
+				fastexp.Exps(row, row, -0.5, 0)
+				for j, v := range row {
+					drow[j] *= v * inv
 				}
 			}
 		})
