@@ -76,9 +76,28 @@ func GramDense(k Kernel, x *mat.Dense) (*mat.Dense, error) {
 	}
 	n, _ := x.Dims()
 	out := make([]float64, n*n)
-	newGrid(x, nil, 0).fill(k, out)
-	mirror(out, n)
+	g := newGrid(x, nil, 0)
+	g.fill(k, out)
+	g.mirror(out)
 	return mat.NewDense(n, n, out), nil
+}
+
+// mirror is mirror on the workers, each writing the lower triangle of its
+// own row blocks: in a fresh matrix this is the first touch of half its
+// pages, whose faults then are taken on every core.
+func (g *grid) mirror(a []float64) {
+	const tile = 64
+	n := g.n
+	g.parallel(func(r0, r1 int) {
+		for c0 := 0; c0 < r1; c0 += tile {
+			for r := r0; r < r1; r++ {
+				dst := a[r*n : r*n+r]
+				for c := c0; c < min(c0+tile, r); c++ {
+					dst[c] = a[c*n+r]
+				}
+			}
+		}
+	})
 }
 
 // Cross returns K_ij = k(x_i, y_j), n×m.
