@@ -14,11 +14,6 @@ import (
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
-// blasMinDim is the input dimension from which squared distances come from
-// ‖x‖² + ‖y‖² − 2xᵀy through BLAS rather than from direct loops
-// (BenchmarkDistancePaths: at D = 16 the two cost about the same on amd64).
-const blasMinDim = 16
-
 // blockRows is the number of rows one worker fills at a time.
 const blockRows = 64
 
@@ -334,22 +329,11 @@ func (g *grid) jStart(i int) int {
 func (g *grid) fill(k Kernel, out []float64) {
 	switch k := k.(type) {
 	case *Stationary:
-		if g.dim < blasMinDim {
-			// One pass: each block's distances are turned into kernel
-			// values while they are still in cache.
-			xs, ys := g.scaled(k.Ell)
-			g.parallel(func(i0, i1 int) {
-				g.sqDistRows(xs, ys, out, i0, i1)
-				tmp := make([]float64, g.m)
-				for i := i0; i < i1; i++ {
-					row := out[i*g.m : (i+1)*g.m]
-					k.applyRow(row[g.jStart(i):], tmp)
-				}
-			})
-			return
-		}
-		g.sqDist(k.Ell, out)
+		// One pass: each block's distances are turned into kernel values
+		// while they are still in cache.
+		p := g.prepare(k.Ell, g.dim >= expandMinDim)
 		g.parallel(func(i0, i1 int) {
+			g.sqDistBlock(p, out, i0, i1)
 			tmp := make([]float64, g.m)
 			for i := i0; i < i1; i++ {
 				row := out[i*g.m : (i+1)*g.m]
@@ -461,16 +445,6 @@ func (k *Stationary) applyRow(row, tmp []float64) {
 	}
 }
 
-// sqDist writes the scaled squared distances Σ_d (x_d − y_d)²/ℓ_d².
-func (g *grid) sqDist(ell []float64, out []float64) {
-	xs, ys := g.scaled(ell)
-	if g.dim >= blasMinDim {
-		g.sqDistBLAS(xs, ys, out)
-		return
-	}
-	g.sqDistDirect(xs, ys, out)
-}
-
 // scaled returns the points divided by the lengthscales.
 func (g *grid) scaled(ell []float64) (xs, ys []float64) {
 	d := g.dim
@@ -499,18 +473,8 @@ func (g *grid) scaled(ell []float64) (xs, ys []float64) {
 	return xs, ys
 }
 
-// sqDistLoop is sqDist forced onto the direct loops (for benchmarks).
-func (g *grid) sqDistLoop(out []float64) {
-	g.sqDistDirect(g.xs, g.ys, out)
-}
-
-// sqDistDirect writes squared distances of pre-scaled points by direct
-// loops.
-func (g *grid) sqDistDirect(xs, ys, out []float64) {
-	g.parallel(func(i0, i1 int) { g.sqDistRows(xs, ys, out, i0, i1) })
-}
-
-// sqDistRows is sqDistDirect for rows i0 to i1, written out for D = 1 and 2.
+// sqDistRows writes the squared distances of pre-scaled points of rows i0
+// to i1 (from jStart) by direct loops, written out for D = 1 and 2.
 func (g *grid) sqDistRows(xs, ys, out []float64, i0, i1 int) {
 	d := g.dim
 	switch d {
@@ -548,36 +512,6 @@ func (g *grid) sqDistRows(xs, ys, out []float64, i0, i1 int) {
 			}
 		}
 	}
-}
-
-// sqDistBLAS uses ‖x‖² + ‖y‖² − 2xᵀy with the products from BLAS (Syrk for
-// a symmetric grid, Gemm otherwise), clamping rounding below zero.
-func (g *grid) sqDistBLAS(xs, ys, out []float64) {
-	d := g.dim
-	a := blas64.General{Rows: g.n, Cols: d, Stride: d, Data: xs}
-	c := blas64.General{Rows: g.n, Cols: g.m, Stride: g.m, Data: out}
-	if g.sym {
-		blas64.Syrk(blas.NoTrans, 1, a, 0, blas64.Symmetric{Uplo: blas.Upper, N: g.n, Stride: g.m, Data: out})
-	} else {
-		b := blas64.General{Rows: g.m, Cols: d, Stride: d, Data: ys}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
-	}
-	nx := norms(xs, g.n, d)
-	ny := nx
-	if !g.sym {
-		ny = norms(ys, g.m, d)
-	}
-	g.parallel(func(i0, i1 int) {
-		for i := i0; i < i1; i++ {
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				row[j] = max(nx[i]+ny[j]-2*row[j], 0)
-			}
-			if g.sym {
-				row[i] = 0
-			}
-		}
-	})
 }
 
 func norms(xs []float64, rows, d int) []float64 {
@@ -688,13 +622,13 @@ func (g *grid) stationaryGrad(k *Stationary) ([]float64, [][]float64) {
 func (g *grid) stationaryGradInto(k *Stationary, val []float64, grads [][]float64) {
 	nh := len(grads)
 	d := g.dim
-	if k.kind == profRBF && len(k.Ell) == 1 && d < blasMinDim {
+	if k.kind == profRBF && len(k.Ell) == 1 {
 		// The common case in one pass per block: u from the scaled points,
 		// then k = e^{−u/2} and ∂k/∂ℓ = k·u/ℓ.
-		xs, ys := g.scaled(k.Ell)
+		p := g.prepare(k.Ell, g.dim >= expandMinDim)
 		dl, inv := grads[0], 1/k.Ell[0]
 		g.parallel(func(i0, i1 int) {
-			g.sqDistRows(xs, ys, val, i0, i1)
+			g.sqDistBlock(p, val, i0, i1)
 			for i := i0; i < i1; i++ {
 				lo, hi := i*g.m+g.jStart(i), (i+1)*g.m
 				row, drow := val[lo:hi], dl[lo:hi]

@@ -1,0 +1,113 @@
+package kernels
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// expandMinDim is the input dimension from which a block's squared
+// distances come from ‖x‖² + ‖y‖² − 2xᵀy, the products by one matrix
+// product per row block (gonum's Gemm), rather than from direct loops.
+// BenchmarkDistancePaths places it: on the 2-core amd64 machine the
+// expansion is 2–5× slower at D = 8 to 16, about even at 32 to 64 and 2×
+// faster at 128.
+const expandMinDim = 64
+
+// cancelTol is the relative threshold below which an expanded squared
+// distance is recomputed directly. The expansion's rounding error is about
+// (D + 3)·2⁻⁵³·(‖x‖² + ‖y‖²); a result s kept has s ≥ cancelTol·(‖x‖² +
+// ‖y‖²), so its relative error is at most (D + 3)·2⁻⁵³/cancelTol (2e-13 at
+// D = 10). Smaller results, negative ones included, are cancellation: the
+// direct sum replaces them, so nothing is clamped silently.
+const cancelTol = 1.0 / 64
+
+// points is a grid's points divided by the lengthscales and, for the
+// expansion, centred on x's mean (distances do not change; the norms, and
+// with them the cancellation, shrink) with their squared norms.
+type points struct {
+	xs, ys []float64
+	nx, ny []float64 // nil: direct loops
+}
+
+// prepare scales the grid's points and, with expand (callers pass
+// g.dim >= expandMinDim), centres them and takes their norms.
+func (g *grid) prepare(ell []float64, expand bool) *points {
+	xs, ys := g.scaled(ell)
+	p := &points{xs: xs, ys: ys}
+	if !expand {
+		return p
+	}
+	d := g.dim
+	mean := make([]float64, d)
+	for i := 0; i < g.n; i++ {
+		for c := range mean {
+			mean[c] += xs[i*d+c]
+		}
+	}
+	for c := range mean {
+		mean[c] /= float64(g.n)
+	}
+	centre := func(s []float64) {
+		for i := range s {
+			s[i] -= mean[i%d]
+		}
+	}
+	centre(xs)
+	if !g.sym {
+		centre(ys)
+	}
+	p.nx = norms(xs, g.n, d)
+	p.ny = p.nx
+	if !g.sym {
+		p.ny = norms(ys, g.m, d)
+	}
+	return p
+}
+
+// sqDistBlock writes the squared distances of rows i0 to i1 (from jStart)
+// by whichever path prepare chose.
+func (g *grid) sqDistBlock(p *points, out []float64, i0, i1 int) {
+	if p.nx == nil {
+		g.sqDistRows(p.xs, p.ys, out, i0, i1)
+		return
+	}
+	g.sqDistExpandRows(p, out, i0, i1)
+}
+
+// sqDistExpandRows is sqDistBlock by the expansion: −2xᵀy for the block
+// by one matrix product (in a symmetric grid from column i0, so a few
+// entries of the lower triangle inside the block are written too, which
+// the readers of the upper triangle ignore), then the norms added and
+// cancelled entries recomputed.
+func (g *grid) sqDistExpandRows(p *points, out []float64, i0, i1 int) {
+	d := g.dim
+	j0 := g.jStart(i0)
+	a := blas64.General{Rows: i1 - i0, Cols: d, Stride: d, Data: p.xs[i0*d : i1*d]}
+	b := blas64.General{Rows: g.m - j0, Cols: d, Stride: d, Data: p.ys[j0*d:]}
+	c := blas64.General{Rows: i1 - i0, Cols: g.m - j0, Stride: g.m, Data: out[i0*g.m+j0:]}
+	blas64.Gemm(blas.NoTrans, blas.Trans, -2, a, b, 0, c)
+	for i := i0; i < i1; i++ {
+		row := out[i*g.m : (i+1)*g.m]
+		x := p.xs[i*d : (i+1)*d]
+		nxi := p.nx[i]
+		for j := g.jStart(i); j < g.m; j++ {
+			sum := nxi + p.ny[j]
+			s := sum + row[j]
+			if s < cancelTol*sum {
+				s = sqDist(x, p.ys[j*d:(j+1)*d])
+			}
+			row[j] = s
+		}
+	}
+}
+
+// sqDist is Σ_c (x_c − y_c)².
+func sqDist(x, y []float64) float64 {
+	y = y[:len(x)]
+	s := 0.0
+	for c, v := range x {
+		t := v - y[c]
+		s += t * t
+	}
+	return s
+}
