@@ -3,15 +3,23 @@ package kernels
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	vec "github.com/kml-lang/kml/runtime/internal/sqdist" // median.go has a func sqdist
 )
 
 // expandMinDim is the input dimension from which a block's squared
 // distances come from ‖x‖² + ‖y‖² − 2xᵀy, the products by one matrix
-// product per row block (gonum's Gemm), rather than from direct loops.
-// BenchmarkDistancePaths places it: on the 2-core amd64 machine the
-// expansion is 2–5× slower at D = 8 to 16, about even at 32 to 64 and 2×
-// faster at 128.
+// product per row block (gonum's Gemm), when the direct loops are not
+// vectorised (useExpansion). BenchmarkDistancePaths places it: on the
+// 2-core amd64 machine, against scalar direct loops, the expansion was 2–5×
+// slower at D = 8 to 16, about even at 32 to 64 and 2× faster at 128;
+// against the vectorised direct loops (package sqdist) it is 4–40× slower
+// at every D from 4 to 256, so there it is never used.
 const expandMinDim = 64
+
+// useExpansion reports whether squared distances in dimension d come from
+// the expansion.
+func useExpansion(d int) bool { return d >= expandMinDim && vec.Vectorised() == "none" }
 
 // cancelTol is the relative threshold below which an expanded squared
 // distance is recomputed directly. The expansion's rounding error is about
@@ -27,17 +35,27 @@ const cancelTol = 1.0 / 64
 type points struct {
 	xs, ys []float64
 	nx, ny []float64 // nil: direct loops
+	yt     []float64 // for direct loops at D ≥ 3: ys by coordinate, D×m
 }
 
 // prepare scales the grid's points and, with expand (callers pass
-// g.dim >= expandMinDim), centres them and takes their norms.
+// useExpansion(g.dim)), centres them and takes their norms; without,
+// from D = 3 it lays ys out by coordinate for the vectorised rows.
 func (g *grid) prepare(ell []float64, expand bool) *points {
 	xs, ys := g.scaled(ell)
 	p := &points{xs: xs, ys: ys}
+	d := g.dim
 	if !expand {
+		if d >= 3 {
+			p.yt = make([]float64, d*g.m)
+			for j := 0; j < g.m; j++ {
+				for c := 0; c < d; c++ {
+					p.yt[c*g.m+j] = ys[j*d+c]
+				}
+			}
+		}
 		return p
 	}
-	d := g.dim
 	mean := make([]float64, d)
 	for i := 0; i < g.n; i++ {
 		for c := range mean {
@@ -67,6 +85,14 @@ func (g *grid) prepare(ell []float64, expand bool) *points {
 // sqDistBlock writes the squared distances of rows i0 to i1 (from jStart)
 // by whichever path prepare chose.
 func (g *grid) sqDistBlock(p *points, out []float64, i0, i1 int) {
+	if p.yt != nil {
+		d := g.dim
+		for i := i0; i < i1; i++ {
+			j0 := g.jStart(i)
+			vec.Row(out[i*g.m+j0:(i+1)*g.m], p.yt[j0:], g.m, p.xs[i*d:(i+1)*d])
+		}
+		return
+	}
 	if p.nx == nil {
 		g.sqDistRows(p.xs, p.ys, out, i0, i1)
 		return

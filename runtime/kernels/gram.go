@@ -331,7 +331,7 @@ func (g *grid) fill(k Kernel, out []float64) {
 	case *Stationary:
 		// One pass: each block's distances are turned into kernel values
 		// while they are still in cache.
-		p := g.prepare(k.Ell, g.dim >= expandMinDim)
+		p := g.prepare(k.Ell, useExpansion(g.dim))
 		g.parallel(func(i0, i1 int) {
 			g.sqDistBlock(p, out, i0, i1)
 			tmp := make([]float64, g.m)
@@ -625,7 +625,7 @@ func (g *grid) stationaryGradInto(k *Stationary, val []float64, grads [][]float6
 	if k.kind == profRBF && len(k.Ell) == 1 {
 		// The common case in one pass per block: u from the scaled points,
 		// then k = e^{−u/2} and ∂k/∂ℓ = k·u/ℓ.
-		p := g.prepare(k.Ell, g.dim >= expandMinDim)
+		p := g.prepare(k.Ell, useExpansion(g.dim))
 		dl, inv := grads[0], 1/k.Ell[0]
 		g.parallel(func(i0, i1 int) {
 			g.sqDistBlock(p, val, i0, i1)
