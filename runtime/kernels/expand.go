@@ -34,24 +34,22 @@ const cancelTol = 1.0 / 64
 // with them the cancellation, shrink) with their squared norms.
 type points struct {
 	xs, ys []float64
-	nx, ny []float64 // nil: direct loops
-	yt     []float64 // for direct loops at D ≥ 3: ys by coordinate, D×m
+	nx, ny []float64 // for the expansion
+	yt     []float64 // for the direct rows: ys by coordinate, D×m
 }
 
 // prepare scales the grid's points and, with expand (callers pass
-// useExpansion(g.dim)), centres them and takes their norms; without,
-// from D = 3 it lays ys out by coordinate for the vectorised rows.
+// useExpansion(g.dim)), centres them and takes their norms; without, it
+// lays ys out by coordinate for the direct rows (sqdist.Row).
 func (g *grid) prepare(ell []float64, expand bool) *points {
 	xs, ys := g.scaled(ell)
 	p := &points{xs: xs, ys: ys}
 	d := g.dim
 	if !expand {
-		if d >= 3 {
-			p.yt = make([]float64, d*g.m)
-			for j := 0; j < g.m; j++ {
-				for c := 0; c < d; c++ {
-					p.yt[c*g.m+j] = ys[j*d+c]
-				}
+		p.yt = make([]float64, d*g.m)
+		for j := 0; j < g.m; j++ {
+			for c := 0; c < d; c++ {
+				p.yt[c*g.m+j] = ys[j*d+c]
 			}
 		}
 		return p
@@ -91,10 +89,6 @@ func (g *grid) sqDistBlock(p *points, out []float64, i0, i1 int) {
 			j0 := g.jStart(i)
 			vec.Row(out[i*g.m+j0:(i+1)*g.m], p.yt[j0:], g.m, p.xs[i*d:(i+1)*d])
 		}
-		return
-	}
-	if p.nx == nil {
-		g.sqDistRows(p.xs, p.ys, out, i0, i1)
 		return
 	}
 	g.sqDistExpandRows(p, out, i0, i1)

@@ -473,47 +473,6 @@ func (g *grid) scaled(ell []float64) (xs, ys []float64) {
 	return xs, ys
 }
 
-// sqDistRows writes the squared distances of pre-scaled points of rows i0
-// to i1 (from jStart) by direct loops, written out for D = 1 and 2.
-func (g *grid) sqDistRows(xs, ys, out []float64, i0, i1 int) {
-	d := g.dim
-	switch d {
-	case 1:
-		for i := i0; i < i1; i++ {
-			x0 := xs[i]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				t := x0 - ys[j]
-				row[j] = t * t
-			}
-		}
-	case 2:
-		for i := i0; i < i1; i++ {
-			x0, x1 := xs[2*i], xs[2*i+1]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				t0, t1 := x0-ys[2*j], x1-ys[2*j+1]
-				row[j] = t0*t0 + t1*t1
-			}
-		}
-	default:
-		for i := i0; i < i1; i++ {
-			x := xs[i*d : (i+1)*d]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				y := ys[j*d : (j+1)*d]
-				y = y[:len(x)] // lets the compiler drop the bounds checks
-				u := 0.0
-				for c, xv := range x {
-					t := xv - y[c]
-					u += t * t
-				}
-				row[j] = u
-			}
-		}
-	}
-}
-
 func norms(xs []float64, rows, d int) []float64 {
 	out := make([]float64, rows)
 	for r := range out {
