@@ -111,8 +111,23 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	case ps.np == 1:
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		var t00, t10, t11 float64
-		for l, ql := range q {
-			u := u[l]
+		m4 := 0
+		if useRow2Asm {
+			// Four landmarks at a time in assembly; the rest below.
+			m4 = m &^ 3
+			var acc [24]float64
+			row2Iso(u[:m4], q, c, cy, v, sum1, sum2, sy, sky, cq, &acc)
+			for k := 0; k < 4; k++ {
+				g00 += acc[k]
+				g10 += acc[4+k]
+				g11 += acc[8+k]
+				t00 += acc[12+k]
+				t10 += acc[16+k]
+				t11 += acc[20+k]
+			}
+		}
+		for l := m4; l < m; l++ {
+			ql, u := q[l], u[l]
 			e := cq * u
 			de := e - c[l]
 			sum1[l] += de
