@@ -4,14 +4,21 @@ package fastexp
 
 import "golang.org/x/sys/cpu"
 
-// The vectorised kernels in exp_amd64.s. Each handles len(x) rounded down
-// to a multiple of its lane count (4 or 8), and needs len(dst) ≥ that.
+// The vectorised kernels in exp_amd64.s. expsAVX2 and expsAVX512 handle
+// len(x) rounded down to a multiple of their lane count (4 or 8), and need
+// len(dst) ≥ that.
 //
 //go:noescape
 func expsAVX2(dst, x []float64, a, b float64)
 
 //go:noescape
 func expsAVX512(dst, x []float64, a, b float64)
+
+// expsAVX512Tail handles len(x) < 8 elements with masked loads and stores,
+// so that short rows (m = 20 or 30 landmarks) take no scalar tail.
+//
+//go:noescape
+func expsAVX512Tail(dst, x []float64, a, b float64)
 
 // useAVX2 and useAVX512 select the kernel, from the CPU's features (which
 // golang.org/x/sys/cpu reports only when the OS saves the registers too).
@@ -42,7 +49,10 @@ func expsVec(dst, x []float64, a, b float64) int {
 		if n > 0 {
 			expsAVX512(dst[:n], x[:n], a, b)
 		}
-		return n
+		if n < len(x) {
+			expsAVX512Tail(dst[n:len(x)], x[n:], a, b)
+		}
+		return len(x)
 	case useAVX2:
 		n := len(x) &^ 3
 		if n > 0 {

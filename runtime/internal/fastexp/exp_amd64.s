@@ -73,6 +73,36 @@ loop2:
 done2:
 	RET
 
+// EXP512 sets Z4 = e^(a·Z0 + b) in all eight lanes, with a in Z15, b in
+// Z14 and the table's address in R8 (any lane value gives an index in the
+// table, so the gather needs no mask).
+#define EXP512 \
+	VFMADD213PD       Z14, Z15, Z0; \
+	VMULPD.BCST       invln2<>(SB), Z0, Z1; \
+	VCVTTPD2DQ        Z1, Y1; \
+	VCVTDQ2PD         Y1, Z2; \
+	VMOVAPD           Z0, Z3; \
+	VFNMADD231PD.BCST ln2hi<>(SB), Z2, Z3; \
+	VFNMADD231PD.BCST ln2lo<>(SB), Z2, Z3; \
+	VBROADCASTSD      c5<>(SB), Z4; \
+	VFMADD213PD.BCST  c4<>(SB), Z3, Z4; \
+	VFMADD213PD.BCST  c3<>(SB), Z3, Z4; \
+	VFMADD213PD.BCST  c2<>(SB), Z3, Z4; \
+	VFMADD213PD.BCST  one<>(SB), Z3, Z4; \
+	VMULPD            Z3, Z4, Z4; \
+	VPAND             idxmask<>(SB), Y1, Y5; \
+	KXNORW            K1, K1, K1; \
+	VGATHERDPD        (R8)(Y5*8), K1, Z7; \
+	VPSRAD            $7, Y1, Y1; \
+	VPMOVSXDQ         Y1, Z1; \
+	VPSLLQ            $52, Z1, Z1; \
+	VPADDQ            Z1, Z7, Z7; \
+	VFMADD213PD       Z7, Z7, Z4; \
+	VCMPPD.BCST       $0x11, minarg<>(SB), Z0, K2; \
+	VPXORQ            Z4, Z4, K2, Z4; \
+	VCMPPD.BCST       $0x1e, maxarg<>(SB), Z0, K3; \
+	VBROADCASTSD      inf<>(SB), K3, Z4
+
 // func expsAVX512(dst, x []float64, a, b float64)
 TEXT ·expsAVX512(SB), NOSPLIT, $0-64
 	MOVQ dst_base+0(FP), DI
@@ -85,32 +115,8 @@ TEXT ·expsAVX512(SB), NOSPLIT, $0-64
 	LEAQ ·expTable(SB), R8
 
 loop512:
-	VMOVUPD           (SI), Z0
-	VFMADD213PD       Z14, Z15, Z0
-	VMULPD.BCST       invln2<>(SB), Z0, Z1
-	VCVTTPD2DQ        Z1, Y1
-	VCVTDQ2PD         Y1, Z2
-	VMOVAPD           Z0, Z3
-	VFNMADD231PD.BCST ln2hi<>(SB), Z2, Z3
-	VFNMADD231PD.BCST ln2lo<>(SB), Z2, Z3
-	VBROADCASTSD      c5<>(SB), Z4
-	VFMADD213PD.BCST  c4<>(SB), Z3, Z4
-	VFMADD213PD.BCST  c3<>(SB), Z3, Z4
-	VFMADD213PD.BCST  c2<>(SB), Z3, Z4
-	VFMADD213PD.BCST  one<>(SB), Z3, Z4
-	VMULPD            Z3, Z4, Z4
-	VPAND             idxmask<>(SB), Y1, Y5
-	KXNORW            K1, K1, K1
-	VGATHERDPD        (R8)(Y5*8), K1, Z7
-	VPSRAD            $7, Y1, Y1
-	VPMOVSXDQ         Y1, Z1
-	VPSLLQ            $52, Z1, Z1
-	VPADDQ            Z1, Z7, Z7
-	VFMADD213PD       Z7, Z7, Z4
-	VCMPPD.BCST       $0x11, minarg<>(SB), Z0, K2
-	VPXORQ            Z4, Z4, K2, Z4
-	VCMPPD.BCST       $0x1e, maxarg<>(SB), Z0, K3
-	VBROADCASTSD      inf<>(SB), K3, Z4
+	VMOVUPD (SI), Z0
+	EXP512
 	VMOVUPD           Z4, (DI)
 	ADDQ              $64, SI
 	ADDQ              $64, DI
@@ -119,4 +125,25 @@ loop512:
 	VZEROUPPER
 
 done512:
+	RET
+
+// func expsAVX512Tail(dst, x []float64, a, b float64)
+// The last len(x) < 8 elements, by masked load and store: lanes beyond
+// len(x) are neither read nor written (they compute e^(a·0 + b)).
+TEXT ·expsAVX512Tail(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         x_base+24(FP), SI
+	MOVQ         x_len+32(FP), CX
+	MOVQ         $1, AX
+	SHLQ         CX, AX
+	DECQ         AX
+	KMOVW        AX, K4
+	VBROADCASTSD a+48(FP), Z15
+	VBROADCASTSD b+56(FP), Z14
+	LEAQ         ·expTable(SB), R8
+	VPXORQ       Z0, Z0, Z0
+	VMOVUPD      (SI), K4, Z0
+	EXP512
+	VMOVUPD      Z4, K4, (DI)
+	VZEROUPPER
 	RET

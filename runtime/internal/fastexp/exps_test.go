@@ -64,8 +64,9 @@ func TestExps(t *testing.T) {
 	}
 }
 
-// TestExpsSpecial checks the values outside the accurate range, in every
-// lane position and in tails, and the affine argument a·x + b.
+// TestExpsSpecial checks the values outside the accurate range in every
+// lane position of two vectors and of the tail (17 = 2·8 + 1), that the
+// tail writes nothing beyond the slice, and the affine argument a·x + b.
 func TestExpsSpecial(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	cases := []struct{ x, want float64 }{
@@ -74,7 +75,7 @@ func TestExpsSpecial(t *testing.T) {
 	}
 	for _, p := range paths() {
 		restore := p.use()
-		for shift := 0; shift < 9; shift++ {
+		for shift := 0; shift < 17; shift++ {
 			for _, c := range cases {
 				// The case at position shift among 17 ordinary values.
 				xs := make([]float64, 17)
@@ -82,8 +83,13 @@ func TestExpsSpecial(t *testing.T) {
 					xs[i] = -0.25 * float64(i)
 				}
 				xs[shift] = c.x
-				got := make([]float64, len(xs))
-				Exps(got, xs, 1, 0)
+				got := make([]float64, len(xs)+1)
+				got[len(xs)] = -1 // must be left alone by the tail
+				Exps(got[:len(xs)], xs, 1, 0)
+				if got[len(xs)] != -1 {
+					t.Fatalf("%s: Exps wrote past its slice", p.name)
+				}
+				got = got[:len(xs)]
 				g := got[shift]
 				if g != c.want && !(math.IsNaN(g) && math.IsNaN(c.want)) {
 					t.Errorf("%s: e^%v at position %d = %v, want %v", p.name, c.x, shift, g, c.want)
