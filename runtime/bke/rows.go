@@ -40,8 +40,17 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	var g, t float64
 	if ps.grad {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
-		for l, ql := range q {
-			u := u[l]
+		m4 := 0
+		if useRowAsm {
+			// Four landmarks at a time in assembly; the rest below.
+			m4 = m &^ 3
+			var acc [8]float64
+			row1Grad(u[:m4], q, c, cy, v, s1, s2, sy, sky, cq, &acc)
+			g = acc[0] + acc[1] + acc[2] + acc[3]
+			t = acc[4] + acc[5] + acc[6] + acc[7]
+		}
+		for l := m4; l < m; l++ {
+			ql, u := q[l], u[l]
 			e := cq * u
 			de := e - c[l]
 			s1[l] += de
@@ -112,7 +121,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		var t00, t10, t11 float64
 		m4 := 0
-		if useRow2Asm {
+		if useRowAsm {
 			// Four landmarks at a time in assembly; the rest below.
 			m4 = m &^ 3
 			var acc [24]float64

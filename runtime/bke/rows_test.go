@@ -10,10 +10,10 @@ import (
 // rowGeneral, block sum by block sum, with row2's assembly loop (where the
 // CPU has AVX2) and with its Go loop.
 func TestRowsMatchGeneral(t *testing.T) {
-	saved := useRow2Asm
-	defer func() { useRow2Asm = saved }()
+	saved := useRowAsm
+	defer func() { useRowAsm = saved }()
 	for _, asm := range []bool{false, saved} {
-		useRow2Asm = asm
+		useRowAsm = asm
 		checkRowsMatchGeneral(t)
 	}
 }
@@ -52,7 +52,7 @@ func checkRowsMatchGeneral(t *testing.T) {
 				}
 				for k := range fast {
 					if math.Abs(fast[k]-slow[k]) > 1e-13*(1+math.Abs(slow[k])) {
-						t.Errorf("asm=%v D=%d ell=%v grad=%v: block sum %d is %.17g, general %.17g", useRow2Asm, dim, ell, grad, k, fast[k], slow[k])
+						t.Errorf("asm=%v D=%d ell=%v grad=%v: block sum %d is %.17g, general %.17g", useRowAsm, dim, ell, grad, k, fast[k], slow[k])
 					}
 				}
 			}

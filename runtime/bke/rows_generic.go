@@ -6,4 +6,8 @@ func row2Iso(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[24]flo
 	panic("bke: row2Iso without assembly")
 }
 
-var useRow2Asm = false
+func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]float64) {
+	panic("bke: row1Grad without assembly")
+}
+
+var useRowAsm = false

@@ -84,3 +84,65 @@ store:
 	VMOVUPD Y15, 160(R12)
 	VZEROUPPER
 	RET
+
+// func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]float64)
+// row1's accumulating loop with grad: the sums as row2Iso, and with
+// w = u²·v², g += w, t += w·q (four lanes each in acc).
+TEXT ·row1Grad(SB), NOSPLIT, $0-232
+	MOVQ   u_base+0(FP), AX
+	MOVQ   u_len+8(FP), CX
+	MOVQ   q_base+24(FP), BX
+	MOVQ   c_base+48(FP), DX
+	MOVQ   cy_base+72(FP), SI
+	MOVQ   v_base+96(FP), DI
+	MOVQ   s1_base+120(FP), R8
+	MOVQ   s2_base+144(FP), R9
+	MOVQ   sy_base+168(FP), R10
+	MOVQ   sky_base+192(FP), R11
+	MOVQ   acc+224(FP), R12
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	SHRQ   $2, CX
+	JZ     store1
+
+loop1:
+	VMOVUPD      (AX), Y0
+	VMOVUPD      (BX), Y1
+	VBROADCASTSD cq+216(FP), Y2
+	VMULPD       Y0, Y2, Y2
+	VSUBPD       (DX), Y2, Y3
+	VADDPD       (R8), Y3, Y4
+	VMOVUPD      Y4, (R8)
+	VMOVUPD      (R9), Y4
+	VFMADD231PD  Y3, Y3, Y4
+	VMOVUPD      Y4, (R9)
+	VMULPD       Y1, Y2, Y5
+	VSUBPD       (SI), Y5, Y5
+	VADDPD       (R10), Y5, Y4
+	VMOVUPD      Y4, (R10)
+	VMOVUPD      (R11), Y4
+	VFMADD231PD  Y5, Y3, Y4
+	VMOVUPD      Y4, (R11)
+	VMOVUPD      (DI), Y6              // v
+	VMULPD       Y0, Y0, Y2            // u²
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y6, Y2, Y2            // w = u²·v·v
+	VADDPD       Y2, Y10, Y10          // g += w
+	VFMADD231PD  Y1, Y2, Y11           // t += w·q
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $32, DX
+	ADDQ         $32, SI
+	ADDQ         $32, DI
+	ADDQ         $32, R8
+	ADDQ         $32, R9
+	ADDQ         $32, R10
+	ADDQ         $32, R11
+	DECQ         CX
+	JNZ          loop1
+
+store1:
+	VMOVUPD Y10, (R12)
+	VMOVUPD Y11, 32(R12)
+	VZEROUPPER
+	RET

@@ -12,5 +12,13 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func row2Iso(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[24]float64)
 
-// useRow2Asm selects row2Iso; tests clear it to exercise the Go loop.
-var useRow2Asm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// row1Grad is row1's accumulating loop with grad over len(u)/4·4
+// landmarks, in AVX2: the same block sums, and the lane partial sums of
+// G̃ and T̃ in acc (g, t; four lanes each).
+//
+//go:noescape
+func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]float64)
+
+// useRowAsm selects row2Iso and row1Grad; tests clear it to exercise the
+// Go loops.
+var useRowAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
