@@ -9,7 +9,10 @@ import (
 // row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
 // Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
 // through memory, and with a row's exponentials from one call of
-// fastexp.Exps. They compute the same sums (TestRowsMatchGeneral).
+// fastexp.Exps. With the gradient (row2: one lengthscale) their
+// accumulating loops run four landmarks at a time in AVX2 assembly where
+// the CPU has it (rows_amd64.s). They compute the same sums
+// (TestRowsMatchGeneral, with and without the assembly).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
 func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
