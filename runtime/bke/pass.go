@@ -13,7 +13,7 @@ import (
 // totals are combined. Blocks are combined in row order, so a result does
 // not depend on the number of workers. Blocks are the unit of work: at 512
 // rows the 900 rows of the Stan shape split 512/388 between two workers
-// (at best ×1.76); at 128 they split 4/3.04 blocks.
+// (at best ×1.76); at 128, four blocks against three and 4 rows.
 const blockRows = 128
 
 // minEntriesPerWorker is the least number of kernel entries n·m per extra
