@@ -85,16 +85,28 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	a0, a1 := ps.p.inv2[0], ps.p.inv2[1]
 	v, s, q := sc.v[:2*m], sc.s[:2*m], sc.q[:m]
 	qmin := math.Inf(1)
-	for l := range q {
-		d0 := x0 - z[2*l]
-		d1 := x1 - z[2*l+1]
-		v[2*l], v[2*l+1] = d0, d1
-		s0, s1 := d0*d0*a0, d1*d1*a1
-		s[2*l], s[2*l+1] = s0, s1
-		ql := s0 + s1
-		q[l] = ql
-		if ql < qmin {
-			qmin = ql
+	if ps.np == 1 {
+		// The per-dimension terms s are read only for ARD: not stored.
+		for l := range q {
+			d0 := x0 - z[2*l]
+			d1 := x1 - z[2*l+1]
+			v[2*l], v[2*l+1] = d0, d1
+			ql := d0*d0*a0 + d1*d1*a1
+			q[l] = ql
+			qmin = min(qmin, ql)
+		}
+	} else {
+		for l := range q {
+			d0 := x0 - z[2*l]
+			d1 := x1 - z[2*l+1]
+			v[2*l], v[2*l+1] = d0, d1
+			s0, s1 := d0*d0*a0, d1*d1*a1
+			s[2*l], s[2*l+1] = s0, s1
+			ql := s0 + s1
+			q[l] = ql
+			if ql < qmin {
+				qmin = ql
+			}
 		}
 	}
 	if math.IsInf(qmin, 1) {
