@@ -37,7 +37,7 @@ let c = gram(k, x, y)
 			for i := 0; i < n; i++ {
 				for j := 0; j < m; j++ {
 					want := k.Eval(x.RawRowView(i), tc.b.RawRowView(j))
-					if got := tc.a.M.At(i, j); got != want && !close(got, want) {
+					if got := tc.a.M.At(i, j); got != want && !closeEnough(got, want) {
 						t.Fatalf("%s %s[%d, %d] = %v, want %v", kern, tc.name, i, j, got, want)
 					}
 				}
@@ -46,9 +46,9 @@ let c = gram(k, x, y)
 	}
 }
 
-// close allows the rounding of the fast paths (distances from scaled
+// closeEnough allows the rounding of the fast paths (distances from scaled
 // points, the vectorised exponential).
-func close(a, b float64) bool {
+func closeEnough(a, b float64) bool {
 	d := a - b
 	if d < 0 {
 		d = -d
