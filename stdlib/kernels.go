@@ -93,11 +93,11 @@ func init() {
 			return nil, err
 		}
 		if y == nil {
-			g, err := kernels.Gram(k.K, x)
+			g, err := kernels.GramDense(k.K, x)
 			if err != nil {
 				return nil, a.Errorf("x", "%v", err)
 			}
-			return eval.NewMat(denseOf(g)), nil
+			return eval.NewMat(g), nil
 		}
 		c, err := kernels.Cross(k.K, x, y)
 		if err != nil {

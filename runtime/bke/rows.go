@@ -8,8 +8,11 @@ import (
 
 // row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
 // Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
-// through memory, and with fastexp.ExpNeg in place of math.Exp. They compute the
-// same sums (TestRowsMatchGeneral).
+// through memory, and with a row's exponentials from one call of
+// fastexp.Exps. With the gradient (row2: one lengthscale) their
+// accumulating loops run four landmarks at a time in AVX2 assembly where
+// the CPU has it (rows_amd64.s). They compute the same sums
+// (TestRowsMatchGeneral, with and without the assembly).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
 func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
@@ -32,23 +35,25 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 		return overflowError(i)
 	}
 	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The exponentials first, in a loop of their own: independent
-	// iterations overlap, where inside the accumulating loop they would not.
+	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
+	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
 	u := sc.u[:m]
-	for l, ql := range q {
-		arg := -0.5 * (ql - qmin)
-		if arg < fastexp.MinArg {
-			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
-			continue
-		}
-		u[l] = fastexp.ExpNeg(arg)
-	}
+	fastexp.Exps(u, q, -0.5, 0.5*qmin)
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
 	if ps.grad {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
-		for l, ql := range q {
-			u := u[l]
+		m4 := 0
+		if useRowAsm {
+			// Four landmarks at a time in assembly; the rest below.
+			m4 = m &^ 3
+			var acc [8]float64
+			row1Grad(u[:m4], q, c, cy, v, s1, s2, sy, sky, cq, &acc)
+			g = acc[0] + acc[1] + acc[2] + acc[3]
+			t = acc[4] + acc[5] + acc[6] + acc[7]
+		}
+		for l := m4; l < m; l++ {
+			ql, u := q[l], u[l]
 			e := cq * u
 			de := e - c[l]
 			s1[l] += de
@@ -80,33 +85,38 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	a0, a1 := ps.p.inv2[0], ps.p.inv2[1]
 	v, s, q := sc.v[:2*m], sc.s[:2*m], sc.q[:m]
 	qmin := math.Inf(1)
-	for l := range q {
-		d0 := x0 - z[2*l]
-		d1 := x1 - z[2*l+1]
-		v[2*l], v[2*l+1] = d0, d1
-		s0, s1 := d0*d0*a0, d1*d1*a1
-		s[2*l], s[2*l+1] = s0, s1
-		ql := s0 + s1
-		q[l] = ql
-		if ql < qmin {
-			qmin = ql
+	if ps.np == 1 {
+		// The per-dimension terms s are read only for ARD: not stored.
+		for l := range q {
+			d0 := x0 - z[2*l]
+			d1 := x1 - z[2*l+1]
+			v[2*l], v[2*l+1] = d0, d1
+			ql := d0*d0*a0 + d1*d1*a1
+			q[l] = ql
+			qmin = min(qmin, ql)
+		}
+	} else {
+		for l := range q {
+			d0 := x0 - z[2*l]
+			d1 := x1 - z[2*l+1]
+			v[2*l], v[2*l+1] = d0, d1
+			s0, s1 := d0*d0*a0, d1*d1*a1
+			s[2*l], s[2*l+1] = s0, s1
+			ql := s0 + s1
+			q[l] = ql
+			if ql < qmin {
+				qmin = ql
+			}
 		}
 	}
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
 	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The exponentials first, in a loop of their own: independent
-	// iterations overlap, where inside the accumulating loop they would not.
+	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
+	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
 	u := sc.u[:m]
-	for l, ql := range q {
-		arg := -0.5 * (ql - qmin)
-		if arg < fastexp.MinArg {
-			u[l] = 0 // as fastexp.ExpNegOrZero, which is not inlined
-			continue
-		}
-		u[l] = fastexp.ExpNeg(arg)
-	}
+	fastexp.Exps(u, q, -0.5, 0.5*qmin)
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
 	switch {
@@ -125,8 +135,23 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	case ps.np == 1:
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		var t00, t10, t11 float64
-		for l, ql := range q {
-			u := u[l]
+		m4 := 0
+		if useRowAsm {
+			// Four landmarks at a time in assembly; the rest below.
+			m4 = m &^ 3
+			var acc [24]float64
+			row2Iso(u[:m4], q, c, cy, v, sum1, sum2, sy, sky, cq, &acc)
+			for k := 0; k < 4; k++ {
+				g00 += acc[k]
+				g10 += acc[4+k]
+				g11 += acc[8+k]
+				t00 += acc[12+k]
+				t10 += acc[16+k]
+				t11 += acc[20+k]
+			}
+		}
+		for l := m4; l < m; l++ {
+			ql, u := q[l], u[l]
 			e := cq * u
 			de := e - c[l]
 			sum1[l] += de

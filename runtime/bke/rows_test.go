@@ -7,8 +7,18 @@ import (
 )
 
 // TestRowsMatchGeneral checks the written-out rows for D = 1 and 2 against
-// rowGeneral, block sum by block sum.
+// rowGeneral, block sum by block sum, with row2's assembly loop (where the
+// CPU has AVX2) and with its Go loop.
 func TestRowsMatchGeneral(t *testing.T) {
+	saved := useRowAsm
+	defer func() { useRowAsm = saved }()
+	for _, asm := range []bool{false, saved} {
+		useRowAsm = asm
+		checkRowsMatchGeneral(t)
+	}
+}
+
+func checkRowsMatchGeneral(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	for _, dim := range []int{1, 2} {
 		x := randMatrix(rng, 40, dim, 1)
@@ -42,7 +52,7 @@ func TestRowsMatchGeneral(t *testing.T) {
 				}
 				for k := range fast {
 					if math.Abs(fast[k]-slow[k]) > 1e-13*(1+math.Abs(slow[k])) {
-						t.Errorf("D=%d ell=%v grad=%v: block sum %d is %.17g, general %.17g", dim, ell, grad, k, fast[k], slow[k])
+						t.Errorf("asm=%v D=%d ell=%v grad=%v: block sum %d is %.17g, general %.17g", useRowAsm, dim, ell, grad, k, fast[k], slow[k])
 					}
 				}
 			}

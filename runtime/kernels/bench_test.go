@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // The Gram benchmarks report ns per entry computed and, as sub-benchmark
@@ -121,22 +119,21 @@ func BenchmarkRBFCross100000x50D2(b *testing.B) {
 	}
 }
 
-// BenchmarkDistancePaths compares direct loops with the BLAS form for the
-// squared distances, to place blasMinDim.
+// BenchmarkDistancePaths compares the direct rows (vectorised, package
+// sqdist) with the expansion
+// ‖x‖² + ‖y‖² − 2xᵀy for the squared distances of a 2000-point Gram
+// matrix on one worker, to place expandMinDim.
 func BenchmarkDistancePaths(b *testing.B) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for _, d := range []int{4, 8, 16, 32} {
+	for _, d := range []int{1, 2, 4, 8, 16, 32, 64, 128, 256} {
 		x := randomPoints(rng, 2000, d)
-		for _, path := range []string{"loop", "blas"} {
+		for _, path := range []string{"loop", "expand"} {
 			b.Run(fmt.Sprintf("D=%d/%s", d, path), func(b *testing.B) {
 				out := make([]float64, 2000*2000)
-				g := &grid{xs: linalg.RowMajor(x), ys: linalg.RowMajor(x), n: 2000, m: 2000, dim: d, workers: 1}
+				g := newGrid(x, nil, 1)
 				for i := 0; i < b.N; i++ {
-					if path == "blas" {
-						g.sqDistBLAS(linalg.RowMajor(x), linalg.RowMajor(x), out)
-					} else {
-						g.sqDistLoop(out)
-					}
+					p := g.prepare([]float64{1}, path == "expand")
+					g.parallel(func(i0, i1 int) { g.sqDistBlock(p, out, i0, i1) })
 				}
 			})
 		}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -9,13 +10,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
-
-// blasMinDim is the input dimension from which squared distances come from
-// ‖x‖² + ‖y‖² − 2xᵀy through BLAS rather than from direct loops
-// (BenchmarkDistancePaths: at D = 16 the two cost about the same on amd64).
-const blasMinDim = 16
 
 // blockRows is the number of rows one worker fills at a time.
 const blockRows = 64
@@ -58,14 +55,44 @@ func GramInto(dst *mat.SymDense, k Kernel, x *mat.Dense, workers int) error {
 // GramFull is Gram with both triangles filled, row-major, for the
 // statistics (package ktest) that read whole rows.
 func GramFull(k Kernel, x *mat.Dense) ([]float64, error) {
-	g, err := Gram(k, x)
+	g, err := GramDense(k, x)
 	if err != nil {
 		return nil, err
 	}
-	out := g.RawSymmetric().Data
+	return g.RawMatrix().Data, nil
+}
+
+// GramDense is Gram as a general n×n Dense: the upper triangle is filled
+// and mirrored into the lower in the same buffer, so a caller that needs a
+// Dense (a script's matrix) pays no copy.
+func GramDense(k Kernel, x *mat.Dense) (*mat.Dense, error) {
+	if err := checkInputs(k, x, nil); err != nil {
+		return nil, err
+	}
 	n, _ := x.Dims()
-	mirror(out, n)
-	return out, nil
+	out := make([]float64, n*n)
+	g := newGrid(x, nil, 0)
+	g.fill(k, out)
+	g.mirror(out)
+	return mat.NewDense(n, n, out), nil
+}
+
+// mirror is mirror on the workers, each writing the lower triangle of its
+// own row blocks: in a fresh matrix this is the first touch of half its
+// pages, whose faults then are taken on every core.
+func (g *grid) mirror(a []float64) {
+	const tile = 64
+	n := g.n
+	g.parallel(func(r0, r1 int) {
+		for c0 := 0; c0 < r1; c0 += tile {
+			for r := r0; r < r1; r++ {
+				dst := a[r*n : r*n+r]
+				for c := c0; c < min(c0+tile, r); c++ {
+					dst[c] = a[c*n+r]
+				}
+			}
+		}
+	})
 }
 
 // GramFullInto is GramFull into dst (n×n values, row-major), so that a
@@ -316,24 +343,15 @@ func (g *grid) jStart(i int) int {
 func (g *grid) fill(k Kernel, out []float64) {
 	switch k := k.(type) {
 	case *Stationary:
-		if g.dim < blasMinDim {
-			// One pass: each block's distances are turned into kernel
-			// values while they are still in cache.
-			xs, ys := g.scaled(k.Ell)
-			g.parallel(func(i0, i1 int) {
-				g.sqDistRows(xs, ys, out, i0, i1)
-				for i := i0; i < i1; i++ {
-					row := out[i*g.m : (i+1)*g.m]
-					k.applyRow(row[g.jStart(i):])
-				}
-			})
-			return
-		}
-		g.sqDist(k.Ell, out)
+		// One pass: each block's distances are turned into kernel values
+		// while they are still in cache.
+		p := g.prepare(k.Ell, useExpansion(g.dim))
 		g.parallel(func(i0, i1 int) {
+			g.sqDistBlock(p, out, i0, i1)
+			tmp := make([]float64, g.m)
 			for i := i0; i < i1; i++ {
 				row := out[i*g.m : (i+1)*g.m]
-				k.applyRow(row[g.jStart(i):])
+				k.applyRow(row[g.jStart(i):], tmp)
 			}
 		})
 	case *Linear, *Poly:
@@ -402,27 +420,43 @@ func (g *grid) each(k Kernel, out []float64) {
 	})
 }
 
-// applyRow replaces scaled squared distances by kernel values.
-func (k *Stationary) applyRow(row []float64) {
-	if k.kind == profRBF {
+// applyRow replaces scaled squared distances by kernel values, the
+// exponentials of the row in one vectorised call; tmp is scratch of at
+// least len(row) for the Matérn kernels, which need r beside e^{−cr}.
+func (k *Stationary) applyRow(row, tmp []float64) {
+	switch k.kind {
+	case profRBF:
+		fastexp.Exps(row, row, -0.5, 0)
+	case profMatern12:
 		for j, u := range row {
-			row[j] = expNeg(-0.5 * u)
+			row[j] = math.Sqrt(u)
 		}
-		return
+		fastexp.Exps(row, row, -1, 0)
+	case profMatern32, profMatern52:
+		c := 3.0
+		if k.kind == profMatern52 {
+			c = 5
+		}
+		s := tmp[:len(row)]
+		for j, u := range row {
+			s[j] = math.Sqrt(c * u)
+		}
+		fastexp.Exps(row, s, -1, 0)
+		if k.kind == profMatern32 {
+			for j, e := range row {
+				row[j] = (1 + s[j]) * e
+			}
+			return
+		}
+		for j, e := range row {
+			sj := s[j]
+			row[j] = (1 + sj + sj*sj/3) * e
+		}
+	default:
+		for j, u := range row {
+			row[j] = k.value(u)
+		}
 	}
-	for j, u := range row {
-		row[j] = k.value(u)
-	}
-}
-
-// sqDist writes the scaled squared distances Σ_d (x_d − y_d)²/ℓ_d².
-func (g *grid) sqDist(ell []float64, out []float64) {
-	xs, ys := g.scaled(ell)
-	if g.dim >= blasMinDim {
-		g.sqDistBLAS(xs, ys, out)
-		return
-	}
-	g.sqDistDirect(xs, ys, out)
 }
 
 // scaled returns the points divided by the lengthscales.
@@ -451,87 +485,6 @@ func (g *grid) scaled(ell []float64) (xs, ys []float64) {
 		ys = scale(g.ys, g.m)
 	}
 	return xs, ys
-}
-
-// sqDistLoop is sqDist forced onto the direct loops (for benchmarks).
-func (g *grid) sqDistLoop(out []float64) {
-	g.sqDistDirect(g.xs, g.ys, out)
-}
-
-// sqDistDirect writes squared distances of pre-scaled points by direct
-// loops.
-func (g *grid) sqDistDirect(xs, ys, out []float64) {
-	g.parallel(func(i0, i1 int) { g.sqDistRows(xs, ys, out, i0, i1) })
-}
-
-// sqDistRows is sqDistDirect for rows i0 to i1, written out for D = 1 and 2.
-func (g *grid) sqDistRows(xs, ys, out []float64, i0, i1 int) {
-	d := g.dim
-	switch d {
-	case 1:
-		for i := i0; i < i1; i++ {
-			x0 := xs[i]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				t := x0 - ys[j]
-				row[j] = t * t
-			}
-		}
-	case 2:
-		for i := i0; i < i1; i++ {
-			x0, x1 := xs[2*i], xs[2*i+1]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				t0, t1 := x0-ys[2*j], x1-ys[2*j+1]
-				row[j] = t0*t0 + t1*t1
-			}
-		}
-	default:
-		for i := i0; i < i1; i++ {
-			x := xs[i*d : (i+1)*d]
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				y := ys[j*d : (j+1)*d]
-				y = y[:len(x)] // lets the compiler drop the bounds checks
-				u := 0.0
-				for c, xv := range x {
-					t := xv - y[c]
-					u += t * t
-				}
-				row[j] = u
-			}
-		}
-	}
-}
-
-// sqDistBLAS uses ‖x‖² + ‖y‖² − 2xᵀy with the products from BLAS (Syrk for
-// a symmetric grid, Gemm otherwise), clamping rounding below zero.
-func (g *grid) sqDistBLAS(xs, ys, out []float64) {
-	d := g.dim
-	a := blas64.General{Rows: g.n, Cols: d, Stride: d, Data: xs}
-	c := blas64.General{Rows: g.n, Cols: g.m, Stride: g.m, Data: out}
-	if g.sym {
-		blas64.Syrk(blas.NoTrans, 1, a, 0, blas64.Symmetric{Uplo: blas.Upper, N: g.n, Stride: g.m, Data: out})
-	} else {
-		b := blas64.General{Rows: g.m, Cols: d, Stride: d, Data: ys}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
-	}
-	nx := norms(xs, g.n, d)
-	ny := nx
-	if !g.sym {
-		ny = norms(ys, g.m, d)
-	}
-	g.parallel(func(i0, i1 int) {
-		for i := i0; i < i1; i++ {
-			row := out[i*g.m : (i+1)*g.m]
-			for j := g.jStart(i); j < g.m; j++ {
-				row[j] = max(nx[i]+ny[j]-2*row[j], 0)
-			}
-			if g.sym {
-				row[i] = 0
-			}
-		}
-	})
 }
 
 func norms(xs []float64, rows, d int) []float64 {
@@ -642,20 +595,20 @@ func (g *grid) stationaryGrad(k *Stationary) ([]float64, [][]float64) {
 func (g *grid) stationaryGradInto(k *Stationary, val []float64, grads [][]float64) {
 	nh := len(grads)
 	d := g.dim
-	if k.kind == profRBF && len(k.Ell) == 1 && d < blasMinDim {
+	if k.kind == profRBF && len(k.Ell) == 1 {
 		// The common case in one pass per block: u from the scaled points,
 		// then k = e^{−u/2} and ∂k/∂ℓ = k·u/ℓ.
-		xs, ys := g.scaled(k.Ell)
+		p := g.prepare(k.Ell, useExpansion(g.dim))
 		dl, inv := grads[0], 1/k.Ell[0]
 		g.parallel(func(i0, i1 int) {
-			g.sqDistRows(xs, ys, val, i0, i1)
+			g.sqDistBlock(p, val, i0, i1)
 			for i := i0; i < i1; i++ {
 				lo, hi := i*g.m+g.jStart(i), (i+1)*g.m
 				row, drow := val[lo:hi], dl[lo:hi]
-				for j, u := range row {
-					v := expNeg(-0.5 * u)
-					row[j] = v
-					drow[j] = v * u * inv
+				copy(drow, row)
+				fastexp.Exps(row, row, -0.5, 0)
+				for j, v := range row {
+					drow[j] *= v * inv
 				}
 			}
 		})

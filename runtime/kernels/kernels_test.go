@@ -209,7 +209,7 @@ func TestGramMatricesArePositiveDefinite(t *testing.T) {
 
 func TestDistancePathsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, d := range []int{blasMinDim - 1, blasMinDim, 40} {
+	for _, d := range []int{1, 2, 3, 10, expandMinDim - 1, expandMinDim} {
 		x := randomPoints(rng, 50, d)
 		y := randomPoints(rng, 30, d)
 		k := must(NewRBF([]float64{float64(d) / 3}))

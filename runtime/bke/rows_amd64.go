@@ -1,0 +1,24 @@
+//go:build amd64 && !purego
+
+package bke
+
+import "golang.org/x/sys/cpu"
+
+// row2Iso is the accumulating loop of row2 for one lengthscale over
+// len(u)/4·4 landmarks, four at a time in AVX2 (row2_amd64.s): it adds to
+// s1, s2, sy, sky as row2 does and leaves the lane partial sums of G̃ and
+// T̃ in acc (g00, g10, g11, t00, t10, t11, four lanes each).
+//
+//go:noescape
+func row2Iso(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[24]float64)
+
+// row1Grad is row1's accumulating loop with grad over len(u)/4·4
+// landmarks, in AVX2: the same block sums, and the lane partial sums of
+// G̃ and T̃ in acc (g, t; four lanes each).
+//
+//go:noescape
+func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]float64)
+
+// useRowAsm selects row2Iso and row1Grad; tests clear it to exercise the
+// Go loops.
+var useRowAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
