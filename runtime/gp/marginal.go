@@ -100,7 +100,7 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 		return lml, nil
 	}
 	// W = ααᵀ − C⁻¹ in place of the factor (upper triangle).
-	if _, ok := lapack64.Potri(t); !ok {
+	if !potri(t) {
 		return 0, ErrNotPD
 	}
 	var tr float64
