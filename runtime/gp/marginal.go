@@ -74,6 +74,17 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 	buf := getSym(n)
 	defer symPool.Put(buf)
 	a := *buf
+	if fast && grad != nil {
+		// The first RBF term keeps its values for the contraction.
+		for m := range terms {
+			if terms[m].kind == termRBF {
+				cbuf := getSym(n)
+				defer symPool.Put(cbuf)
+				terms[m].cache = *cbuf
+				break
+			}
+		}
+	}
 	fill := func() { fillSym(a, terms, xs, n, d, []float64{noise}) }
 	if !fast {
 		fill = func() {

@@ -36,6 +36,10 @@ type term struct {
 	inv2 []float64
 	// Linear: the offset of xᵀy + lc.
 	lc float64
+	// cache, when not nil, holds b at every pair i ≤ j (row-major, stride
+	// n): fillSym writes it and contractSym reads it rather than
+	// recomputing the distance and the exponential.
+	cache []float64
 }
 
 // structured splits k into terms, or reports false when k is not a sum of
@@ -158,7 +162,12 @@ func fillSym(dst []float64, terms []term, xs []float64, n, d int, noise []float6
 				xj := xs[j*d : (j+1)*d]
 				var v float64
 				for m := range terms {
-					v += terms[m].c * terms[m].value(xi, xj, i == j)
+					t := &terms[m]
+					b := t.value(xi, xj, i == j)
+					if t.cache != nil {
+						t.cache[i*n+j] = b
+					}
+					v += t.c * b
 				}
 				row[j] = v
 			}
@@ -188,7 +197,7 @@ func contractSym(dst []float64, terms []term, xs []float64, n, d int, w []float6
 					wij *= 0.5 // the diagonal counts once, each pair i < j twice
 				}
 				for m := range terms {
-					contractTerm(acc, &terms[m], xi, xj, i == j, wij)
+					contractTerm(acc, &terms[m], xi, xj, i == j, wij, i*n+j)
 				}
 			}
 		}
@@ -213,8 +222,9 @@ func contractSym(dst []float64, terms []term, xs []float64, n, d int, w []float6
 // sqrtInv is 1/ℓ from 1/ℓ².
 func sqrtInv(inv2 float64) float64 { return math.Sqrt(inv2) }
 
-// contractTerm adds one pair's wᵢⱼ ∂(c b)/∂h for the term t to acc.
-func contractTerm(acc []float64, t *term, xi, xj []float64, diag bool, wij float64) {
+// contractTerm adds one pair's wᵢⱼ ∂(c b)/∂h for the term t to acc; ij
+// is the pair's place in t.cache.
+func contractTerm(acc []float64, t *term, xi, xj []float64, diag bool, wij float64, ij int) {
 	switch t.kind {
 	case termRBF:
 		if diag {
@@ -223,14 +233,18 @@ func contractTerm(acc []float64, t *term, xi, xj []float64, diag bool, wij float
 			}
 			return
 		}
-		u := sqDist(xi, xj, t.inv2)
-		b := fastexp.ExpNegOrZero(-0.5 * u)
+		var b float64
+		if t.cache != nil {
+			b = t.cache[ij]
+		} else {
+			b = fastexp.ExpNegOrZero(-0.5 * sqDist(xi, xj, t.inv2))
+		}
 		if t.ci >= 0 {
 			acc[t.ci] += wij * b
 		}
 		s := wij * t.c * b
 		if len(t.inv2) == 1 {
-			acc[t.hi] += s * u
+			acc[t.hi] += s * sqDist(xi, xj, t.inv2)
 			return
 		}
 		g := acc[t.hi : t.hi+len(t.inv2)]

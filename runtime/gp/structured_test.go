@@ -76,9 +76,21 @@ func TestStructuredMatchesGeneric(t *testing.T) {
 		want, have := make([]float64, nh), make([]float64, nh)
 		Contract(want, k, x, w)
 		contractSym(have, terms, xs, n, d, w.RawSymmetric().Data)
+		// Again with the RBF values kept by the fill.
+		cached := make([]float64, nh)
+		for m := range terms {
+			if terms[m].kind == termRBF {
+				terms[m].cache = make([]float64, n*n)
+			}
+		}
+		fillSym(got, terms, xs, n, d, []float64{0.1})
+		contractSym(cached, terms, xs, n, d, w.RawSymmetric().Data)
 		for h := range want {
 			if math.Abs(have[h]-want[h]) > 1e-10*(1+math.Abs(want[h])) {
 				t.Errorf("%s: ∂/∂%s = %.12g, Contract %.12g", k, k.HyperNames()[h], have[h], want[h])
+			}
+			if math.Abs(cached[h]-want[h]) > 1e-10*(1+math.Abs(want[h])) {
+				t.Errorf("%s: ∂/∂%s = %.12g from the cache, Contract %.12g", k, k.HyperNames()[h], cached[h], want[h])
 			}
 		}
 	}
