@@ -221,7 +221,6 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	s := inference.Settings{Starts: starts, Seed: seed}
 	if model.HasLatent(m) {
 		s.GradTol = gpGradTol
-		s.FuncTol, s.FuncIters = gpFuncTol, gpFuncIters
 	}
 	if a.Value("init") != nil {
 		vals, err := recordValues(a, "init")

@@ -264,15 +264,3 @@ func latentTerms(a *eval.Args, obj string) (model.Terms, error) {
 // and irrelevant ARD lengthscales, whose derivatives vanish only
 // asymptotically as they grow, stop being chased.
 const gpGradTol = 1e-4
-
-// gpFuncTol and gpFuncIters also end it when gpFuncIters successive
-// iterations each raise the objective by less than gpFuncTol of its
-// magnitude, as scipy's L-BFGS-B does (its default factr, 1e7 × machine
-// epsilon, is 2.2e-9): the last digits of an objective in the hundreds
-// cost O(n³) evaluations and change nothing a user reads (on the diabetes
-// fit: 371 evaluations instead of 387, every start's optimum unchanged to
-// 1e-6).
-const (
-	gpFuncTol   = 1e-9
-	gpFuncIters = 2
-)

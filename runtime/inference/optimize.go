@@ -29,11 +29,6 @@ type Settings struct {
 	// GradTol stops a start when the largest free gradient component is
 	// below it; default 1e-6.
 	GradTol float64
-	// FuncTol and FuncIters stop a start when FuncIters successive
-	// iterations each improve the objective by less than FuncTol times its
-	// magnitude (plus 1e-12); defaults 1e-12 and 50.
-	FuncTol   float64
-	FuncIters int
 	// Workers bounds the starts run at once; default GOMAXPROCS.
 	Workers int
 }
@@ -74,12 +69,6 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	}
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
-	}
-	if s.FuncTol <= 0 {
-		s.FuncTol = 1e-12
-	}
-	if s.FuncIters <= 0 {
-		s.FuncIters = 50
 	}
 	objs, err := NewModels(newObj, min(s.Workers, s.Starts))
 	if err != nil {
@@ -195,7 +184,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 	settings := &optimize.Settings{
 		GradientThreshold: s.GradTol,
 		MajorIterations:   s.MaxIterations,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: s.FuncTol, Iterations: s.FuncIters},
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
 	}
 	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
 	if ctx.Err() != nil {

@@ -136,24 +136,3 @@ func TestMaximizeIsCancelled(t *testing.T) {
 		t.Error("a cancelled optimisation returned no error")
 	}
 }
-
-// TestFuncTolEndsEarlier: a loose relative tolerance on the improvement
-// ends Rosenbrock's slow valley earlier, as function convergence, near
-// the maximum; the default runs on to the gradient threshold.
-func TestFuncTolEndsEarlier(t *testing.T) {
-	init := []float64{-1.2, 1}
-	strict, err := Maximize(context.Background(), of(rosenbrock), Settings{Init: init, GradTol: 1e-12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	loose, err := Maximize(context.Background(), of(rosenbrock), Settings{Init: init, GradTol: 1e-12, FuncTol: 1e-6, FuncIters: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if loose.Starts[0].Status != "FunctionConvergence" || loose.Iterations >= strict.Iterations {
-		t.Fatalf("loose: %s after %d iterations; strict: %s after %d", loose.Starts[0].Status, loose.Iterations, strict.Starts[0].Status, strict.Iterations)
-	}
-	if loose.Value < -1e-4 {
-		t.Fatalf("loose tolerance stopped at %g, far from the maximum 0", loose.Value)
-	}
-}
