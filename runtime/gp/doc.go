@@ -19,6 +19,9 @@
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
 // objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
 // loop and the non-Gaussian objectives), mapsolve.go (joint MAP's inner
-// solvers), contract.go (the derivative contractions), lowrank.go,
-// doubleloop.go.
+// solvers), contract.go (the derivative contractions), structured.go (the
+// marginal's fused Gram fill and contraction for sums of scaled rbf,
+// linear, white and constant kernels), symfactor.go, potrf.go and
+// inverse.go (the marginal's factor, with jitter, and inverse by recursive
+// blocking over matrix products), lowrank.go, doubleloop.go.
 package gp

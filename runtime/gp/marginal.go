@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -59,45 +61,73 @@ func Factor(k kernels.Kernel, x *mat.Dense, noise []float64) (*mat.Cholesky, *ma
 //
 //	∂/∂h = ½ tr(W ∂K/∂h),  ∂/∂σ² = ½ tr W,  W = ααᵀ − C⁻¹,  α = C⁻¹y,
 //
-// by one Cholesky factor and one inverse (O(n³)) and Contract (O(n²)).
+// by one Cholesky factor and one inverse (O(n³)) and Contract (O(n²)), or
+// for sums of scaled RBF, linear, white and constant kernels the fused
+// fill and contraction of structured.go.
 func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, grad []float64) (float64, error) {
-	n, _ := x.Dims()
+	n, d := x.Dims()
 	if len(y) != n {
 		return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), n)
 	}
-	ch, _, _, err := Factor(k, x, []float64{noise})
+	xs := linalg.RowMajor(x)
+	terms, fast := structured(k, d)
+	buf := getSym(n)
+	defer symPool.Put(buf)
+	a := *buf
+	if fast && grad != nil {
+		// The first RBF term keeps its values for the contraction.
+		for m := range terms {
+			if terms[m].kind == termRBF {
+				cbuf := getSym(n)
+				defer symPool.Put(cbuf)
+				terms[m].cache = *cbuf
+				break
+			}
+		}
+	}
+	fill := func() { fillSym(a, terms, xs, n, d, []float64{noise}) }
+	if !fast {
+		fill = func() {
+			// The generic Gram checks its inputs, which Factor's callers
+			// have done already.
+			_ = kernels.GramInto(mat.NewSymDense(n, a), k, x, 0)
+			for i := 0; i < n; i++ {
+				a[i*n+i] += noise
+			}
+		}
+	}
+	t, err := factorUpper(a, n, fill)
 	if err != nil {
 		return 0, err
 	}
-	alpha := mat.NewVecDense(n, nil)
-	if err := linalg.IgnoreCondition(ch.SolveVecTo(alpha, mat.NewVecDense(n, y))); err != nil {
-		return 0, err
-	}
-	a := alpha.RawVector().Data
+	alpha := append([]float64(nil), y...)
+	lapack64.Potrs(t, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
 	var quad float64
 	for i, v := range y {
-		quad += v * a[i]
+		quad += v * alpha[i]
 	}
-	lml := -0.5*quad - 0.5*ch.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+	lml := -0.5*quad - 0.5*logDetUpper(t) - 0.5*float64(n)*math.Log(2*math.Pi)
 	if grad == nil {
 		return lml, nil
 	}
-	// W = ααᵀ − C⁻¹ in place of the inverse (upper triangle).
-	var w mat.SymDense
-	if err := linalg.IgnoreCondition(ch.InverseTo(&w)); err != nil {
-		return 0, err
+	// W = ααᵀ − C⁻¹ in place of the factor (upper triangle).
+	if !potri(t) {
+		return 0, ErrNotPD
 	}
-	raw := w.RawSymmetric()
 	var tr float64
 	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride:]
+		row := a[i*n:]
 		for j := i; j < n; j++ {
-			row[j] = a[i]*a[j] - row[j]
+			row[j] = alpha[i]*alpha[j] - row[j]
 		}
 		tr += row[i]
 	}
 	nh := k.NumHyper()
-	Contract(grad[:nh], k, x, &w)
+	if fast {
+		contractSym(grad[:nh], terms, xs, n, d, a)
+	} else {
+		Contract(grad[:nh], k, x, mat.NewSymDense(n, a))
+	}
 	grad[nh] = 0.5 * tr
 	return lml, nil
 }

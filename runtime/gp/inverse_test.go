@@ -1,0 +1,75 @@
+package gp
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/kml-lang/kml/runtime/rng"
+)
+
+// TestPotriMatchesLAPACK compares the blocked factor and inverse with
+// gonum's potrf and potri on random positive definite matrices of sizes
+// around the recursions' leaf, and checks that potrf refuses a matrix that
+// is not positive definite.
+func TestPotriMatchesLAPACK(t *testing.T) {
+	r := rng.New(9, testStream)
+	for _, n := range []int{1, 2, 7, 64, 65, 130, 201} {
+		// C = GGᵀ/n + I.
+		g := make([]float64, n*n)
+		for i := range g {
+			g[i] = r.NormFloat64()
+		}
+		c := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				var s float64
+				for k := 0; k < n; k++ {
+					s += g[i*n+k] * g[j*n+k]
+				}
+				c[i*n+j] = s / float64(n)
+			}
+			c[i*n+i]++
+		}
+		ref := append([]float64(nil), c...)
+		tr, ok := potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: c})
+		tref, ok2 := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: ref})
+		if !ok || !ok2 {
+			t.Fatal("not positive definite")
+		}
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				if d := math.Abs(c[i*n+j] - ref[i*n+j]); d > 1e-12*(1+math.Abs(ref[i*n+j])) {
+					t.Fatalf("n = %d: U[%d,%d] = %.15g, LAPACK %.15g", n, i, j, c[i*n+j], ref[i*n+j])
+				}
+			}
+		}
+		if !potri(tr) {
+			t.Fatal("potri failed")
+		}
+		lapack64.Potri(tref)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				if d := math.Abs(c[i*n+j] - ref[i*n+j]); d > 1e-12*(1+math.Abs(ref[i*n+j])) {
+					t.Fatalf("n = %d: C⁻¹[%d,%d] = %.15g, LAPACK %.15g", n, i, j, c[i*n+j], ref[i*n+j])
+				}
+			}
+		}
+	}
+}
+
+func TestPotrfNotPositiveDefinite(t *testing.T) {
+	for _, n := range []int{3, 150} {
+		c := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			c[i*n+i] = 1
+		}
+		c[(n-1)*n+n-1] = -1 // the last pivot, in the last leaf
+		if _, ok := potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: c}); ok {
+			t.Fatalf("n = %d: factored a matrix with a negative eigenvalue", n)
+		}
+	}
+}
