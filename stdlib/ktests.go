@@ -22,7 +22,12 @@ func init() {
 			if err := a.Unpack("k", &k, "estimator", &est); err != nil {
 				return nil, err
 			}
-			v, err := ktest.MMD2(k.K, x, y, ktest.Estimator(est))
+			var v float64
+			if n := x.RawMatrix().Rows + y.RawMatrix().Rows; denseTooBig(a, n, 1) {
+				v, err = ktest.MMD2Blocked(k.K, x, y, ktest.Estimator(est), blockRows(a, n, 1))
+			} else {
+				v, err = ktest.MMD2(k.K, x, y, ktest.Estimator(est))
+			}
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -40,7 +45,12 @@ func init() {
 			if err := a.Unpack("kx", &kx, "ky", &ky, "estimator", &est); err != nil {
 				return nil, err
 			}
-			v, err := ktest.HSIC(kx.K, ky.K, x, y, ktest.Estimator(est))
+			var v float64
+			if n := x.RawMatrix().Rows; denseTooBig(a, n, 2) {
+				v, err = ktest.HSICBlocked(kx.K, ky.K, x, y, ktest.Estimator(est), blockRows(a, n, 2))
+			} else {
+				v, err = ktest.HSIC(kx.K, ky.K, x, y, ktest.Estimator(est))
+			}
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
@@ -212,6 +222,9 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if method != string(ktest.Permutation) && method != string(ktest.Gamma) {
 		return nil, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
 	}
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, isAggregate(a, "k")); err != nil {
+		return nil, err
+	}
 	if isAggregate(a, "k") {
 		if method == string(ktest.Gamma) {
 			return nil, a.Errorf("method", `the aggregate test needs the permutation method`)
@@ -276,6 +289,13 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 		}
 		return nil, a.Errorf(name, `the aggregate test's product family needs kx and ky both "aggregate"`)
 	}
+	mats := 2
+	if ax {
+		mats = 1 + s.Bandwidths // K for each x bandwidth and L
+	}
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows, mats, ax); err != nil {
+		return nil, err
+	}
 	if ax {
 		r, err := ktest.HSICAggregateTest(a.Th.Context(), x, y, ktest.Method(method), s)
 		if err != nil {
@@ -320,4 +340,35 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 		rec.Set("landmarks", lm).Set("tau2", t2)
 	}
 	return rec, nil
+}
+
+// denseTooBig reports that mats n×n Gram matrices would take more than half
+// the memory budget: the statistics are then computed blockwise.
+func denseTooBig(a *eval.Args, n, mats int) bool {
+	return 8*float64(n)*float64(n)*float64(mats) > float64(a.Th.Interp().MemoryBudget())/2
+}
+
+// blockRows is how many rows of mats Gram matrices fit in an eighth of the
+// budget at once.
+func blockRows(a *eval.Args, n, mats int) int {
+	rows := int(float64(a.Th.Interp().MemoryBudget()) / 8 / (8 * float64(n) * float64(mats)))
+	return max(1, min(rows, 4096))
+}
+
+// fitInBudget keeps a test's exact path within the memory budget: "auto"
+// switches to the low-rank path where the n×n matrices would not fit, and
+// an exact path asked for (or an aggregate HSIC, exact only) is refused
+// with what to do instead.
+func fitInBudget(a *eval.Args, s *ktest.Settings, n, mats int, exactOnly bool) error {
+	if !denseTooBig(a, n, mats) {
+		return nil
+	}
+	if s.Approx == ktest.Auto && !exactOnly {
+		s.Approx = ktest.Nystrom
+		return nil
+	}
+	if s.Approx == ktest.Auto || s.Approx == ktest.Exact {
+		return a.CheckDense(n, n*mats, "the test's exact Gram matrices", `use approx: "nystrom" (rank r costs n·r), a given kernel instead of "aggregate", or a smaller sample`)
+	}
+	return nil
 }

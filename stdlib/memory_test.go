@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -22,6 +23,16 @@ let g = gram(rbf(1), x, x[1:10, :])`, ""},
 let p = m @ transpose(m)`, "2:11: error: the product would be 30000×30000 numbers (6.71 GB)"},
 		{`let m = cbind(draw(normal(0, 1), 30000, seed: 1), draw(normal(0, 1), 30000, seed: 2))
 let p = transpose(m) @ m`, ""},
+		// The issue's sizes: a test at 100,000 rows per sample takes the
+		// low-rank path; HSIC at 60,000 pairs is computed blockwise.
+		{`let x = cbind(draw(normal(0, 1), 100000, seed: 1))
+let y = cbind(draw(normal(0.05, 1), 100000, seed: 2))
+let t = mmd_test(x, y, rbf(1), permutations: 20, seed: 3)
+if t.approx != "nystrom" then print(1 @ 1) else 0`, ""},
+		{`let x = cbind(draw(normal(0, 1), 100000, seed: 1))
+let t = mmd_test(x, x, rbf(1), approx: "exact", permutations: 20, seed: 3)`, "2:9: error: mmd_test: the test's exact Gram matrices would be 200000×200000 numbers"},
+		{`let x = cbind(draw(normal(0, 1), 60000, seed: 1))
+let h = hsic(x, x, kx: rbf(1), ky: rbf(1))`, ""},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
@@ -37,5 +48,46 @@ let p = transpose(m) @ m`, ""},
 		case c.want != "" && !strings.Contains(msg.String(), c.want):
 			t.Errorf("%s\ngot %q\nwant %q", c.src, msg.String(), c.want)
 		}
+	}
+}
+
+// TestBlockwiseStatistics: under a budget too small for the Gram matrices,
+// mmd and hsic are computed blockwise and equal the dense results; a test's
+// "auto" path turns low-rank and an exact one is refused.
+func TestBlockwiseStatistics(t *testing.T) {
+	src := `
+let x = cbind(draw(normal(0, 1), 300, seed: 1), draw(normal(0, 1), 300, seed: 2))
+let y = cbind(draw(normal(0.3, 1), 250, seed: 3), draw(normal(0, 1), 250, seed: 4))
+let u = mmd(x, y, rbf(1))
+let b = mmd(x, y, rbf(1), estimator: "biased")
+let h = hsic(x, x[:, 1] + x[:, 2], kx: rbf(1), ky: rbf(2))
+let hu = hsic(x, x[:, 1] + x[:, 2], kx: rbf(1), ky: rbf(2), estimator: "unbiased")
+let t = mmd_test(x, y, rbf(1), permutations: 50, seed: 5)
+`
+	values := func(budget int64) map[string]eval.Value {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: budget})
+		if _, err := in.Eval("t.kml", src); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]eval.Value{}
+		for _, n := range []string{"u", "b", "h", "hu", "t"} {
+			m[n], _ = in.Lookup(n)
+		}
+		return m
+	}
+	dense, blocked := values(0), values(256<<10)
+	for _, n := range []string{"u", "b", "h", "hu"} {
+		d, bl := float64(dense[n].(eval.Num)), float64(blocked[n].(eval.Num))
+		if math.Abs(d-bl) > 1e-12*math.Max(1e-3, math.Abs(d)) {
+			t.Errorf("%s: blockwise %v, dense %v", n, bl, d)
+		}
+	}
+	approx := func(v eval.Value) string {
+		a, _ := v.(*eval.Record).Attr("approx")
+		return string(a.(eval.Str))
+	}
+	if approx(dense["t"]) != "exact" || approx(blocked["t"]) != "nystrom" {
+		t.Errorf("test paths: %s with the default budget, %s with 256 kB", approx(dense["t"]), approx(blocked["t"]))
 	}
 }
