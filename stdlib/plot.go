@@ -221,7 +221,11 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		}
 	}
 	if pts, z, xname, ok := heatFields(r, vecs, names); ok {
-		return heatMap(p, pts, z, xname)
+		xlabel, ylabel, err := heatMap(p, pts, z, xname)
+		if err == nil && len(vecs["lower"]) == len(z) && len(vecs["upper"]) == len(z) {
+			err = markExcludesZero(p, pts, vecs["lower"], vecs["upper"])
+		}
+		return xlabel, ylabel, err
 	}
 	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
 	if mean != nil && lower != nil && upper != nil {
@@ -278,7 +282,15 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		return "", "", fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
 	}
 	x := vecs[names[0]]
-	for k, name := range names[1:] {
+	// A field NAME_se gives NAME's standard errors, drawn as error bars
+	// (a power table: rejection rates with their binomial SEs).
+	var series []string
+	for _, name := range names[1:] {
+		if base, ok := strings.CutSuffix(name, "_se"); !ok || vecs[base] == nil {
+			series = append(series, name)
+		}
+	}
+	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
 			return "", "", fmt.Errorf("field %s has %d values but %s has %d", name, len(y), names[0], len(x))
@@ -288,11 +300,16 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			pts[i] = plotter.XY{X: x[i], Y: y[i]}
 		}
 		legend := ""
-		if len(names) > 2 {
+		if len(series) > 1 {
 			legend = name
 		}
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
+		}
+		if se := vecs[name+"_se"]; se != nil {
+			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)]); err != nil {
+				return "", "", err
+			}
 		}
 		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
 			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
@@ -300,15 +317,41 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			}
 		}
 	}
-	if len(names) == 2 {
-		ylabel = names[1]
+	if len(series) == 1 {
+		ylabel = series[0]
 	}
-	if isLogSpaced(x) {
+	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	return names[0], ylabel, nil
 }
+
+// addErrorBars draws ± se at each point.
+func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color) error {
+	if len(se) != len(pts) {
+		return fmt.Errorf("the standard errors have %d values but the series %d", len(se), len(pts))
+	}
+	e := make(errPoints, len(pts))
+	for i, q := range pts {
+		e[i] = errPoint{q.X, q.Y, se[i]}
+	}
+	b, err := plotter.NewYErrorBars(e)
+	if err != nil {
+		return err
+	}
+	b.Color = c
+	p.Add(b)
+	return nil
+}
+
+// errPoints are points with symmetric y errors, for plotter.YErrorBars.
+type errPoint struct{ x, y, e float64 }
+type errPoints []errPoint
+
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].e, e[i].e }
 
 // markMax marks a series' largest finite value (a profile's maximum) with a
 // dot.
@@ -437,5 +480,35 @@ func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, yl
 	h := plotter.NewHeatMap(g, moreland.SmoothBlueRed().Palette(255))
 	h.Min, h.Max = -top, top
 	p.Add(h)
-	return "x1", fmt.Sprintf("x2 (colour from %.3g to %.3g)", -top, top), nil
+	// Contours at ±¼, ±½ and ±¾ of the largest |value|, and at 0.
+	var levels []float64
+	for _, f := range []float64{-0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75} {
+		levels = append(levels, f*top)
+	}
+	c := plotter.NewContour(g, levels, nil)
+	c.LineStyles = []draw.LineStyle{{Color: color.Gray{Y: 40}, Width: vg.Points(0.6)}}
+	p.Add(c)
+	return "x1", fmt.Sprintf("x2 (colour from %.3g to %.3g, contours at 0, ±¼, ±½, ±¾)", -top, top), nil
+}
+
+// markExcludesZero dots the grid points where the band [lower, upper]
+// excludes 0: where the sign of the difference is credible.
+func markExcludesZero(p *plot.Plot, pts *mat.Dense, lower, upper []float64) error {
+	var xy plotter.XYs
+	for i := range lower {
+		if lower[i] > 0 || upper[i] < 0 {
+			xy = append(xy, plotter.XY{X: pts.At(i, 0), Y: pts.At(i, 1)})
+		}
+	}
+	if len(xy) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(0.8), draw.CircleGlyph{}
+	p.Add(s)
+	p.Legend.Add("band excludes 0", s)
+	return nil
 }

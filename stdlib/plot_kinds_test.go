@@ -40,7 +40,10 @@ let values = {
   scatter: cbind(x, 2 * x),
   vector: x,
   profile: {ell: logspace(-1, 1, 20), logp: -(log(logspace(-1, 1, 20))) ^ 2},
-  band: {grid: linspace(0, 1, 20), mean: linspace(0, 1, 20), lower: linspace(0, 1, 20) - 0.2, upper: linspace(0, 1, 20) + 0.2}
+  band: {grid: linspace(0, 1, 20), mean: linspace(0, 1, 20), lower: linspace(0, 1, 20) - 0.2, upper: linspace(0, 1, 20) + 0.2},
+  power: {eps: [1, 2, 4, 8], median: [0, 0.05, 0.1, 0.2], median_se: [0, 0.02, 0.03, 0.04], bkl: [0.05, 0.4, 1, 1], bkl_se: [0.02, 0.1, 0, 0]},
+  heat: {at: cbind(rep(linspace(-1, 1, 9), 9), concat(rep(-1, 9), rep(-0.75, 9), rep(-0.5, 9), rep(-0.25, 9), rep(0, 9), rep(0.25, 9), rep(0.5, 9), rep(0.75, 9), rep(1, 9))),
+         mean: sin(3 * linspace(0, 6, 81)), lower: sin(3 * linspace(0, 6, 81)) - 0.5, upper: sin(3 * linspace(0, 6, 81)) + 0.5}
 }
 `)
 	if err != nil {
@@ -48,7 +51,7 @@ let values = {
 	}
 	extra := map[string]string{"series": `, labels: ["sin", "cos"]`, "scatter": `, color: rep([1, 2], 30)`, "posterior": `, params: ["mu", "theta"]`}
 	want := map[string][2]int{"posterior": {768, 0}} // 8 inches wide; height by panels
-	for _, kind := range []string{"posterior", "summary", "density", "mass", "series", "scatter", "vector", "profile", "band"} {
+	for _, kind := range []string{"posterior", "summary", "density", "mass", "series", "scatter", "vector", "profile", "band", "power", "heat"} {
 		for _, ext := range []string{"png", "svg"} {
 			name := kind + "." + ext
 			src := `plot(values.` + kind + `, to: "` + name + `", title: "T ` + kind + `", xlabel: "XL", ylabel: "YL"` + extra[kind] + `)`
