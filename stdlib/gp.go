@@ -104,6 +104,13 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		g.z = z
 	}
+	if !g.lowRank() {
+		// The exact path keeps the Gram matrix, its factor and its inverse
+		// for the gradient.
+		if err := a.CheckDense(n, 3*n, "the exact GP's n×n matrices (three of them)", `use inducing: "auto" or a number of points (the Nyström path), or a smaller sample`); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
 }
 

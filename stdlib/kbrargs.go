@@ -69,6 +69,12 @@ func kernelSettings(a *eval.Args, x, y *mat.Dense, where string) (*jointArgs, er
 		return nil, a.Errorf("eps", "eps must be a positive number, got %v", s.Eps)
 	}
 	s.Rank = int(rank)
+	if s.Rank == 0 {
+		// The exact rule keeps the two Gram matrices and their factorisations.
+		if err := a.CheckDense(nx, 4*nx, "the exact rule's n×n matrices (four of them)", "use rank: r (incomplete Cholesky, O(n·r) memory), or a smaller sample"); err != nil {
+			return nil, err
+		}
+	}
 	return j, nil
 }
 

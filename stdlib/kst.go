@@ -90,6 +90,11 @@ func kstBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, _ := x.Dims(); n > 0 {
+		if err := a.CheckDense(n, 2*n, "the fit's Gram matrix and its Cholesky factor", "fit on a subsample of the rows"); err != nil {
+			return nil, err
+		}
+	}
 	m, err := kst.Fit(k, x, h)
 	if err != nil {
 		return nil, a.Fail("%v", err)

@@ -91,3 +91,26 @@ let t = mmd_test(x, y, rbf(1), permutations: 50, seed: 5)
 		t.Errorf("test paths: %s with the default budget, %s with 256 kB", approx(dense["t"]), approx(blocked["t"]))
 	}
 }
+
+// TestMemoryBudgetOfModels: the exact paths of kst, kbr, cme and a GP refuse
+// sizes whose n×n matrices exceed the budget, saying what to use instead.
+func TestMemoryBudgetOfModels(t *testing.T) {
+	pre := "let x = cbind(draw(normal(0, 1), 3000, seed: 1))\nlet y = cbind(draw(normal(0, 1), 3000, seed: 2))\n"
+	for _, c := range []struct{ src, want string }{
+		{"print(kst(x, kernel: rbf(1), sigma0: 1, alpha: 2, beta: 1))", "fit on a subsample"},
+		{"print(kbr({x: x, y: y}))", "use rank: r"},
+		{"print(cme(x, y))", "use rank: r"},
+		{"model m {\n  f ~ gp(x, rbf(1), inducing: \"exact\")\n  y[:, 1] ~ normal(f, 1)\n}\nprint(logp(m, {}))", `use inducing: "auto"`},
+	} {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: 32 << 20})
+		_, err := in.Eval("t.kml", pre+c.src)
+		var msg bytes.Buffer
+		if err != nil {
+			in.Sources().Print(&msg, err)
+		}
+		if !strings.Contains(msg.String(), "memory budget") || !strings.Contains(msg.String(), c.want) {
+			t.Errorf("%s:\ngot %q", c.src, msg.String())
+		}
+	}
+}
