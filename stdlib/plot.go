@@ -488,7 +488,7 @@ func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, yl
 	c := plotter.NewContour(g, levels, nil)
 	c.LineStyles = []draw.LineStyle{{Color: color.Gray{Y: 40}, Width: vg.Points(0.6)}}
 	p.Add(c)
-	return "x1", fmt.Sprintf("x2 (colour from %.3g to %.3g, contours at 0, ±¼, ±½, ±¾)", -top, top), nil
+	return fmt.Sprintf("x1 (colour from %.3g to %.3g; contours at 0, ±¼, ±½, ±¾ of the largest)", -top, top), "x2", nil
 }
 
 // markExcludesZero dots the grid points where the band [lower, upper]
