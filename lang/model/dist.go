@@ -273,17 +273,26 @@ func (d *DistVal) tape(xs obsElems) *ad.Tape {
 	return nil
 }
 
+// logPDFWidth is the width of d's parameters and the number of values in
+// xs, which must agree unless the parameters are scalars.
+func (d *DistVal) logPDFWidth(pos ast.Pos, xs obsElems) (width, n int, err error) {
+	if width, err = d.width(); err != nil {
+		return 0, 0, ast.Errorf(pos, "%v", err)
+	}
+	n = xs.len()
+	if width != 1 && width != n {
+		return 0, 0, ast.Errorf(pos, "logpdf: %d values but the parameters of %s have %d", n, d.Family.Name(), width)
+	}
+	return width, n, nil
+}
+
 // logPDFTape is logpdf inside a model: one tape node per element, each the
 // log density of that element with its own parameters (−Inf outside the
 // support), so that `target += logpdf(d, y)` differentiates.
 func (d *DistVal) logPDFTape(pos ast.Pos, t *ad.Tape, x eval.Value, xs obsElems) (eval.Value, error) {
-	width, err := d.width()
+	width, n, err := d.logPDFWidth(pos, xs)
 	if err != nil {
-		return nil, ast.Errorf(pos, "%v", err)
-	}
-	n := xs.len()
-	if width != 1 && width != n {
-		return nil, ast.Errorf(pos, "logpdf: %d values but the parameters of %s have %d", n, d.Family.Name(), width)
+		return nil, err
 	}
 	out := make([]ad.Var, n)
 	one := &DistVal{Family: d.Family, Params: make([]eval.Value, len(d.Params))}
@@ -351,13 +360,9 @@ func (d *DistVal) LogPDF(pos ast.Pos, x eval.Value) (eval.Value, error) {
 	if t := d.tape(xs); t != nil {
 		return d.logPDFTape(pos, t, x, xs)
 	}
-	width, err := d.width()
+	width, n, err := d.logPDFWidth(pos, xs)
 	if err != nil {
-		return nil, ast.Errorf(pos, "%v", err)
-	}
-	n := xs.len()
-	if width != 1 && width != n {
-		return nil, ast.Errorf(pos, "logpdf: %d values but the parameters of %s have %d", n, d.Family.Name(), width)
+		return nil, err
 	}
 	out := make([]float64, n)
 	p := make([]float64, len(d.Params))
