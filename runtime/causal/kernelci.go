@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -90,6 +91,9 @@ func (t KernelTest) hsic(ctx context.Context, a, b side, seed uint64) (CIResult,
 	}
 	if err != nil {
 		return CIResult{}, err
+	}
+	if math.IsNaN(r.PValue) {
+		return CIResult{}, fmt.Errorf("the p-value is not defined for these data (constant kernel matrices?)")
 	}
 	return CIResult{HSIC: r, X: a.chosen, Y: b.chosen, RegX: a.regs, RegY: b.regs}, nil
 }

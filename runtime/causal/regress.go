@@ -42,7 +42,7 @@ func Regress(ctx context.Context, z *mat.Dense, y []float64) (Regression, error)
 	if n < 5 {
 		return Regression{}, fmt.Errorf("GP regression needs at least 5 rows, got %d", n)
 	}
-	zs, err := standardise(z)
+	zs, err := Standardise(z)
 	if err != nil {
 		return Regression{}, fmt.Errorf("the conditioning set: %w", err)
 	}
@@ -127,9 +127,9 @@ func (o *mlObjective) LogDensity(grad, q []float64) (float64, error) {
 	return v, nil
 }
 
-// standardise returns z with each column centred and scaled to unit
-// (population) standard deviation.
-func standardise(z *mat.Dense) (*mat.Dense, error) {
+// Standardise returns z with each column centred and scaled to unit
+// (population) standard deviation; a constant column is an error.
+func Standardise(z *mat.Dense) (*mat.Dense, error) {
 	n, d := z.Dims()
 	out := mat.NewDense(n, d, nil)
 	for j := 0; j < d; j++ {

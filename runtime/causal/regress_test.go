@@ -29,7 +29,7 @@ func TestRegress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zs, _ := standardise(z)
+	zs, _ := Standardise(z)
 	ys, sd, _ := standardiseVec(y)
 	K, _ := kernels.Gram(reg.Kernel, zs)
 	var c mat.Dense
