@@ -31,7 +31,9 @@
 //     gradients; runtime/kbr the kernel Bayes' rule (posterior weights,
 //     conditional mean embeddings, the KBR filter, rejection ABC);
 //     runtime/kst the kernel Student-t density (and its Parzen-window
-//     baseline); runtime/hmc the NUTS sampler;
+//     baseline); runtime/causal the PC algorithm and its conditional-
+//     independence tests (GP-residual HSIC, Fisher's z) and prewhitening;
+//     runtime/hmc the NUTS sampler;
 //     runtime/inference the log-density contract, optimisation and
 //     Pathfinder; runtime/linalg the shared dense numerics (Cholesky,
 //     jittered Cholesky, GP predictive); runtime/rng the seeded streams;

@@ -138,6 +138,9 @@ func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 	xlabel, ylabel := "", ""
 	switch v := v.(type) {
 	case *eval.Record:
+		if names, edges, ok := pcGraph(v); ok {
+			return graphPlot(names, edges)
+		}
 		xlabel, ylabel, err = plotRecord(p, v)
 	case *eval.Vec:
 		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
