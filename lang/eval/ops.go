@@ -548,8 +548,8 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	if t == nil {
 		t = b.t
 	}
-	// Each output is a dot product of a row (or the vector) of one side with
-	// the other side, recorded as one node with its partials.
+	// The dot product of two vectors is one node with its partials; a
+	// product with a data matrix is one vector node (ad.MatVec).
 	dot := func(left array, lrow int, right array, rcol int) ad.Var {
 		k := inner(left, true)
 		var parents []ad.Var
@@ -579,18 +579,10 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	switch {
 	case a.rank == 1 && b.rank == 1:
 		return &ADNum{T: t, V: dot(a, 0, b, 0)}, nil
-	case a.rank == 2: // data matrix @ parameter vector
-		vs := make([]ad.Var, a.rows)
-		for i := range vs {
-			vs[i] = dot(a, i, b, 0)
-		}
-		return &ADVec{T: t, Vs: vs}, nil
+	case a.rank == 2: // data matrix @ parameter vector: one BLAS node
+		return &ADVec{T: t, Vs: t.MatVec(false, a.f, a.rows, a.cols, b.vs)}, nil
 	default: // parameter vector @ data matrix
-		vs := make([]ad.Var, b.cols)
-		for j := range vs {
-			vs[j] = dot(a, 0, b, j)
-		}
-		return &ADVec{T: t, Vs: vs}, nil
+		return &ADVec{T: t, Vs: t.MatVec(true, b.f, b.rows, b.cols, a.vs)}, nil
 	}
 }
 

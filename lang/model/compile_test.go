@@ -78,6 +78,15 @@ model m {
   u ~ half_cauchy(1)
   [0.5] ~ normal(t, u)
 }`,
+	`let x = [[1, 0.5, 2], [0.3, -1, 0.2]]
+let y = [0.4, -0.2, 1.1]
+let z = [1.5, 0.2]
+model m {
+  b[2] ~ normal(0, 1)
+  s ~ half_normal(1)
+  y ~ normal(b @ x, s)
+  z ~ normal(x @ (b @ x), 2 + b @ b)
+}`,
 }
 
 func TestModelGradientsMatchFiniteDifferences(t *testing.T) {
