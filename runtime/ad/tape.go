@@ -211,3 +211,19 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 		}
 	}
 }
+
+// Open records a node with n parents whose parents and partial derivatives
+// the caller writes into par and d (valid until the next recording), and
+// whose value it sets with SetValue: a sum over many terms fills its lists
+// in place rather than building them first.
+func (t *Tape) Open(n int) (v Var, par []Var, d []float64) {
+	t.val = append(t.val, 0)
+	lo := len(t.par)
+	t.par = append(t.par, make([]Var, n)...)
+	t.d = append(t.d, make([]float64, n)...)
+	t.off = append(t.off, int32(len(t.par)))
+	return Var(len(t.val) - 1), t.par[lo:], t.d[lo:]
+}
+
+// SetValue sets the value of a node made by Open.
+func (t *Tape) SetValue(v Var, x float64) { t.val[v] = x }
