@@ -87,6 +87,13 @@ model m {
   y ~ normal(b @ x, s)
   z ~ normal(x @ (b @ x), 2 + b @ b)
 }`,
+	`let y = [-2.1, 0.3, 1.9, 2.4, -1.7, 0.2]
+model m {
+  w ~ beta(2, 2)
+  mu[2] ~ ordered(normal(0, 3))
+  s ~ gamma(2, 2)
+  y ~ mixture([w, 1 - w], [normal(mu[1], s), laplace(mu[2], s)])
+}`,
 }
 
 func TestModelGradientsMatchFiniteDifferences(t *testing.T) {

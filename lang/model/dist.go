@@ -192,6 +192,9 @@ func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value,
 		if lp, ok := d.normalSum(t, xs, width); ok {
 			return lp, nil
 		}
+		if lp, ok := d.sumGrad(t, xs); ok {
+			return lp, nil
+		}
 	}
 	np := len(d.Params)
 	p := make([]float64, np)
