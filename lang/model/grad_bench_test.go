@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -77,6 +78,30 @@ var gradShapes = []gradShape{
 		}
 		return map[string]eval.Value{"y": &eval.Vec{Data: y}}
 	}},
+	garchShape(200),
+	garchShape(400),
+}
+
+// garchShape is GARCH(1,1) on T points, its variance recursion written with
+// iterate: the cost per gradient grows linearly in T.
+func garchShape(T int) gradShape {
+	return gradShape{fmt.Sprintf("garch%d", T), fmt.Sprintf(`fn garch(s, t, p) = p.omega + p.alpha * (y[t] - p.mu)^2 + p.beta * s
+model m {
+  mu ~ normal(0, 2)
+  omega ~ gamma(2, 2)
+  alpha ~ uniform(0, 1)
+  beta ~ uniform(0, 1 - alpha)
+  s2 = iterate(garch, var(y), %d, with: {mu: mu, omega: omega, alpha: alpha, beta: beta})
+  y[2:%d] ~ normal(mu, sqrt(s2))
+}`, T-1, T), func(r *rand.Rand) map[string]eval.Value {
+		y := make([]float64, T)
+		s2 := 1.0
+		for t := range y {
+			y[t] = math.Sqrt(s2) * r.NormFloat64()
+			s2 = 0.2 + 0.3*y[t]*y[t] + 0.5*s2
+		}
+		return map[string]eval.Value{"y": &eval.Vec{Data: y}}
+	}}
 }
 
 // regression is n rows of p standard normal predictors and y = 1 + X b + ε.
