@@ -391,11 +391,26 @@ func arithArrays(pos ast.Pos, op string, a, b array) (Value, error) {
 	if t == nil {
 		t = b.t
 	}
+	if out.rank == 1 && len(op) == 1 && op != "^" && op != "%" {
+		// A vector result is one vector node (a number or a vector as
+		// each operand, as broadcast decided).
+		return &ADVec{T: t, Vs: t.Elementwise(ad.Arith(op[0]), operand(a), operand(b), n)}, nil
+	}
 	vs := make([]ad.Var, n)
 	for i := range vs {
 		vs[i] = adArith(t, op, a, ia(i), b, ib(i))
 	}
 	return arrayValue(out, nil, t, vs), nil
+}
+
+// operand is an array as a side of an elementwise operation with n
+// results: a number, or the n elements of a vector (or of an n×1 or 1×n
+// matrix).
+func operand(a array) ad.Operand {
+	if a.t != nil {
+		return ad.Operand{Vs: a.vs}
+	}
+	return ad.Operand{F: a.f}
 }
 
 // adArith records one elementwise operation where at least one side is on
