@@ -189,7 +189,7 @@ func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value,
 		return nil, fmt.Errorf("%s has %d values but the parameters of %s have %d", what, n, d.Family.Name(), width)
 	}
 	if t != nil {
-		if lp, ok := d.normalSum(t, xs, width); ok {
+		if lp, ok := d.normalSum(t, xs); ok {
 			return lp, nil
 		}
 		if lp, ok := d.sumGrad(t, xs); ok {

@@ -19,14 +19,13 @@ type renamed struct{ dist.Family }
 func (renamed) Name() string { return "normal (generic)" }
 
 // normalCase is Σ log normal(x | mu, sigma) with x, mu and sigma each data
-// or on the tape (σ = e^u then), and mu a number or a vector.
+// or on the tape (σ = e^u then), and mu and sigma numbers or vectors.
 type normalCase struct {
-	n                int
-	xAD, muVec, muAD bool
-	sigmaAD          bool
-	generic          bool
-	x, mu            []float64
-	sigma            float64
+	n                 int
+	xAD, muVec, muAD  bool
+	sigmaAD, sigmaVec bool
+	generic           bool
+	x, mu, sigma      []float64
 }
 
 func (c normalCase) record(t *ad.Tape, q []float64) ([]ad.Var, eval.Value, error) {
@@ -50,11 +49,25 @@ func (c normalCase) record(t *ad.Tape, q []float64) ([]ad.Var, eval.Value, error
 	}
 	x := take(c.x, c.xAD, true)
 	mu := take(c.mu, c.muAD, c.muVec)
-	var sigma eval.Value = eval.Num(c.sigma)
-	if c.sigmaAD {
-		u := t.Input(q[len(in)])
-		in = append(in, u)
-		sigma = &eval.ADNum{T: t, V: t.Exp(u)}
+	// σ on the tape is e^u, so that it stays positive.
+	var sigma eval.Value
+	switch {
+	case !c.sigmaAD && c.sigmaVec:
+		sigma = &eval.Vec{Data: c.sigma}
+	case !c.sigmaAD:
+		sigma = eval.Num(c.sigma[0])
+	default:
+		vs := make([]ad.Var, len(c.sigma))
+		for i := range vs {
+			u := t.Input(q[len(in)])
+			in = append(in, u)
+			vs[i] = t.Exp(u)
+		}
+		if c.sigmaVec {
+			sigma = &eval.ADVec{T: t, Vs: vs}
+		} else {
+			sigma = &eval.ADNum{T: t, V: vs[0]}
+		}
 	}
 	f, _ := dist.Lookup("normal")
 	if c.generic {
@@ -72,25 +85,36 @@ func TestNormalSumMatchesGenericLoop(t *testing.T) {
 	r := rng.New(15, rng.Stream(0x6e6f726d)) // "norm"
 	tape := ad.NewTape()
 	for trial := 0; trial < 200; trial++ {
-		c := normalCase{n: r.IntN(6), xAD: r.IntN(2) == 0, muVec: r.IntN(2) == 0, muAD: r.IntN(2) == 0, sigmaAD: r.IntN(2) == 0}
+		c := normalCase{n: r.IntN(6), xAD: r.IntN(2) == 0, muVec: r.IntN(2) == 0, muAD: r.IntN(2) == 0,
+			sigmaAD: r.IntN(2) == 0, sigmaVec: r.IntN(2) == 0}
 		if !(c.xAD || c.muAD || c.sigmaAD) {
 			c.muAD = true
-		}
-		if c.muVec && c.n == 0 {
-			c.muVec = false
 		}
 		c.x = make([]float64, c.n)
 		for i := range c.x {
 			c.x[i] = 3 * r.NormFloat64()
 		}
-		c.mu = []float64{r.NormFloat64()}
-		if c.muVec {
-			c.mu = make([]float64, c.n)
-			for i := range c.mu {
-				c.mu[i] = r.NormFloat64()
+		// A vector parameter has an element per point, or one (which
+		// applies to every point, recorded as a vector) when the other
+		// parameter is not a vector of another length.
+		width := func(vec bool) int {
+			if vec && r.IntN(4) > 0 {
+				return c.n
 			}
+			return 1
 		}
-		c.sigma = 0.3 + 2*r.Float64()
+		wm, ws := width(c.muVec), width(c.sigmaVec)
+		if c.muVec && c.sigmaVec && wm != ws {
+			wm, ws = c.n, c.n // two vectors must have one length
+		}
+		c.mu = make([]float64, wm)
+		for i := range c.mu {
+			c.mu[i] = r.NormFloat64()
+		}
+		c.sigma = make([]float64, ws)
+		for i := range c.sigma {
+			c.sigma[i] = 0.3 + 2*r.Float64()
+		}
 		var q []float64
 		if c.xAD {
 			q = append(q, c.x...)
@@ -99,7 +123,9 @@ func TestNormalSumMatchesGenericLoop(t *testing.T) {
 			q = append(q, c.mu...)
 		}
 		if c.sigmaAD {
-			q = append(q, math.Log(c.sigma))
+			for _, s := range c.sigma {
+				q = append(q, math.Log(s))
+			}
 		}
 		grad := func(generic bool) (float64, []float64) {
 			c.generic = generic
