@@ -391,11 +391,26 @@ func arithArrays(pos ast.Pos, op string, a, b array) (Value, error) {
 	if t == nil {
 		t = b.t
 	}
+	if out.rank == 1 && len(op) == 1 && op != "^" && op != "%" {
+		// A vector result is one vector node (a number or a vector as
+		// each operand, as broadcast decided).
+		return &ADVec{T: t, Vs: t.Elementwise(ad.Arith(op[0]), operand(a), operand(b), n)}, nil
+	}
 	vs := make([]ad.Var, n)
 	for i := range vs {
 		vs[i] = adArith(t, op, a, ia(i), b, ib(i))
 	}
 	return arrayValue(out, nil, t, vs), nil
+}
+
+// operand is an array as a side of an elementwise operation with n
+// results: a number, or the n elements of a vector (or of an n×1 or 1×n
+// matrix).
+func operand(a array) ad.Operand {
+	if a.t != nil {
+		return ad.Operand{Vs: a.vs}
+	}
+	return ad.Operand{F: a.f}
 }
 
 // adArith records one elementwise operation where at least one side is on
@@ -548,8 +563,8 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	if t == nil {
 		t = b.t
 	}
-	// Each output is a dot product of a row (or the vector) of one side with
-	// the other side, recorded as one node with its partials.
+	// The dot product of two vectors is one node with its partials; a
+	// product with a data matrix is one vector node (ad.MatVec).
 	dot := func(left array, lrow int, right array, rcol int) ad.Var {
 		k := inner(left, true)
 		var parents []ad.Var
@@ -579,18 +594,10 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	switch {
 	case a.rank == 1 && b.rank == 1:
 		return &ADNum{T: t, V: dot(a, 0, b, 0)}, nil
-	case a.rank == 2: // data matrix @ parameter vector
-		vs := make([]ad.Var, a.rows)
-		for i := range vs {
-			vs[i] = dot(a, i, b, 0)
-		}
-		return &ADVec{T: t, Vs: vs}, nil
+	case a.rank == 2: // data matrix @ parameter vector: one BLAS node
+		return &ADVec{T: t, Vs: t.MatVec(false, a.f, a.rows, a.cols, b.vs)}, nil
 	default: // parameter vector @ data matrix
-		vs := make([]ad.Var, b.cols)
-		for j := range vs {
-			vs[j] = dot(a, 0, b, j)
-		}
-		return &ADVec{T: t, Vs: vs}, nil
+		return &ADVec{T: t, Vs: t.MatVec(true, b.f, b.rows, b.cols, a.vs)}, nil
 	}
 }
 

@@ -78,6 +78,66 @@ model m {
   u ~ half_cauchy(1)
   [0.5] ~ normal(t, u)
 }`,
+	`let x = [[1, 0.5, 2], [0.3, -1, 0.2]]
+let y = [0.4, -0.2, 1.1]
+let z = [1.5, 0.2]
+model m {
+  b[2] ~ normal(0, 1)
+  s ~ half_normal(1)
+  y ~ normal(b @ x, s)
+  z ~ normal(x @ (b @ x), 2 + b @ b)
+}`,
+	`let y = [-2.1, 0.3, 1.9, 2.4, -1.7, 0.2]
+model m {
+  w ~ beta(2, 2)
+  mu[2] ~ ordered(normal(0, 3))
+  s ~ gamma(2, 2)
+  y ~ mixture([w, 1 - w], [normal(mu[1], s), laplace(mu[2], s)])
+}`,
+	garchModel,
+}
+
+// garchModel is a GARCH(1,1) likelihood written with iterate: its variance
+// recursion is on the tape.
+const garchModel = `let y = [0.3, -1.2, 2.2, 0.7, -0.4, 1.1]
+fn garch(s, t, p) = p.omega + p.alpha * (y[t] - p.mu)^2 + p.beta * s
+model m {
+  mu ~ normal(0, 2)
+  omega ~ gamma(2, 2)
+  alpha ~ uniform(0, 1)
+  beta ~ uniform(0, 1 - alpha)
+  s2 = iterate(garch, 1, 5, with: {mu: mu, omega: omega, alpha: alpha, beta: beta})
+  y[2:6] ~ normal(mu, sqrt(s2))
+}`
+
+// iterate inside a model is the recursion written out by hand.
+func TestIterateInAModelIsTheRecursion(t *testing.T) {
+	unrolled := strings.Replace(garchModel, "s2 = iterate(garch, 1, 5, with: {mu: mu, omega: omega, alpha: alpha, beta: beta})",
+		`s1 = omega + alpha * (y[1] - mu)^2 + beta
+  s2b = omega + alpha * (y[2] - mu)^2 + beta * s1
+  s3 = omega + alpha * (y[3] - mu)^2 + beta * s2b
+  s4 = omega + alpha * (y[4] - mu)^2 + beta * s3
+  s5 = omega + alpha * (y[5] - mu)^2 + beta * s4
+  s2 = [s1, s2b, s3, s4, s5]`, 1)
+	in1, c1 := compile(t, garchModel, nil, all)
+	in2, c2 := compile(t, unrolled, nil, all)
+	d1, d2 := c1.NewDensityFor(in1), c2.NewDensityFor(in2)
+	q := []float64{0.2, -0.3, 0.4, -0.1}
+	g1, g2 := make([]float64, 4), make([]float64, 4)
+	v1, err1 := d1.LogDensity(g1, q)
+	v2, err2 := d2.LogDensity(g2, q)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if math.Abs(v1-v2) > 1e-12 {
+		t.Errorf("log density %v, written out %v", v1, v2)
+	}
+	for i := range g1 {
+		if math.Abs(g1[i]-g2[i]) > 1e-12 {
+			t.Errorf("gradient %v, written out %v", g1, g2)
+			break
+		}
+	}
 }
 
 func TestModelGradientsMatchFiniteDifferences(t *testing.T) {

@@ -188,6 +188,14 @@ func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value,
 	if width != 1 && width != n {
 		return nil, fmt.Errorf("%s has %d values but the parameters of %s have %d", what, n, d.Family.Name(), width)
 	}
+	if t != nil {
+		if lp, ok := d.normalSum(t, xs); ok {
+			return lp, nil
+		}
+		if lp, ok := d.sumGrad(t, xs); ok {
+			return lp, nil
+		}
+	}
 	np := len(d.Params)
 	p := make([]float64, np)
 	dp := make([]float64, np)

@@ -1,4 +1,7 @@
 // Package ad is a small reverse-mode automatic differentiation tape. The model
 // compiler records a model's arithmetic on a Tape and reads back the gradient
-// of the log density with respect to the unconstrained parameters.
+// of the log density with respect to the unconstrained parameters. Scalar
+// operations are nodes with their partial derivatives; a vector operation
+// (MatVec, Elementwise) records its results as a run of nodes and
+// propagates their adjoints itself, with BLAS where it can.
 package ad

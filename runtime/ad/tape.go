@@ -15,6 +15,11 @@ type Tape struct {
 	par []Var
 	d   []float64
 	adj []float64
+	// runs are the vector operations, in the order recorded: each result
+	// is a run of consecutive nodes with no scalar parents whose adjoint
+	// the operation propagates itself (vec.go).
+	runs []run
+	buf  []float64 // scratch for the vector operations
 }
 
 // NewTape returns an empty tape.
@@ -28,6 +33,8 @@ func (t *Tape) Reset() {
 	t.off = t.off[:1]
 	t.par = t.par[:0]
 	t.d = t.d[:0]
+	clear(t.runs) // drop the operations' references to their operands
+	t.runs = t.runs[:0]
 }
 
 // Len is the number of nodes on the tape.
@@ -165,6 +172,15 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 		panic("ad: Gradient needs len(dst) == len(wrt)")
 	}
 	n := int(out) + 1
+	// A vector result is differentiated as a whole: when out is one of its
+	// elements, the sweep starts at the run's end.
+	k := len(t.runs) - 1
+	for k >= 0 && int(t.runs[k].lo) >= n {
+		k--
+	}
+	if k >= 0 && int(t.runs[k].hi) > n {
+		n = int(t.runs[k].hi)
+	}
 	if cap(t.adj) < n {
 		t.adj = make([]float64, n)
 	}
@@ -172,12 +188,19 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 	clear(adj)
 	adj[out] = 1
 	for i := n - 1; i >= 0; i-- {
+		if k >= 0 && i == int(t.runs[k].hi)-1 {
+			r := t.runs[k]
+			r.op.backward(t, adj[r.lo:r.hi], adj)
+			i = int(r.lo)
+			k--
+			continue
+		}
 		a := adj[i]
 		if a == 0 {
 			continue
 		}
-		for k := t.off[i]; k < t.off[i+1]; k++ {
-			adj[t.par[k]] += a * t.d[k]
+		for j := t.off[i]; j < t.off[i+1]; j++ {
+			adj[t.par[j]] += a * t.d[j]
 		}
 	}
 	for i, v := range wrt {
@@ -188,3 +211,19 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 		}
 	}
 }
+
+// Open records a node with n parents whose parents and partial derivatives
+// the caller writes into par and d (valid until the next recording), and
+// whose value it sets with SetValue: a sum over many terms fills its lists
+// in place rather than building them first.
+func (t *Tape) Open(n int) (v Var, par []Var, d []float64) {
+	t.val = append(t.val, 0)
+	lo := len(t.par)
+	t.par = append(t.par, make([]Var, n)...)
+	t.d = append(t.d, make([]float64, n)...)
+	t.off = append(t.off, int32(len(t.par)))
+	return Var(len(t.val) - 1), t.par[lo:], t.d[lo:]
+}
+
+// SetValue sets the value of a node made by Open.
+func (t *Tape) SetValue(v Var, x float64) { t.val[v] = x }

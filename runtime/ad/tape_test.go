@@ -54,3 +54,21 @@ func TestUnusedInputHasZeroGradient(t *testing.T) {
 		t.Errorf("gradient %v, want [e² 0]", g)
 	}
 }
+
+// A node filled in place by Open is the node Node records from lists.
+func TestOpenIsNode(t *testing.T) {
+	tape := NewTape()
+	a, b := tape.Input(2), tape.Input(-3)
+	v, par, d := tape.Open(3)
+	par[0], d[0] = a, 4
+	par[1], d[1] = b, 5
+	par[2], d[2] = a, -1
+	tape.SetValue(v, 7)
+	w := tape.Node(7, []Var{a, b, a}, []float64{4, 5, -1})
+	g, h := make([]float64, 2), make([]float64, 2)
+	tape.Gradient(g, v, []Var{a, b})
+	tape.Gradient(h, w, []Var{a, b})
+	if tape.Value(v) != 7 || g[0] != 3 || g[1] != 5 || g[0] != h[0] || g[1] != h[1] {
+		t.Errorf("Open: value %v, gradient %v; Node: %v", tape.Value(v), g, h)
+	}
+}
