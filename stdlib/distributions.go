@@ -74,6 +74,9 @@ func init() {
 			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
 				return drawMultiNormal(a, mv)
 			}
+			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
+				return drawCategorical(a, c)
+			}
 			var d distribution
 			var n eval.Length
 			if err := a.Unpack("d", &d, "n?", &n); err != nil {
@@ -100,6 +103,9 @@ func init() {
 	eval.Register("logpdf(d, x)",
 		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
+			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
+				return logpdfCategorical(a, c)
+			}
 			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
 				if mv.HasAD() {
 					return nil, a.Errorf("d", "logpdf of a multivariate normal inside a model: write the observation with ~ instead")

@@ -309,6 +309,9 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (prio
 		}
 		return mv, nil
 	}
+	if _, ok := v.(*CategoricalLogit); ok {
+		return nil, ast.Errorf(st.Dist.Pos(), "%s has a discrete prior categorical_logit; parameters are continuous", s.param.Name)
+	}
 	dv, ok := v.(*DistVal)
 	if !ok {
 		return nil, ast.Errorf(st.Dist.Pos(), "the prior of %s must be a distribution, got %s", s.param.Name, eval.Describe(v))
@@ -483,6 +486,16 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	switch r := rhs.(type) {
 	case *MultiNormal:
 		lp, err := r.logDensity(d.tape, data, what)
+		if err != nil {
+			return nil, ast.Errorf(st.At, "%v", err)
+		}
+		return lp, nil
+	case *CategoricalLogit:
+		lp, err := r.logDensity(d.tape, data, what)
+		var se *SupportError
+		if errors.As(err, &se) {
+			return nil, se
+		}
 		if err != nil {
 			return nil, ast.Errorf(st.At, "%v", err)
 		}

@@ -1,0 +1,71 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/ad"
+)
+
+// CategoricalLogit is categorical_logit(beta): a category in 1..K with
+// P(y = k) = softmax(beta)ₖ, as Stan's categorical_logit. It is a
+// distribution for data (observations), not for parameters.
+type CategoricalLogit struct {
+	Beta eval.Value // a vector of K, on the tape or not
+}
+
+func (c *CategoricalLogit) Type() string   { return "distribution" }
+func (c *CategoricalLogit) String() string { return fmt.Sprintf("categorical_logit(%s)", c.Beta) }
+
+// HasAD reports log-odds that depend on model parameters.
+func (c *CategoricalLogit) HasAD() bool { return eval.IsAD(c.Beta) }
+
+// K is the number of categories.
+func (c *CategoricalLogit) K() int { return paramLen(c.Beta) }
+
+// logDensity sums log softmax(beta)_{yᵢ} over the observations y:
+// Σᵢ beta_{yᵢ} − n·log Σₖ e^{betaₖ}, with ∂/∂betaₖ = countₖ − n·softmaxₖ.
+func (c *CategoricalLogit) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+	k := c.K()
+	ys, ok := eval.ToFloats(x)
+	if !ok || eval.IsAD(x) {
+		return nil, fmt.Errorf("%s must be categories (whole numbers from 1 to %d), got %s", what, k, eval.Describe(x))
+	}
+	beta := make([]float64, k)
+	for j := range beta {
+		beta[j], _, _ = paramAt(c.Beta, j)
+	}
+	m := math.Inf(-1)
+	for _, b := range beta {
+		m = math.Max(m, b)
+	}
+	z := 0.0
+	for _, b := range beta {
+		z += math.Exp(b - m)
+	}
+	lse := m + math.Log(z)
+	count := make([]float64, k)
+	total := 0.0
+	for i, y := range ys {
+		if y != math.Trunc(y) || y < 1 || y > float64(k) {
+			return nil, &SupportError{fmt.Sprintf("%s has element %d = %s, not a category from 1 to %d", what, i+1, eval.FormatNumber(y), k)}
+		}
+		count[int(y)-1]++
+		total += beta[int(y)-1]
+	}
+	n := float64(len(ys))
+	total -= n * lse
+	if t == nil || !eval.IsAD(c.Beta) {
+		return eval.Num(total), nil
+	}
+	var parents []ad.Var
+	var partials []float64
+	for j := 0; j < k; j++ {
+		if _, v, isAD := paramAt(c.Beta, j); isAD {
+			parents = append(parents, v)
+			partials = append(partials, count[j]-n*math.Exp(beta[j]-lse))
+		}
+	}
+	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+}
