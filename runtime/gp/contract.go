@@ -30,51 +30,22 @@ func Contract(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense) {
 	n, d := x.Dims()
 	xs := linalg.RowMajor(x)
 	raw := w.RawSymmetric()
-	// Rows are taken in blocks by whichever worker is free, but each block
-	// sums into its own slot and the slots are added in order, so the
-	// result does not depend on the schedule.
-	const block = 16
-	nb := (n + block - 1) / block
-	sums := make([]float64, nb*nh)
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, nh)
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= nb {
-					return
-				}
-				acc := sums[b*nh : (b+1)*nh]
-				for i := b * block; i < min((b+1)*block, n); i++ {
-					xi := xs[i*d : (i+1)*d]
-					row := raw.Data[i*raw.Stride:]
-					// The diagonal counts once, each pair i < j twice.
-					k.GradHyper(buf, xi, xi)
-					for h, v := range buf {
-						acc[h] += 0.5 * row[i] * v
-					}
-					for j := i + 1; j < n; j++ {
-						wij := row[j]
-						k.GradHyper(buf, xi, xs[j*d:(j+1)*d])
-						for h, v := range buf {
-							acc[h] += wij * v
-						}
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for b := range nb {
-		for h, v := range sums[b*nh : (b+1)*nh] {
-			dst[h] += v
+	rowSums(dst, n, nh, func(i int, buf, acc []float64) {
+		xi := xs[i*d : (i+1)*d]
+		row := raw.Data[i*raw.Stride:]
+		// The diagonal counts once, each pair i < j twice.
+		k.GradHyper(buf, xi, xi)
+		for h, v := range buf {
+			acc[h] += 0.5 * row[i] * v
 		}
-	}
+		for j := i + 1; j < n; j++ {
+			wij := row[j]
+			k.GradHyper(buf, xi, xs[j*d:(j+1)*d])
+			for h, v := range buf {
+				acc[h] += wij * v
+			}
+		}
+	})
 }
 
 // ContractCross writes into dst (length k.NumHyper()) the derivatives
@@ -93,6 +64,24 @@ func ContractCross(dst []float64, k kernels.Kernel, x, z *mat.Dense, g *mat.Dens
 	n, d := x.Dims()
 	m, _ := z.Dims()
 	xs, zs := linalg.RowMajor(x), linalg.RowMajor(z)
+	rowSums(dst, n, nh, func(i int, buf, acc []float64) {
+		xi := xs[i*d : (i+1)*d]
+		row := g.RawRowView(i)
+		for j := 0; j < m; j++ {
+			k.GradHyper(buf, xi, zs[j*d:(j+1)*d])
+			for h, v := range buf {
+				acc[h] += row[j] * v
+			}
+		}
+	})
+}
+
+// rowSums adds into dst (length nh) what row(i, buf, acc) accumulates into
+// acc for every row i < n, in parallel. Rows are taken in blocks by
+// whichever worker is free, but each block sums into its own slot and the
+// slots are added in order, so the result does not depend on the schedule.
+// buf is a worker's scratch of length nh.
+func rowSums(dst []float64, n, nh int, row func(i int, buf, acc []float64)) {
 	const block = 16
 	nb := (n + block - 1) / block
 	sums := make([]float64, nb*nh)
@@ -111,14 +100,7 @@ func ContractCross(dst []float64, k kernels.Kernel, x, z *mat.Dense, g *mat.Dens
 				}
 				acc := sums[b*nh : (b+1)*nh]
 				for i := b * block; i < min((b+1)*block, n); i++ {
-					xi := xs[i*d : (i+1)*d]
-					row := g.RawRowView(i)
-					for j := 0; j < m; j++ {
-						k.GradHyper(buf, xi, zs[j*d:(j+1)*d])
-						for h, v := range buf {
-							acc[h] += row[j] * v
-						}
-					}
+					row(i, buf, acc)
 				}
 			}
 		}()
