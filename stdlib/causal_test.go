@@ -1,7 +1,6 @@
 package stdlib_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -86,17 +85,6 @@ func TestCausalErrors(t *testing.T) {
 		{`prewhiten([1, 2, 3], order: 2)`, "too few for an autoregression of order 2"},
 		{`prewhiten([1, 2, 3], order: "bic")`, `order must be "aic" or a whole number`},
 	} {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", c.src)
-		if err == nil {
-			t.Errorf("%s: no error", c.src)
-			continue
-		}
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
-		}
+		expectError(t, c.src, c.want)
 	}
 }

@@ -142,18 +142,7 @@ model g {
 loglik(g, {})`, "t.kml:6:5: error: a latent function can be observed once; y observes one a second time"},
 	}
 	for _, c := range cases {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", c.src)
-		if err == nil {
-			t.Errorf("%s: no error, want %q", c.src, c.want)
-			continue
-		}
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("error\n%s\nwant it to contain %q", b.String(), c.want)
-		}
+		expectError(t, c.src, c.want)
 	}
 }
 

@@ -121,18 +121,7 @@ func TestKBRErrors(t *testing.T) {
 		{`mean(weighted([1, 2], [1, -1]))`, "mean: the weights sum to 0"},
 		{"fn f(t) = if t > 1.5 then [t, t, t] else [t, t]\nexpect(weighted([1, 2], [1, 1]), f)", "f returned 2 values at point 1 and 3 at point 2"},
 	} {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", c.src)
-		if err == nil {
-			t.Errorf("%s: no error", c.src)
-			continue
-		}
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
-		}
+		expectError(t, c.src, c.want)
 	}
 }
 
@@ -190,18 +179,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: -1)", "abc: tolerance must be positive"},
 		{"timed(3)", "timed: f must be a function, got number"},
 	} {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", c.src)
-		if err == nil {
-			t.Errorf("%s: no error", c.src)
-			continue
-		}
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
-		}
+		expectError(t, c.src, c.want)
 	}
 }
 
@@ -250,18 +228,7 @@ func TestKBRFilterErrors(t *testing.T) {
 		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, rbind([1, 2]))", "run: observations must have 1 columns (as y), got matrix 1×2"},
 		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
 	} {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", c.src)
-		if err == nil {
-			t.Errorf("%s: no error", c.src)
-			continue
-		}
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s:\n got %s\nwant %q", c.src, b.String(), c.want)
-		}
+		expectError(t, c.src, c.want)
 	}
 }
 
