@@ -165,8 +165,17 @@ type ADVec struct {
 	Vs []ad.Var
 }
 
+// ADMat is a matrix whose elements depend on model parameters, stored row
+// by row: element (i, j) is Vs[i*Cols+j].
+type ADMat struct {
+	T          *ad.Tape
+	Rows, Cols int
+	Vs         []ad.Var
+}
+
 func (*ADNum) Type() string     { return "number" }
 func (*ADVec) Type() string     { return "vector" }
+func (*ADMat) Type() string     { return "matrix" }
 func (a *ADNum) String() string { return FormatNumber(a.T.Value(a.V)) }
 func (a *ADVec) String() string {
 	xs := make([]float64, len(a.Vs))
@@ -174,6 +183,23 @@ func (a *ADVec) String() string {
 		xs[i] = a.T.Value(v)
 	}
 	return formatVector(xs)
+}
+
+func (a *ADMat) String() string { return formatMatrix(a.Dense()) }
+
+// Dims returns the matrix's rows and columns.
+func (a *ADMat) Dims() (int, int) { return a.Rows, a.Cols }
+
+// Dense returns the matrix's current values.
+func (a *ADMat) Dense() *mat.Dense {
+	if a.Rows == 0 || a.Cols == 0 {
+		return &mat.Dense{}
+	}
+	xs := make([]float64, len(a.Vs))
+	for i, v := range a.Vs {
+		xs[i] = a.T.Value(v)
+	}
+	return mat.NewDense(a.Rows, a.Cols, xs)
 }
 
 // Value returns the number's current value.
@@ -192,7 +218,7 @@ func (a *ADVec) Values() []float64 {
 // record.
 func IsAD(v Value) bool {
 	switch v := v.(type) {
-	case *ADNum, *ADVec:
+	case *ADNum, *ADVec, *ADMat:
 		return true
 	case *Record:
 		for _, k := range v.keys {

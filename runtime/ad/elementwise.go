@@ -52,12 +52,23 @@ func (t *Tape) Elementwise(op Arith, a, b Operand, n int) []Var {
 	if a.Vs == nil && b.Vs == nil {
 		panic("ad: Elementwise needs an operand on the tape")
 	}
+	switch op {
+	case '+', '-', '*', '/':
+	default:
+		panic("ad: Elementwise of an unknown operation")
+	}
 	e := &elementwise{op: op, a: a, b: b}
 	y, first := t.results(n, e)
 	e.first = first
+	e.forward(t, y)
+	return seq(first, n)
+}
+
+func (e *elementwise) forward(t *Tape, y []float64) {
+	a, b := e.a, e.b
 	for i := range y {
 		x, z := a.value(t, i), b.value(t, i)
-		switch op {
+		switch e.op {
 		case '+':
 			y[i] = x + z
 		case '-':
@@ -70,11 +81,8 @@ func (t *Tape) Elementwise(op Arith, a, b Operand, n int) []Var {
 			} else {
 				y[i] = x / z
 			}
-		default:
-			panic("ad: Elementwise of an unknown operation")
 		}
 	}
-	return seq(first, n)
 }
 
 // backward runs over the results last to first, as the sweep would over

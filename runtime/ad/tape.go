@@ -20,6 +20,19 @@ type Tape struct {
 	// the operation propagates itself (vec.go).
 	runs []run
 	buf  []float64 // scratch for the vector operations
+	// fns are the nodes recorded by Func, in the order recorded, with the
+	// functions that compute them (so they can be computed again).
+	fns []fnNode
+}
+
+// Fn computes a node's value from its parents' values x and writes the
+// partial derivatives with respect to them into d (len(d) == len(x)). It
+// must depend on nothing but x and what it captured when it was recorded.
+type Fn func(x, d []float64) float64
+
+type fnNode struct {
+	v Var
+	f Fn
 }
 
 // NewTape returns an empty tape.
@@ -35,6 +48,8 @@ func (t *Tape) Reset() {
 	t.d = t.d[:0]
 	clear(t.runs) // drop the operations' references to their operands
 	t.runs = t.runs[:0]
+	clear(t.fns)
+	t.fns = t.fns[:0]
 }
 
 // Len is the number of nodes on the tape.
@@ -60,6 +75,26 @@ func (t *Tape) Node(value float64, parents []Var, partials []float64) Var {
 	t.d = append(t.d, partials...)
 	t.off = append(t.off, int32(len(t.par)))
 	return Var(len(t.val) - 1)
+}
+
+// Func records the node f computes from parents. Unlike Node, the tape
+// keeps f, so the node can be computed again at new input values: prefer
+// Func wherever the value and partials are a function of the parents'
+// values and of constants.
+func (t *Tape) Func(parents []Var, f Fn) Var {
+	n := len(parents)
+	lo := len(t.par)
+	t.par = append(t.par, parents...)
+	t.d = append(t.d, make([]float64, n)...)
+	x := t.scratch(n)
+	for i, p := range parents {
+		x[i] = t.val[p]
+	}
+	t.val = append(t.val, f(x, t.d[lo:lo+n]))
+	t.off = append(t.off, int32(len(t.par)))
+	v := Var(len(t.val) - 1)
+	t.fns = append(t.fns, fnNode{v: v, f: f})
+	return v
 }
 
 func (t *Tape) node1(value float64, a Var, da float64) Var {

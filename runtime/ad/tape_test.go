@@ -72,3 +72,36 @@ func TestOpenIsNode(t *testing.T) {
 		t.Errorf("Open: value %v, gradient %v; Node: %v", tape.Value(v), g, h)
 	}
 }
+
+// A node recorded by Func has the value and gradient its function gives,
+// the same as the node recorded by Node from the same numbers.
+func TestFuncMatchesNode(t *testing.T) {
+	hyp := func(x, d []float64) float64 { // √(x₀² + x₁²)
+		r := math.Hypot(x[0], x[1])
+		d[0], d[1] = x[0]/r, x[1]/r
+		return r
+	}
+	tape := NewTape()
+	a, b := tape.Input(3), tape.Input(-4)
+	f := tape.Func([]Var{a, b}, hyp)
+	out := tape.Mul(f, a)
+	got := make([]float64, 2)
+	tape.Gradient(got, out, []Var{a, b})
+
+	ref := NewTape()
+	ra, rb := ref.Input(3), ref.Input(-4)
+	rn := ref.Node(5, []Var{ra, rb}, []float64{0.6, -0.8})
+	rout := ref.Mul(rn, ra)
+	want := make([]float64, 2)
+	ref.Gradient(want, rout, []Var{ra, rb})
+	if tape.Value(f) != 5 || tape.Value(out) != 15 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("Func: value %v, gradient %v; Node: gradient %v", tape.Value(out), got, want)
+	}
+	if len(tape.fns) != 1 || tape.fns[0].v != f {
+		t.Fatalf("Func must keep its function, got %d", len(tape.fns))
+	}
+	tape.Reset()
+	if len(tape.fns) != 0 {
+		t.Fatal("Reset must drop the functions")
+	}
+}

@@ -10,6 +10,9 @@ import (
 // it the results' adjoints at once. One operation replaces n scalar nodes
 // with their parent lists, and its adjoint can be a BLAS call.
 type vecOp interface {
+	// forward computes the results, out, from the operands' current
+	// values (the tape's values for nodes), as recording did.
+	forward(t *Tape, out []float64)
 	// backward adds the operation's contribution to its operands'
 	// adjoints in adj, given the adjoints of its results, out.
 	backward(t *Tape, out, adj []float64)
@@ -67,15 +70,20 @@ func (t *Tape) MatVec(trans bool, a []float64, rows, cols int, x []Var) []Var {
 	if len(x) != m {
 		panic("ad: MatVec needs len(x) to match the matrix")
 	}
+	y, first := t.results(n, op)
+	op.forward(t, y)
+	return seq(first, n)
+}
+
+func (op *matVec) forward(t *Tape, y []float64) {
+	m, n := len(op.x), len(y)
 	xv := t.scratch(m)
-	for j, v := range x {
+	for j, v := range op.x {
 		xv[j] = t.val[v]
 	}
-	y, first := t.results(n, op)
 	if n > 0 && m > 0 {
 		blas64.Gemv(op.trans, 1, op.a, blas64.Vector{N: m, Data: xv, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
 	}
-	return seq(first, n)
 }
 
 func (op *matVec) backward(t *Tape, out, adj []float64) {
