@@ -26,7 +26,7 @@ var (
 	_ eval.ADHolder    = (*LKJCholesky)(nil)
 )
 
-func (d *LKJCholesky) Type() string   { return "distribution" }
+func (d *LKJCholesky) Type() string { return "distribution" }
 func (d *LKJCholesky) String() string {
 	if d.K > 0 {
 		return fmt.Sprintf("lkj_corr_cholesky(%s, K: %d)", d.Eta, d.K)
