@@ -262,3 +262,48 @@ let m = mean(dirichlet([1, 2, 5]))
 		t.Errorf("mean(dirichlet([1, 2, 5])) = %v", m)
 	}
 }
+
+// TestConstrainedGeneratedAndProfile: a generated block sees a Cholesky
+// factor as a plain matrix (its draws match post.L's), and profile
+// maximises over a simplex and a factor while a scalar follows its grid.
+func TestConstrainedGeneratedAndProfile(t *testing.T) {
+	in, _ := run(t, `
+let y = [1, 2, 2, 3, 3, 3]
+model m {
+  s ~ gamma(2, 2)
+  theta[3] ~ dirichlet([1, 1, 1])
+  L[2] ~ lkj_corr_cholesky(2)
+  y ~ categorical_logit(s * log(theta))
+  generated { c = L[2, 1] }
+}
+let post = sample(m, chains: 1, warmup: 100, draws: 50, seed: 86)
+let c = post.c
+let l = post.L
+let p = profile(m, s: [0.5, 1, 2])
+`)
+	c := lookup[*eval.Vec](t, in, "c")
+	l := lookup[*eval.Mat](t, in, "l")
+	for i, x := range c.Data {
+		if x != l.M.At(i, 1) {
+			t.Fatalf("draw %d: generated L[2, 1] = %v, post.L gives %v", i, x, l.M.At(i, 1))
+		}
+	}
+	p := lookup[*eval.Record](t, in, "p")
+	lp, _ := p.Attr("logp")
+	for i, x := range lp.(*eval.Vec).Data {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			t.Errorf("profile at grid point %d: logp %v", i+1, x)
+		}
+	}
+	// At s = 1 the profile maximises the posterior of theta (Dirichlet(1, 1, 1)
+	// prior, counts 1, 2, 3: mode at the frequencies) and L (mode at the
+	// identity); its value is the log density there, computed by hand.
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	want := math.Log(2*2) - 2*1 + // gamma(2, 2) at 1: 2²·1·e^{-2}/Γ(2)
+		lg(3) + // dirichlet(1, 1, 1) is 2 on the simplex
+		math.Log(1.0/6) + 2*math.Log(2.0/6) + 3*math.Log(3.0/6) + // the counts
+		-math.Ln2 - (2*lg(2) - lg(4)) + math.Log(0.25) // LKJ(2) at r = 0: ((1 − r²)/4)/(2·B(2, 2))
+	if got := lp.(*eval.Vec).Data[1]; math.Abs(got-want) > 1e-6 {
+		t.Errorf("profile at s = 1: %v, want %v", got, want)
+	}
+}
