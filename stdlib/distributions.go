@@ -77,6 +77,12 @@ func init() {
 			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
 				return drawCategorical(a, c)
 			}
+			if d, ok := a.Value("d").(*model.Dirichlet); ok {
+				return drawDirichlet(a, d)
+			}
+			if d, ok := a.Value("d").(*model.LKJCholesky); ok {
+				return drawLKJ(a, d)
+			}
 			var d distribution
 			var n eval.Length
 			if err := a.Unpack("d", &d, "n?", &n); err != nil {
@@ -105,6 +111,10 @@ func init() {
 		func(a *eval.Args) (eval.Value, error) {
 			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
 				return logpdfCategorical(a, c)
+			}
+			switch d := a.Value("d").(type) {
+			case *model.Dirichlet, *model.LKJCholesky:
+				return logpdfConstrained(a, d)
 			}
 			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
 				if mv.HasAD() {

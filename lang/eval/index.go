@@ -30,8 +30,8 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		lens = []int{len(x.Vs)}
 	case *List:
 		lens = []int{len(x.Elems)}
-	case *Mat:
-		r, c := x.Dims()
+	case *Mat, *ADMat:
+		r, c := x.(interface{ Dims() (int, int) }).Dims()
 		if len(e.Indices) == 1 && c == 1 {
 			lens = []int{r}
 		} else {
@@ -44,10 +44,10 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		return nil, ast.Errorf(e.Lbrack, "%s takes at most %d index, got %d", Describe(x), len(lens), len(e.Indices))
 	}
 	if len(e.Indices) == 2 && len(lens) == 1 {
-		if _, isMat := x.(*Mat); !isMat {
+		if _, isMat := x.(interface{ Dims() (int, int) }); !isMat {
 			return nil, ast.Errorf(e.Lbrack, "%s takes one index, got 2", Describe(x))
 		}
-		r, c := x.(*Mat).Dims()
+		r, c := x.(interface{ Dims() (int, int) }).Dims()
 		lens = []int{r, c}
 	}
 	sels := make([]selection, len(e.Indices))
@@ -86,6 +86,8 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 			out[i] = x.Elems[j]
 		}
 		return &List{Elems: out}, nil
+	case *ADMat:
+		return indexADMat(e, x, sels)
 	case *Mat:
 		r, c := x.Dims()
 		if len(sels) == 1 {
@@ -227,4 +229,48 @@ func (th *Thread) indexNumber(e ast.Expr, env *Env) (float64, error) {
 		return 0, ast.Errorf(e.Pos(), "a slice bound must be a number, got %s", Describe(v))
 	}
 	return float64(n), nil
+}
+
+// indexADMat indexes a matrix on the tape as index does a plain one:
+// L[i, j] is a number, L[i, :] and L[:, j] vectors, L[i] row i.
+func indexADMat(e *ast.Index, x *ADMat, sels []selection) (Value, error) {
+	if len(sels) == 1 {
+		if x.Cols == 1 {
+			sels = []selection{sels[0], {idx: []int{0}, single: true}}
+		} else {
+			all := make([]int, x.Cols)
+			for j := range all {
+				all[j] = j
+			}
+			sels = []selection{sels[0], {idx: all}}
+		}
+	}
+	rs, cs := sels[0], sels[1]
+	at := func(i, j int) ad.Var { return x.Vs[i*x.Cols+j] }
+	switch {
+	case rs.single && cs.single:
+		return &ADNum{T: x.T, V: at(rs.idx[0], cs.idx[0])}, nil
+	case rs.single:
+		out := make([]ad.Var, len(cs.idx))
+		for k, j := range cs.idx {
+			out[k] = at(rs.idx[0], j)
+		}
+		return &ADVec{T: x.T, Vs: out}, nil
+	case cs.single:
+		out := make([]ad.Var, len(rs.idx))
+		for k, i := range rs.idx {
+			out[k] = at(i, cs.idx[0])
+		}
+		return &ADVec{T: x.T, Vs: out}, nil
+	}
+	if len(rs.idx) == 0 || len(cs.idx) == 0 {
+		return nil, ast.Errorf(e.Lbrack, "this index selects no rows or no columns of a %d×%d matrix", x.Rows, x.Cols)
+	}
+	out := &ADMat{T: x.T, Rows: len(rs.idx), Cols: len(cs.idx)}
+	for _, i := range rs.idx {
+		for _, j := range cs.idx {
+			out.Vs = append(out.Vs, at(i, j))
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -65,6 +66,53 @@ type slot struct {
 	// (uniform(0, 1 - a)): the transform is then recorded on the tape from
 	// the bounds at each evaluation, and constraining a point needs a run.
 	moving bool
+	// vt, set when the prior gives the parameter a support of its own (a
+	// simplex, a Cholesky factor of a correlation matrix), maps its free
+	// reals onto it; the parameter then has vt.free() free reals and
+	// vt.size() values.
+	vt vecTransform
+	// probed says the prior has been seen (its vt is known); fixErr is a
+	// held value that did not fit the parameter's shape before it was.
+	probed bool
+	fixErr error
+}
+
+// free is the number of free reals the parameter takes.
+func (s *slot) free() int {
+	if s.vt != nil {
+		return s.vt.free()
+	}
+	return s.param.Dim()
+}
+
+// size is the number of values the parameter has (its output columns).
+func (s *slot) size() int {
+	if s.vt != nil {
+		return s.vt.size()
+	}
+	return s.param.Dim()
+}
+
+// names are the values' names: ell; w.1, w.2, ...; L.1.1, L.2.1, ...
+func (s *slot) names() []string {
+	if s.vt != nil {
+		return s.vt.names(s.param.Name)
+	}
+	return s.param.Names()
+}
+
+// heldValue checks a value given for the parameter (fix:, init:, logp)
+// against its shape and support.
+func (s *slot) heldValue(v eval.Value) (eval.Value, []float64, error) {
+	if s.vt != nil {
+		return s.vt.check(s.param.Name, v)
+	}
+	fv, err := fixedValue(s.param, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	xs, _ := eval.ToFloats(fv)
+	return fv, xs, nil
 }
 
 // Dim is the number of free reals.
@@ -72,6 +120,9 @@ func (c *Compiled) Dim() int { return c.dim }
 
 // describe names the slot's transform.
 func (s *slot) describe() string {
+	if s.vt != nil {
+		return s.vt.describe()
+	}
 	if s.ordered {
 		return "ordered: x₁ = u₁, xₖ = xₖ₋₁ + exp(uₖ)"
 	}
@@ -81,16 +132,29 @@ func (s *slot) describe() string {
 	return s.tr.describe()
 }
 
-// Names lists the free reals' names on the constrained scale: `ell`, and
-// `w.1`, `w.2`, ... for a vector parameter.
+// Names lists the free parameters' values' names on the constrained scale:
+// `ell`, `w.1`, `w.2`, ... for a vector parameter, and `L.1.1`, `L.1.2`,
+// ... (row by row) for a matrix parameter.
 func (c *Compiled) Names() []string {
 	var out []string
 	for _, s := range c.slots {
 		if s.off >= 0 {
-			out = append(out, s.param.Names()...)
+			out = append(out, s.names()...)
 		}
 	}
 	return out
+}
+
+// Columns is the number of constrained values Constrain writes, one per
+// name of Names.
+func (c *Compiled) Columns() int {
+	n := 0
+	for _, s := range c.slots {
+		if s.off >= 0 {
+			n += s.size()
+		}
+	}
+	return n
 }
 
 // FreeParams lists the free parameters.
@@ -120,22 +184,21 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	}
 	for _, p := range m.Params {
 		s := &slot{param: p, off: -1}
-		if v, ok := fixed[p.Name]; ok {
-			fv, err := fixedValue(p, v)
-			if err != nil {
-				return nil, ast.Errorf(pos, "%v", err)
-			}
-			s.fixed, s.given = fv, v
-		} else {
-			s.off = c.dim
-			c.dim += p.Dim()
-		}
 		c.slots = append(c.slots, s)
 		c.byStmt[p.Stmt] = s
 	}
-	d := c.NewDensity(th.Fork())
-	if _, err := d.run(make([]float64, c.dim), nil, true); err != nil {
-		return nil, err
+	// The first run finds each parameter's transform from its prior; a
+	// prior with a support of its own (dirichlet) changes the parameter's
+	// number of free reals, so the layout is made again and the run
+	// repeated (once per such parameter: its transform is then known).
+	for err := errRelayout; err != nil; {
+		if err = c.layout(pos, fixed); err != nil {
+			return nil, err
+		}
+		d := c.NewDensity(th.Fork())
+		if _, err = d.run(make([]float64, c.dim), nil, true); err != nil && err != errRelayout {
+			return nil, err
+		}
 	}
 	for _, s := range c.slots {
 		if s.moving {
@@ -144,6 +207,36 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	}
 	c.warnImproper()
 	return c, nil
+}
+
+// errRelayout stops the first run when a prior changes its parameter's
+// number of free reals (Compile then lays the parameters out again).
+var errRelayout = errors.New("relayout")
+
+// layout gives each free parameter its coordinates in the unconstrained
+// vector and checks each held value against its parameter's shape. A value
+// that does not fit before the parameter's prior has been seen is kept
+// (fixErr) until it has: the prior may make it a matrix.
+func (c *Compiled) layout(pos ast.Pos, fixed map[string]eval.Value) error {
+	c.dim = 0
+	for _, s := range c.slots {
+		s.off, s.fixed, s.given, s.fixErr = -1, nil, nil, nil
+		v, ok := fixed[s.param.Name]
+		if !ok {
+			s.off = c.dim
+			c.dim += s.free()
+			continue
+		}
+		fv, _, err := s.heldValue(v)
+		if err != nil {
+			if s.probed {
+				return ast.Errorf(pos, "%v", err)
+			}
+			s.fixErr = ast.Errorf(pos, "%v", err)
+		}
+		s.fixed, s.given = fv, v
+	}
+	return nil
 }
 
 // warnImproper warns when every free parameter has an improper prior: the
@@ -221,6 +314,10 @@ func (c *Compiled) Constrain(dst, q []float64) []float64 {
 		if s.off < 0 {
 			continue
 		}
+		if s.vt != nil {
+			dst = s.vt.constrain(dst, q[s.off:s.off+s.free()])
+			continue
+		}
 		if s.ordered {
 			x := q[s.off]
 			dst = append(dst, x)
@@ -246,7 +343,7 @@ func (c *Compiled) constrainRun(dst, q []float64) []float64 {
 	d.capture = &dst
 	d.derived = &[]DerivedValue{} // skip the priors and observations
 	if _, err := d.run(q, nil, false); err != nil {
-		for range c.dim - len(dst) {
+		for range c.Columns() - len(dst) {
 			dst = append(dst, math.NaN())
 		}
 	}
@@ -276,11 +373,14 @@ func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) 
 		if s.moving {
 			return nil, fmt.Errorf("the bounds of %s depend on other parameters, so it cannot be given a starting or grid value; hold it with fix: or leave it out", name)
 		}
-		fv, err := fixedValue(s.param, v)
+		_, xs, err := s.heldValue(v)
 		if err != nil {
 			return nil, err
 		}
-		xs, _ := eval.ToFloats(fv)
+		if s.vt != nil {
+			copy(q[s.off:], s.vt.unconstrain(xs))
+			continue
+		}
 		if s.ordered {
 			q[s.off] = xs[0]
 			for i := 1; i < len(xs); i++ {
@@ -313,12 +413,15 @@ func (c *Compiled) Values(q []float64) *eval.Record {
 			rec.Set(s.param.Name, s.given)
 			continue
 		}
-		if s.param.Size == 0 {
+		switch {
+		case s.vt != nil:
+			rec.Set(s.param.Name, s.vt.value(cons[off:off+s.size()]))
+		case s.param.Size == 0:
 			rec.Set(s.param.Name, eval.Num(cons[off]))
-		} else {
+		default:
 			rec.Set(s.param.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+s.param.Dim()]...)})
 		}
-		off += s.param.Dim()
+		off += s.size()
 	}
 	return rec
 }
@@ -385,7 +488,7 @@ func (c *Compiled) String() string {
 		case s.param.Size == 0:
 			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.describe())
 		default:
-			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.param.Dim(), s.describe())
+			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.free(), s.describe())
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

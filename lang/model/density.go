@@ -201,6 +201,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				}
 			}
 			var x eval.Value
+			if s.fixErr != nil {
+				return 0, s.fixErr
+			}
 			if s.off < 0 {
 				x = s.fixed
 				if s.ordered && !increasing(x) {
@@ -226,8 +229,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 					terms = append(terms, logJ...)
 				}
 				if d.capture != nil {
-					xs, _, _ := numbers(x)
-					*d.capture = append(*d.capture, xs...)
+					*d.capture = append(*d.capture, flatValues(x)...)
 				}
 			}
 			env.Define(s.param.Name, x)
@@ -299,6 +301,23 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (prio
 	v, err := d.th.Expr(st.Dist, env)
 	if err != nil {
 		return nil, err
+	}
+	if first {
+		s.probed = true
+	}
+	if cp, ok := v.(constrainedPrior); ok {
+		if first {
+			vt, err := cp.transformFor(s.param)
+			if err != nil {
+				return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
+			}
+			s.tr = transform{lo: math.Inf(-1), hi: math.Inf(1)}
+			if s.vt != vt {
+				s.vt = vt
+				return nil, errRelayout
+			}
+		}
+		return cp, nil
 	}
 	if mv, ok := v.(*MultiNormal); ok {
 		if first {
@@ -443,6 +462,10 @@ func paramLen(p eval.Value) int {
 func (d *Density) constrained(s *slot) (eval.Value, []ad.Var) {
 	t := d.tape
 	var logJ []ad.Var
+	if s.vt != nil {
+		x, j := s.vt.record(t, d.in[s.off:s.off+s.free()])
+		return x, []ad.Var{j}
+	}
 	if s.ordered {
 		// x₁ = u₁, xₖ = xₖ₋₁ + e^{uₖ}; log |dx/du| = Σₖ₌₂ uₖ.
 		vs := make([]ad.Var, s.param.Size)
@@ -490,8 +513,8 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 			return nil, ast.Errorf(st.At, "%v", err)
 		}
 		return lp, nil
-	case *CategoricalLogit:
-		lp, err := r.logDensity(d.tape, data, what)
+	case *CategoricalLogit, constrainedPrior:
+		lp, err := r.(priorDist).logDensity(d.tape, data, what)
 		var se *SupportError
 		if errors.As(err, &se) {
 			return nil, se

@@ -154,8 +154,8 @@ func (d *Density) generated(g *ast.Generated, env *eval.Env) error {
 	return nil
 }
 
-// plain is v's value off the tape: numbers and vectors lose their tape
-// nodes; other values are kept.
+// plain is v's value off the tape: numbers, vectors and matrices lose their
+// tape nodes; other values are kept.
 func plain(v eval.Value) eval.Value {
 	switch v := v.(type) {
 	case *eval.ADNum:
@@ -163,6 +163,8 @@ func plain(v eval.Value) eval.Value {
 	case *eval.ADVec:
 		xs, _, _ := numbers(v)
 		return &eval.Vec{Data: xs}
+	case *eval.ADMat:
+		return eval.NewMat(v.Dense())
 	}
 	return v
 }

@@ -154,16 +154,17 @@ func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
 		}
 	}
 	var out []string
-	off := 0
-	for _, p := range c.FreeParams() {
+	for _, s := range c.slots {
+		if s.off < 0 {
+			continue
+		}
 		all := true
-		for i := off; i < off+p.Dim(); i++ {
+		for i := s.off; i < s.off+s.free(); i++ {
 			all = all && zero[i]
 		}
 		if all {
-			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", p.Name))
+			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", s.param.Name))
 		}
-		off += p.Dim()
 	}
 	return out
 }
@@ -176,12 +177,10 @@ func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
 func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]float64, error) {
 	// The grid parameter's coordinate.
 	gridIdx := -1
-	off := 0
-	for _, p := range c.FreeParams() {
-		if p.Name == gridName {
-			gridIdx = off
+	for _, s := range c.slots {
+		if s.off >= 0 && s.param.Name == gridName {
+			gridIdx = s.off
 		}
-		off += p.Dim()
 	}
 	if gridIdx < 0 {
 		return nil, fmt.Errorf("%s is not a free parameter of model %s", gridName, c.Model.Name)

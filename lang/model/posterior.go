@@ -83,7 +83,9 @@ func (p *Posterior) columns(off, k int, vector bool) eval.Value {
 }
 
 // Attr returns every draw of a parameter, chains one after another: a
-// vector for a scalar parameter, a draws × K matrix for a vector one. The
+// vector for a scalar parameter, a draws × K matrix for a vector one, and a
+// draws × K² matrix for a K×K matrix one
+// (entries column by column: L.1.1, L.2.1, ...). The
 // sampler's columns (lp__, accept_stat__, ...) are reachable the same way.
 func (p *Posterior) Attr(name string) (eval.Value, bool) {
 	if col := samplerColumn(name); col >= 0 {
@@ -96,11 +98,16 @@ func (p *Posterior) Attr(name string) (eval.Value, bool) {
 		return &eval.Vec{Data: xs}, true
 	}
 	off := 0
-	for _, fp := range p.Comp.FreeParams() {
-		if fp.Name == name {
-			return p.columns(off, fp.Dim(), fp.Size > 0), true
+	for _, s := range p.Comp.slots {
+		if s.off < 0 {
+			continue
 		}
-		off += fp.Dim()
+		if s.param.Name == name {
+			// A matrix parameter gives a draws × K² matrix, its entries
+			// column by column, as its columns are named.
+			return p.columns(off, s.size(), s.param.Size > 0), true
+		}
+		off += s.size()
 	}
 	for _, dc := range p.Derived {
 		if dc.Name == name {
