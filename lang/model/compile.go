@@ -134,7 +134,7 @@ func (s *slot) describe() string {
 
 // Names lists the free parameters' values' names on the constrained scale:
 // `ell`, `w.1`, `w.2`, ... for a vector parameter, and `L.1.1`, `L.1.2`,
-// ... (row by row) for a matrix parameter.
+// ... (column by column, as Stan writes matrices) for a matrix parameter.
 func (c *Compiled) Names() []string {
 	var out []string
 	for _, s := range c.slots {
