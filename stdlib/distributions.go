@@ -39,12 +39,16 @@ func init() {
 		if name == "mixture" {
 			continue
 		}
-		spec := name + "(" + strings.Join(fam.ParamNames(), ", ") + ")"
+		// `**` takes the truncation bounds lower: and upper: by name only.
+		spec := name + "(" + strings.Join(append(fam.ParamNames(), "**"), ", ") + ")"
 		doc := familyDocs[name]
 		if doc == "" {
 			doc = fmt.Sprintf("The %s distribution.", name)
 		}
 		doc += " A distribution value: use it after `~`, or with draw, logpdf, mean and sd. Parameters may be vectors (one value per observation)."
+		if _, err := dist.NewTruncated(fam); err == nil {
+			doc += " lower: and upper: truncate it to [lower, upper] (Stan's T[L, U]), renormalised; they may depend on model parameters."
+		}
 		b := eval.Register(spec, doc, func(a *eval.Args) (eval.Value, error) {
 			return makeDist(a, fam)
 		})
@@ -171,6 +175,9 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 		} else {
 			allNum = false
 		}
+	}
+	if len(a.Extra) > 0 {
+		return truncateDist(a, fam, params)
 	}
 	if allNum {
 		if err := fam.Check(scalar); err != nil {

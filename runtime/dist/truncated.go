@@ -24,7 +24,7 @@ type Truncated struct {
 // flat().
 func NewTruncated(base Family) (*Truncated, error) {
 	if base.Discrete() {
-		return nil, fmt.Errorf("%s is discrete; lower: and upper: truncate continuous families", base.Name())
+		return nil, fmt.Errorf("%s: lower: and upper: truncate continuous families, and %s is discrete", base.Name(), base.Name())
 	}
 	tr := &Truncated{Base: base, n: len(base.ParamNames())}
 	if IsImproper(base) {
@@ -32,7 +32,7 @@ func NewTruncated(base Family) (*Truncated, error) {
 	}
 	c, ok := base.(CDF)
 	if !ok {
-		return nil, fmt.Errorf("%s has no closed-form CDF, so it cannot be truncated with lower: and upper:", base.Name())
+		return nil, fmt.Errorf("%s: it has no closed-form CDF, so it cannot be truncated with lower: and upper:", base.Name())
 	}
 	tr.cdf = c
 	return tr, nil

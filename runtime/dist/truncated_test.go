@@ -204,8 +204,8 @@ func TestTruncatedRand(t *testing.T) {
 
 func TestTruncatedRefusals(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
-		{"poisson", "poisson is discrete"},
-		{"uniform", "uniform has no closed-form CDF"},
+		{"poisson", "and poisson is discrete"},
+		{"uniform", "uniform: it has no closed-form CDF"},
 	} {
 		if _, err := NewTruncated(lookup(t, c.name)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("truncating %s: %v, want %q", c.name, err, c.want)
