@@ -146,40 +146,90 @@ func (t *Truncated) LogProb(x float64, p []float64) float64 {
 	return lp - t.logMass(p)
 }
 
-// LogProbGrad differentiates log f(x) − log Z, Z = F(hi) − F(lo):
-// ∂log Z/∂pⱼ = (rⱼ(hi) f(hi) − rⱼ(lo) f(lo))/Z with rⱼ from CDFGrad,
-// ∂log Z/∂upper = f(upper)/Z and ∂log Z/∂lower = −f(lower)/Z, where the
-// end is a truncation bound (a support's own end does not move).
-func (t *Truncated) LogProbGrad(dp []float64, x float64, p []float64) (float64, float64) {
+// logMassGrad returns log Z, Z = F(hi) − F(lo), and writes its gradient in
+// every parameter into dz: ∂log Z/∂pⱼ = (rⱼ(hi) f(hi) − rⱼ(lo) f(lo))/Z with
+// rⱼ from CDFGrad, ∂log Z/∂upper = f(upper)/Z and ∂log Z/∂lower =
+// −f(lower)/Z, where the end is a truncation bound (a support's own end
+// does not move). Each f/Z is taken in log space, so it stays finite where
+// both underflow.
+func (t *Truncated) logMassGrad(dz, p []float64) float64 {
 	lo, hi, inLo, inHi := t.ends(p)
-	if !(x >= lo && x <= hi) {
-		clear(dp)
-		return math.Inf(-1), 0
-	}
-	lp, dx := t.Base.LogProbGrad(dp[:t.n], x, p[:t.n])
-	dp[t.n], dp[t.n+1] = 0, 0
-	if t.cdf == nil {
-		return lp, dx
-	}
+	clear(dz)
 	logZ := t.logMass(p)
-	r := make([]float64, t.n)
+	r := make([]float64, t.n) // the ratios rⱼ
 	if inHi {
 		w := math.Exp(t.Base.LogProb(hi, p[:t.n]) - logZ) // f(hi)/Z
 		t.cdf.CDFGrad(r, hi, p[:t.n])
 		for j := range r {
-			dp[j] -= r[j] * w
+			dz[j] += r[j] * w
 		}
-		dp[t.n+1] = -w
+		dz[t.n+1] = w
 	}
 	if inLo {
 		w := math.Exp(t.Base.LogProb(lo, p[:t.n]) - logZ)
 		t.cdf.CDFGrad(r, lo, p[:t.n])
 		for j := range r {
-			dp[j] += r[j] * w
+			dz[j] -= r[j] * w
 		}
-		dp[t.n] = w
+		dz[t.n] = -w
+	}
+	return logZ
+}
+
+// LogProbGrad differentiates log f(x) − log Z (logMassGrad).
+func (t *Truncated) LogProbGrad(dp []float64, x float64, p []float64) (float64, float64) {
+	lo, hi := t.Support(p)
+	if !(x >= lo && x <= hi) {
+		clear(dp)
+		return math.Inf(-1), 0
+	}
+	if t.cdf == nil {
+		lp, dx := t.Base.LogProbGrad(dp[:t.n], x, p[:t.n])
+		dp[t.n], dp[t.n+1] = 0, 0
+		return lp, dx
+	}
+	dz := make([]float64, len(p))
+	logZ := t.logMassGrad(dz, p)
+	lp, dx := t.Base.LogProbGrad(dp[:t.n], x, p[:t.n])
+	dp[t.n], dp[t.n+1] = 0, 0
+	for j := range dp {
+		dp[j] -= dz[j]
 	}
 	return lp - logZ, dx
+}
+
+var _ SumGrader = (*Truncated)(nil)
+
+// LogProbGradSum sums the log density over xs sharing one parameter vector:
+// the normalising term and its gradient are computed once, not per point.
+func (t *Truncated) LogProbGradSum(dp, dx, xs, p []float64) float64 {
+	lo, hi := t.Support(p)
+	clear(dp)
+	g := make([]float64, t.n)
+	total := 0.0
+	for i, x := range xs {
+		if !(x >= lo && x <= hi) {
+			return math.Inf(-1)
+		}
+		lp, d := t.Base.LogProbGrad(g, x, p[:t.n])
+		total += lp
+		for j, v := range g {
+			dp[j] += v
+		}
+		if dx != nil {
+			dx[i] = d
+		}
+	}
+	if t.cdf == nil || len(xs) == 0 {
+		return total
+	}
+	dz := make([]float64, len(p))
+	logZ := t.logMassGrad(dz, p)
+	n := float64(len(xs))
+	for j := range dp {
+		dp[j] -= n * dz[j]
+	}
+	return total - n*logZ
 }
 
 // Rand draws by rejection from the base when the bounds hold at least a

@@ -231,3 +231,55 @@ func TestTruncatedRefusals(t *testing.T) {
 		t.Error("flat(lower: 0, upper: 1) is not the improper flat density on (0, 1)")
 	}
 }
+
+// TestTruncatedLogProbGradSum: the sum over points sharing parameters
+// agrees with the point-by-point LogProbGrad, and is −Inf with a point
+// outside the bounds.
+func TestTruncatedLogProbGradSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, c := range append(truncCases, struct {
+		name string
+		p    []float64
+		x    float64
+	}{"flat", []float64{0, 2}, 1}) {
+		tr := truncated(t, c.name)
+		lo, hi := tr.Support(c.p)
+		xs := make([]float64, 5)
+		for i := range xs {
+			xs[i] = c.x
+			if !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+				xs[i] = lo + (hi-lo)*(0.05+0.9*rng.Float64())
+			}
+		}
+		dp, dx := make([]float64, len(c.p)), make([]float64, len(xs))
+		got := tr.LogProbGradSum(dp, dx, xs, c.p)
+		want, wantDp := 0.0, make([]float64, len(c.p))
+		g := make([]float64, len(c.p))
+		for i, x := range xs {
+			lp, d := tr.LogProbGrad(g, x, c.p)
+			want += lp
+			for j := range g {
+				wantDp[j] += g[j]
+			}
+			if math.Abs(dx[i]-d) > 1e-12*math.Max(1, math.Abs(d)) {
+				t.Errorf("%s%v: d/dx[%d] %v, point by point %v", c.name, c.p, i, dx[i], d)
+			}
+		}
+		if math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s%v: sum %v, point by point %v", c.name, c.p, got, want)
+		}
+		for j := range dp {
+			if tr.cdf != nil && j < tr.n && !tr.cdf.CDFGradIn(j) {
+				continue
+			}
+			if math.Abs(dp[j]-wantDp[j]) > 1e-10*math.Max(1, math.Abs(wantDp[j])) {
+				t.Errorf("%s%v: d/d%s %v, point by point %v", c.name, c.p, tr.ParamNames()[j], dp[j], wantDp[j])
+			}
+		}
+		if !math.IsInf(lo, -1) {
+			if v := tr.LogProbGradSum(dp, nil, append(xs, lo-1), c.p); !math.IsInf(v, -1) {
+				t.Errorf("%s%v: a point below the bounds sums to %v", c.name, c.p, v)
+			}
+		}
+	}
+}
