@@ -30,7 +30,7 @@ var familyDocs = map[string]string{
 	"binomial_logit":     "Binomial with success probability logistic(alpha), computed on the log-odds scale.",
 	"neg_binomial_2":     "Negative binomial counts with mean mu > 0 and dispersion phi > 0: variance mu + mu²/phi (Stan's neg_binomial_2).",
 	"neg_binomial_2_log": "Negative binomial with log mean eta and dispersion phi > 0: neg_binomial_2(exp(eta), phi).",
-	"flat":               "The improper flat prior on the real line (log density 0): a parameter's prior only, for which the likelihood must make the posterior proper; it has no draws, log density or moments.",
+	"flat":               "The improper flat prior on the real line (log density 0): a parameter's prior only, for which the likelihood must make the posterior proper; it has no draws, log density or moments. flat(lower: L, upper: U), either bound or both, is the improper flat prior on the bounds, unnormalised (as Stan's real<lower=L, upper=U> without a prior).",
 }
 
 func init() {
@@ -39,12 +39,16 @@ func init() {
 		if name == "mixture" {
 			continue
 		}
-		spec := name + "(" + strings.Join(fam.ParamNames(), ", ") + ")"
+		// `**` takes the truncation bounds lower: and upper: by name only.
+		spec := name + "(" + strings.Join(append(fam.ParamNames(), "**"), ", ") + ")"
 		doc := familyDocs[name]
 		if doc == "" {
 			doc = fmt.Sprintf("The %s distribution.", name)
 		}
 		doc += " A distribution value: use it after `~`, or with draw, logpdf, mean and sd. Parameters may be vectors (one value per observation)."
+		if _, ok := fam.(dist.CDF); ok {
+			doc += " lower: and upper: truncate it to [lower, upper] (Stan's T[L, U]), renormalised; they may depend on model parameters."
+		}
 		b := eval.Register(spec, doc, func(a *eval.Args) (eval.Value, error) {
 			return makeDist(a, fam)
 		})
@@ -181,6 +185,9 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 		} else {
 			allNum = false
 		}
+	}
+	if len(a.Extra) > 0 {
+		return truncateDist(a, fam, params)
 	}
 	if allNum {
 		if err := fam.Check(scalar); err != nil {

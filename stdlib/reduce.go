@@ -131,6 +131,11 @@ func init() {
 				if dv, ok := hm.(*model.DistVal); ok && dist.IsImproper(dv.Family) {
 					return nil, a.Errorf("x", "%s is improper: it has no %s", dv, strings.TrimSuffix(r.spec, "(x)"))
 				}
+				if dv, ok := hm.(*model.DistVal); ok {
+					if tr, ok := dv.Family.(*dist.Truncated); ok && !tr.HasMoments() {
+						return nil, a.Errorf("x", "the %s of a truncated %s is not computed (only a truncated normal's is); estimate it from draws, e.g. %s(draw(d, 100000))", strings.TrimSuffix(r.spec, "(x)"), dv.Family.Name(), strings.TrimSuffix(r.spec, "(x)"))
+					}
+				}
 				mean, sd := hm.Moments()
 				switch r.spec {
 				case "mean(x)":

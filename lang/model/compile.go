@@ -127,7 +127,7 @@ func (s *slot) describe() string {
 		return "ordered: x₁ = u₁, xₖ = xₖ₋₁ + exp(uₖ)"
 	}
 	if s.moving {
-		return "scaled logit onto the prior's bounds, which move with other parameters"
+		return s.tr.String() + " onto the prior's bounds, which move with other parameters"
 	}
 	return s.tr.describe()
 }

@@ -373,10 +373,13 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (prio
 			s.moving = true
 		}
 	}
+	if truncMoves(dv) {
+		s.moving = true
+	}
 	if err := dv.Family.Check(p); err != nil {
 		return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
 	}
-	if width > 1 {
+	if width > 1 && !s.moving {
 		// Every element must share the support (a vector of uniform bounds).
 		for i := 1; i < width; i++ {
 			for j, par := range dv.Params {
@@ -401,34 +404,21 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (prio
 	return dv, nil
 }
 
-// constrainedMoving records x = lo + (hi − lo)·logistic(u) with lo and hi
-// the prior's bounds as evaluated now (tape values when they depend on
-// parameters), and log |dx/du| = log(hi − lo) + log s(1 − s).
+// constrainedMoving records each element of the parameter on the support
+// of its prior as evaluated now (recordMoving), whose ends may be tape
+// values.
 func (d *Density) constrainedMoving(s *slot, prior *DistVal) (eval.Value, []ad.Var, bool) {
 	t := d.tape
-	b := prior.Family.(dist.Bounded)
-	li, hi := b.BoundParams()
 	out := make([]ad.Var, s.param.Dim())
-	var logJ []ad.Var
+	logJ := make([]ad.Var, 0, len(out))
 	for i := range out {
-		lo, lv, lad := paramAt(prior.Params[li], min(i, paramLen(prior.Params[li])-1))
-		up, hv, had := paramAt(prior.Params[hi], min(i, paramLen(prior.Params[hi])-1))
-		u := d.in[s.off+i]
-		uv := t.Value(u)
-		w := up - lo
-		if !(w > 0) || math.IsInf(w, 0) {
+		lo, hi := movingEnds(prior, i)
+		x, j, ok := recordMoving(t, d.in[s.off+i], lo, hi)
+		if !ok {
 			return nil, nil, false
 		}
-		sg := dist.Logistic(uv)
-		parents, dx, dj := []ad.Var{u}, []float64{w * sg * (1 - sg)}, []float64{1 - 2*sg}
-		if lad {
-			parents, dx, dj = append(parents, lv), append(dx, 1-sg), append(dj, -1/w)
-		}
-		if had {
-			parents, dx, dj = append(parents, hv), append(dx, sg), append(dj, 1/w)
-		}
-		out[i] = t.Node(lo+w*sg, parents, dx)
-		logJ = append(logJ, t.Node(math.Log(w)-dist.Softplus(-uv)-dist.Softplus(uv), parents, dj))
+		out[i] = x
+		logJ = append(logJ, j)
 	}
 	if s.param.Size == 0 {
 		return &eval.ADNum{T: t, V: out[0]}, logJ, true

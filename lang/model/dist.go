@@ -47,6 +47,9 @@ func (d *DistVal) String() string {
 	for i, p := range d.Params {
 		parts[i] = p.String()
 	}
+	if tr, ok := d.Family.(*dist.Truncated); ok {
+		return tr.Format(parts)
+	}
 	return d.Family.Name() + "(" + strings.Join(parts, ", ") + ")"
 }
 
