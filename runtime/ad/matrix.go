@@ -182,4 +182,3 @@ func (op *cholesky) backward(t *Tape, out, adj []float64) {
 		}
 	}
 }
-
