@@ -30,8 +30,8 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		lens = []int{len(x.Vs)}
 	case *List:
 		lens = []int{len(x.Elems)}
-	case *Mat:
-		r, c := x.Dims()
+	case *Mat, *ADMat:
+		r, c := x.(interface{ Dims() (int, int) }).Dims()
 		if len(e.Indices) == 1 && c == 1 {
 			lens = []int{r}
 		} else {
@@ -44,10 +44,11 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		return nil, ast.Errorf(e.Lbrack, "%s takes at most %d index, got %d", Describe(x), len(lens), len(e.Indices))
 	}
 	if len(e.Indices) == 2 && len(lens) == 1 {
-		if _, isMat := x.(*Mat); !isMat {
+		m, isMat := x.(interface{ Dims() (int, int) })
+		if !isMat {
 			return nil, ast.Errorf(e.Lbrack, "%s takes one index, got 2", Describe(x))
 		}
-		r, c := x.(*Mat).Dims()
+		r, c := m.Dims()
 		lens = []int{r, c}
 	}
 	sels := make([]selection, len(e.Indices))
@@ -126,8 +127,46 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 			}
 		}
 		return &Mat{M: out}, nil
+	case *ADMat:
+		return indexADMat(e, x, sels)
 	}
 	return nil, ast.Errorf(e.Lbrack, "%s cannot be indexed", Describe(x))
+}
+
+// indexADMat selects from a matrix on the tape as from a data matrix:
+// the selected nodes, no new ones.
+func indexADMat(e *ast.Index, x *ADMat, sels []selection) (Value, error) {
+	if len(sels) == 1 {
+		all := make([]int, x.Cols)
+		for j := range all {
+			all[j] = j
+		}
+		if x.Cols == 1 {
+			sels = []selection{sels[0], {idx: []int{0}, single: true}}
+		} else {
+			sels = []selection{sels[0], {idx: all}}
+		}
+	}
+	rs, cs := sels[0], sels[1]
+	pick := func(rows, cols []int) []ad.Var {
+		out := make([]ad.Var, 0, len(rows)*len(cols))
+		for _, i := range rows {
+			for _, j := range cols {
+				out = append(out, x.Vs[i*x.Cols+j])
+			}
+		}
+		return out
+	}
+	switch {
+	case rs.single && cs.single:
+		return &ADNum{T: x.T, V: x.Vs[rs.idx[0]*x.Cols+cs.idx[0]]}, nil
+	case rs.single || cs.single:
+		return &ADVec{T: x.T, Vs: pick(rs.idx, cs.idx)}, nil
+	}
+	if len(rs.idx) == 0 || len(cs.idx) == 0 {
+		return nil, ast.Errorf(e.Lbrack, "this index selects no rows or no columns of a %d×%d matrix", x.Rows, x.Cols)
+	}
+	return &ADMat{T: x.T, Rows: len(rs.idx), Cols: len(cs.idx), Vs: pick(rs.idx, cs.idx)}, nil
 }
 
 // selection evaluates one index expression against an axis of length n:
