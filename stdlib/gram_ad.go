@@ -32,38 +32,43 @@ func gramOnTape(k *KernelVal, x, y *mat.Dense) (eval.Value, error) {
 	if y != nil {
 		m, _ = y.Dims()
 	}
-	// Check the kernel against the inputs once, where an error can be
-	// reported; the tape's function then only meets values it accepts.
-	if y == nil {
-		if _, _, err := kernels.GramGrad(k.K, x); err != nil {
-			return nil, err
-		}
-	} else if _, _, err := kernels.CrossGrad(k.K, x, y); err != nil {
-		return nil, err
-	}
+	// The recording computes the matrix once, at the kernel's own values:
+	// an error then (inputs the kernel does not accept) is reported.
+	var recErr error
 	p := len(parents)
 	vs := t.VecFunc(parents, n*m, func(hx, val, jac []float64) {
 		h := append([]float64(nil), base...)
 		for j, i := range pos {
 			h[i] = hx[j]
 		}
-		kk, err := k.K.WithHyper(h)
-		if err != nil {
+		nan := func() {
 			for i := range val {
 				val[i] = math.NaN()
 			}
+		}
+		kk, err := k.K.WithHyper(h)
+		if err != nil {
+			nan()
 			return
 		}
 		var g mat.Matrix
 		var dg []mat.Matrix
 		if y == nil {
-			s, ds, _ := kernels.GramGrad(kk, x)
+			s, ds, err := kernels.GramGrad(kk, x)
+			if recErr = err; err != nil {
+				nan()
+				return
+			}
 			g = s
 			for _, d := range ds {
 				dg = append(dg, d)
 			}
 		} else {
-			c, dc, _ := kernels.CrossGrad(kk, x, y)
+			c, dc, err := kernels.CrossGrad(kk, x, y)
+			if recErr = err; err != nil {
+				nan()
+				return
+			}
 			g = c
 			for _, d := range dc {
 				dg = append(dg, d)
@@ -79,5 +84,8 @@ func gramOnTape(k *KernelVal, x, y *mat.Dense) (eval.Value, error) {
 			}
 		}
 	})
+	if recErr != nil {
+		return nil, recErr
+	}
 	return &eval.ADMat{T: t, Rows: n, Cols: m, Vs: vs}, nil
 }

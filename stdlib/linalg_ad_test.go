@@ -230,6 +230,7 @@ model m {
   N = M @ transpose(M) + diag([s, ell, 1]) - outer(y, y) / 10
   target += -0.5 * (z @ z) - sum(log(diag(L))) + logdet(N) + det(M) / 10 + trace(inv(N))
   target += sum(solve(N, y)) + sum(solve(M, [1, 2, 3])) + (M @ N)[2, 3] + sum(N[3]) + trace(-M * M / (1 + s)) / 5
+  target += sum(M[:, 2]) + trace(M[2:3, 1:2]) + sum(gram(s * rbf(ell), x, [0.5, 1.0]) @ [1, -1])
 }
 `)
 	checkModelGradient(t, in, "m", 1e-6,
@@ -322,5 +323,28 @@ let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 71)
 		if math.Abs(p.Mean-w.mean) > 4*p.MCSEMean || math.Abs(p.SD-w.sd) > 4*sdMCSE {
 			t.Errorf("%s: mean %v ± %v (want %v), sd %v ± %v (want %v)", p.Name, p.Mean, p.MCSEMean, w.mean, p.SD, sdMCSE, w.sd)
 		}
+	}
+}
+
+// TestLinalgOnTapeErrors: bad matrices on the tape are errors at the call,
+// with positions, as on data (sample's first evaluation, at s = 1, is on
+// the tape).
+func TestLinalgOnTapeErrors(t *testing.T) {
+	model := func(body string) string {
+		return "let x = [0, 1, 2]\nmodel m {\n  s ~ lognormal(0, 1)\n" + body + "\n}\nlet p = sample(m, chains: 1, warmup: 1, draws: 1, seed: 1)\n"
+	}
+	for _, c := range []struct{ body, want string }{
+		{"  target += sum(diag(chol([[s, 1], [0, s]])))", "t.kml:4:27: error: chol: A is not symmetric: A[2, 1] = 0 but A[1, 2] = 1"},
+		{"  target += sum(diag(chol([[s, 2], [2, s]])))", "chol: A is not positive definite at these parameter values"},
+		{"  target += sum(solve([[s, 1], [1, s]], [1, 2, 3]))", "solve: b has 3 rows but A is 2×2"},
+		{"  target += sum(solve([[s, 1], [s, 1]], [1, 2]))", "solve: A is singular"},
+		{"  target += logdet([[s, 1, 2], [1, s, 3]])", "logdet: A must be a square matrix, got 2×3"},
+		{"  target += sum([[s, 1, 2], [1, s, 3]] @ [1, 2])", "shapes do not match for @: matrix 2×3 and vector of length 2"},
+		{"  target += sum(diag(gram(rbf(1), [s, 1, 2])))", "gram's x must be data"},
+		{"  w[2] ~ multi_normal_cholesky(0, [[s, 1], [0, s]])", "L must be lower triangular, but L[1, 2] = 1"},
+		{"  w[3] ~ multi_normal(0, s * [[1, 0], [0, 1]])", "multi_normal(0, 2×2) is a 2-dimensional distribution but w has 3 elements"},
+		{"  x ~ multi_normal(0, [[s, 2], [2, s]])", "multi_normal: Sigma is not positive definite at these parameter values"},
+	} {
+		expectError(t, model(c.body), c.want)
 	}
 }
