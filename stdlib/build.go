@@ -68,6 +68,9 @@ func init() {
 		return bind(a, false)
 	})
 	eval.Register("transpose(m)", "The transpose of a matrix (a vector becomes a 1×n matrix).", func(a *eval.Args) (eval.Value, error) {
+		if t := adTranspose(a.Value("m")); t != nil {
+			return t, nil
+		}
 		var m *mat.Dense
 		if err := a.Unpack("m", &m); err != nil {
 			return nil, err
@@ -75,7 +78,7 @@ func init() {
 		var t mat.Dense
 		t.CloneFrom(m.T())
 		return eval.NewMat(&t), nil
-	})
+	}).AD = true
 	r := eval.Register("rep(x, times)", "The vector (or number) x repeated times times.", func(a *eval.Args) (eval.Value, error) {
 		var x eval.Value
 		var times eval.Length

@@ -78,11 +78,31 @@ func init() {
 	eval.Register("constant()", "The constant kernel 1; c * constant() is the constant c.", func(a *eval.Args) (eval.Value, error) {
 		return &KernelVal{K: kernels.Constant{}}, nil
 	})
-	eval.Register("gram(k, x, y?)", "The Gram matrix of kernel k on the rows of x (k(x_i, x_j)), or between the rows of x and y (k(x_i, y_j)).", func(a *eval.Args) (eval.Value, error) {
+	eval.Register("gram(k, x, y?)", "The Gram matrix of kernel k on the rows of x (k(x_i, x_j)), or between the rows of x and y (k(x_i, y_j)). Inside a model, k's hyperparameters may be parameters (x and y are data); gradients flow to them.", func(a *eval.Args) (eval.Value, error) {
+		for _, name := range []string{"x", "y"} {
+			if v := a.Value(name); v != nil && eval.IsAD(v) {
+				return nil, a.Errorf(name, "gram's %s must be data, not a value that depends on model parameters", name)
+			}
+		}
 		var k kernel
 		var x, y *mat.Dense
 		if err := a.Unpack("k", &k, "x", &x, "y?", &y); err != nil {
 			return nil, err
+		}
+		if k.HasAD() {
+			n, _ := x.Dims()
+			m := n
+			if y != nil {
+				m, _ = y.Dims()
+			}
+			if err := a.CheckDense(n, m, "the Gram matrix", "use a smaller sample"); err != nil {
+				return nil, err
+			}
+			g, err := gramOnTape(k.KernelVal, x, y)
+			if err != nil {
+				return nil, a.Errorf("x", "%v", err)
+			}
+			return g, nil
 		}
 		n, _ := x.Dims()
 		m := n
@@ -104,7 +124,7 @@ func init() {
 			return nil, a.Fail("%v", err)
 		}
 		return eval.NewMat(c), nil
-	})
+	}).AD = true
 	eval.Register("median_heuristic(x, seed?)",
 		"The median Euclidean distance between rows of x over pairs i < j, so rbf(median_heuristic(x)) is exp(-|x - y|²/(2 m²)) with m the median (the convention of Muandet et al. 2014; the other, exp(-|x - y|²/m²), is rbf(m/sqrt(2))). Above 2000 rows a seeded subsample of 2000 rows is used.",
 		func(a *eval.Args) (eval.Value, error) {

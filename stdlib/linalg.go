@@ -9,30 +9,33 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 )
 
-// Linear algebra on data (values that do not depend on model parameters),
-// through gonum: what a user needs to write a kernel estimator by hand.
+// Linear algebra through gonum: what a user needs to write a kernel
+// estimator by hand. On data the builtins compute with gonum; inside a
+// model, on values that depend on parameters, with the differentiable
+// tape operations of linalg_ad.go.
 func init() {
 	for _, b := range []struct {
 		spec, doc string
 		f         func(a *eval.Args) (eval.Value, error)
+		onTape    func(a *eval.Args) (eval.Value, error) // for arguments on the tape
 	}{
-		{"eye(n)", "The n×n identity matrix.", eyeBuiltin},
-		{"diag(x)", "For a vector, the square matrix with x on its diagonal; for a matrix, its diagonal as a vector.", diagBuiltin},
-		{"outer(a, b)", "The matrix a bᵀ of two vectors: element (i, j) is a[i]·b[j].", outerBuiltin},
+		{"eye(n)", "The n×n identity matrix.", eyeBuiltin, nil},
+		{"diag(x)", "For a vector, the square matrix with x on its diagonal; for a matrix, its diagonal as a vector.", diagBuiltin, adDiag},
+		{"outer(a, b)", "The matrix a bᵀ of two vectors: element (i, j) is a[i]·b[j].", outerBuiltin, adOuter},
 		{"trace(A)", "The sum of the diagonal of a square matrix.", func(a *eval.Args) (eval.Value, error) {
 			m, err := squareArg(a, "A")
 			if err != nil {
 				return nil, err
 			}
 			return eval.Num(mat.Trace(m)), nil
-		}},
+		}, adTrace},
 		{"det(A)", "The determinant of a square matrix (by LU).", func(a *eval.Args) (eval.Value, error) {
 			m, err := squareArg(a, "A")
 			if err != nil {
 				return nil, err
 			}
 			return eval.Num(mat.Det(m)), nil
-		}},
+		}, adDet},
 		{"logdet(A)", "log |det A| of a square matrix (by LU), without the overflow of log(det(A)).", func(a *eval.Args) (eval.Value, error) {
 			m, err := squareArg(a, "A")
 			if err != nil {
@@ -40,12 +43,22 @@ func init() {
 			}
 			ld, _ := mat.LogDet(m)
 			return eval.Num(ld), nil
-		}},
-		{"inv(A)", "The inverse of a square matrix; an error when it is singular. solve(A, b) is cheaper and more accurate than inv(A) @ b.", invBuiltin},
-		{"solve(A, b)", "The x with A x = b, for a square matrix A and a vector or matrix b (by LU; an error when A is singular).", solveBuiltin},
-		{"chol(A)", "The lower-triangular Cholesky factor L of a symmetric positive definite matrix, A = L Lᵀ; an error naming the failing pivot otherwise.", cholBuiltin},
+		}, adLogDet},
+		{"inv(A)", "The inverse of a square matrix; an error when it is singular. solve(A, b) is cheaper and more accurate than inv(A) @ b.", invBuiltin, adInv},
+		{"solve(A, b)", "The x with A x = b, for a square matrix A and a vector or matrix b (by LU; an error when A is singular; a triangular A, such as a Cholesky factor, by substitution).", solveBuiltin, adSolve},
+		{"chol(A)", "The lower-triangular Cholesky factor L of a symmetric positive definite matrix, A = L Lᵀ; an error naming the failing pivot otherwise.", cholBuiltin, adChol},
 	} {
-		eval.Register(b.spec, b.doc, b.f)
+		f, onTape := b.f, b.onTape
+		if onTape == nil {
+			eval.Register(b.spec, b.doc, f)
+			continue
+		}
+		eval.Register(b.spec, b.doc, func(a *eval.Args) (eval.Value, error) {
+			if a.AnyAD() {
+				return onTape(a)
+			}
+			return f(a)
+		}).AD = true
 	}
 }
 

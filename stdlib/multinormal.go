@@ -11,10 +11,10 @@ import (
 
 func init() {
 	eval.Register("multi_normal(mu, Sigma)",
-		"The K-dimensional normal with mean mu (a vector of K, or a number for every element) and covariance Sigma (K×K, symmetric positive definite, data). A vector parameter w[K] ~ multi_normal(mu, Sigma), or observations: a vector of K or the rows of an n×K matrix. mu may depend on model parameters; Sigma may not (yet).",
+		"The K-dimensional normal with mean mu (a vector of K, or a number for every element) and covariance Sigma (K×K, symmetric positive definite, data). A vector parameter w[K] ~ multi_normal(mu, Sigma), or observations: a vector of K or the rows of an n×K matrix. mu and, inside a model, Sigma may depend on model parameters (Sigma's Cholesky factor is then differentiated on the tape).",
 		func(a *eval.Args) (eval.Value, error) { return makeMultiNormal(a, false) }).AD = true
 	eval.Register("multi_normal_cholesky(mu, L)",
-		"multi_normal(mu, L Lᵀ) given the lower-triangular Cholesky factor L (data), as Stan's multi_normal_cholesky: cheaper when L is at hand, e.g. chol(gram(k, x) + 1e-9 * eye(n)).",
+		"multi_normal(mu, L Lᵀ) given the lower-triangular Cholesky factor L (data, or inside a model a value that depends on parameters), as Stan's multi_normal_cholesky: cheaper when L is at hand, e.g. chol(gram(k, x) + 1e-9 * eye(n)).",
 		func(a *eval.Args) (eval.Value, error) { return makeMultiNormal(a, true) }).AD = true
 }
 
@@ -24,7 +24,7 @@ func makeMultiNormal(a *eval.Args, cholesky bool) (eval.Value, error) {
 		name = "L"
 	}
 	if eval.IsAD(a.Value(name)) {
-		return nil, a.Errorf(name, "%s must be data here: a covariance that depends on model parameters is not supported yet (a GP's hyperparameters: use f ~ gp(X, kernel))", name)
+		return multiNormalOnTape(a, name, cholesky)
 	}
 	m, err := squareArg(a, name)
 	if err != nil {
@@ -70,10 +70,37 @@ func makeMultiNormal(a *eval.Args, cholesky bool) (eval.Value, error) {
 	return mv, nil
 }
 
+// multiNormalOnTape is multi_normal or multi_normal_cholesky with a
+// covariance (or factor) that depends on model parameters: its Cholesky
+// factor is an operation on the tape, and the density differentiates
+// through it.
+func multiNormalOnTape(a *eval.Args, name string, cholesky bool) (eval.Value, error) {
+	var l *eval.ADMat
+	var err error
+	if cholesky {
+		t, vs, n, err := adSquare(a, name)
+		if err != nil {
+			return nil, err
+		}
+		l = &eval.ADMat{T: t, Rows: n, Cols: n, Vs: vs}
+	} else if l, err = cholOnTape(a, name); err != nil {
+		return nil, err
+	}
+	fn := "multi_normal"
+	if cholesky {
+		fn = "multi_normal_cholesky"
+	}
+	mv, err := model.NewMultiNormalAD(a.Value("mu"), l, fmt.Sprintf("%s(%s, %d×%d)", fn, a.Value("mu"), l.Rows, l.Rows))
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return mv, nil
+}
+
 // drawMultiNormal draws n rows mu + L z, z standard normal.
 func drawMultiNormal(a *eval.Args, mv *model.MultiNormal) (eval.Value, error) {
 	if mv.HasAD() {
-		return nil, a.Errorf("d", "cannot draw from %s: its mean depends on model parameters", mv)
+		return nil, a.Errorf("d", "cannot draw from %s: it depends on model parameters", mv)
 	}
 	n := 1
 	if a.Given("n") {

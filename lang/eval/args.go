@@ -53,6 +53,22 @@ func (a *Args) Given(name string) bool { return a.given[a.index(name)] }
 // Value returns the argument (or its default), nil when absent.
 func (a *Args) Value(name string) Value { return a.vals[a.index(name)] }
 
+// AnyAD reports whether an argument depends on model parameters: a builtin
+// with a differentiable path chooses it this way.
+func (a *Args) AnyAD() bool {
+	for _, v := range a.vals {
+		if v != nil && IsAD(v) {
+			return true
+		}
+	}
+	for _, v := range a.Rest {
+		if IsAD(v) {
+			return true
+		}
+	}
+	return false
+}
+
 // PosOf is the position of the argument, or of the call when it was not
 // given.
 func (a *Args) PosOf(name string) ast.Pos {
@@ -336,6 +352,8 @@ func Describe(v Value) string {
 	case *Mat:
 		r, c := v.Dims()
 		return fmt.Sprintf("matrix %d×%d", r, c)
+	case *ADMat:
+		return fmt.Sprintf("matrix %d×%d", v.Rows, v.Cols)
 	case Str:
 		return fmt.Sprintf("string %q", string(v))
 	case nil:

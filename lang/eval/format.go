@@ -166,6 +166,8 @@ func ToJSON(v Value) any {
 		return jsonNumber(v.Value())
 	case *ADVec:
 		return ToJSON(&Vec{Data: v.Values()})
+	case *ADMat:
+		return ToJSON(&Mat{M: v.Dense()})
 	case None:
 		return nil
 	}

@@ -44,10 +44,11 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		return nil, ast.Errorf(e.Lbrack, "%s takes at most %d index, got %d", Describe(x), len(lens), len(e.Indices))
 	}
 	if len(e.Indices) == 2 && len(lens) == 1 {
-		if _, isMat := x.(interface{ Dims() (int, int) }); !isMat {
+		m, isMat := x.(interface{ Dims() (int, int) })
+		if !isMat {
 			return nil, ast.Errorf(e.Lbrack, "%s takes one index, got 2", Describe(x))
 		}
-		r, c := x.(interface{ Dims() (int, int) }).Dims()
+		r, c := m.Dims()
 		lens = []int{r, c}
 	}
 	sels := make([]selection, len(e.Indices))
@@ -130,6 +131,42 @@ func (th *Thread) index(e *ast.Index, env *Env) (Value, error) {
 		return &Mat{M: out}, nil
 	}
 	return nil, ast.Errorf(e.Lbrack, "%s cannot be indexed", Describe(x))
+}
+
+// indexADMat selects from a matrix on the tape as from a data matrix:
+// the selected nodes, no new ones.
+func indexADMat(e *ast.Index, x *ADMat, sels []selection) (Value, error) {
+	if len(sels) == 1 {
+		all := make([]int, x.Cols)
+		for j := range all {
+			all[j] = j
+		}
+		if x.Cols == 1 {
+			sels = []selection{sels[0], {idx: []int{0}, single: true}}
+		} else {
+			sels = []selection{sels[0], {idx: all}}
+		}
+	}
+	rs, cs := sels[0], sels[1]
+	pick := func(rows, cols []int) []ad.Var {
+		out := make([]ad.Var, 0, len(rows)*len(cols))
+		for _, i := range rows {
+			for _, j := range cols {
+				out = append(out, x.Vs[i*x.Cols+j])
+			}
+		}
+		return out
+	}
+	switch {
+	case rs.single && cs.single:
+		return &ADNum{T: x.T, V: x.Vs[rs.idx[0]*x.Cols+cs.idx[0]]}, nil
+	case rs.single || cs.single:
+		return &ADVec{T: x.T, Vs: pick(rs.idx, cs.idx)}, nil
+	}
+	if len(rs.idx) == 0 || len(cs.idx) == 0 {
+		return nil, ast.Errorf(e.Lbrack, "this index selects no rows or no columns of a %d×%d matrix", x.Rows, x.Cols)
+	}
+	return &ADMat{T: x.T, Rows: len(rs.idx), Cols: len(cs.idx), Vs: pick(rs.idx, cs.idx)}, nil
 }
 
 // selection evaluates one index expression against an axis of length n:
@@ -229,48 +266,4 @@ func (th *Thread) indexNumber(e ast.Expr, env *Env) (float64, error) {
 		return 0, ast.Errorf(e.Pos(), "a slice bound must be a number, got %s", Describe(v))
 	}
 	return float64(n), nil
-}
-
-// indexADMat indexes a matrix on the tape as index does a plain one:
-// L[i, j] is a number, L[i, :] and L[:, j] vectors, L[i] row i.
-func indexADMat(e *ast.Index, x *ADMat, sels []selection) (Value, error) {
-	if len(sels) == 1 {
-		if x.Cols == 1 {
-			sels = []selection{sels[0], {idx: []int{0}, single: true}}
-		} else {
-			all := make([]int, x.Cols)
-			for j := range all {
-				all[j] = j
-			}
-			sels = []selection{sels[0], {idx: all}}
-		}
-	}
-	rs, cs := sels[0], sels[1]
-	at := func(i, j int) ad.Var { return x.Vs[i*x.Cols+j] }
-	switch {
-	case rs.single && cs.single:
-		return &ADNum{T: x.T, V: at(rs.idx[0], cs.idx[0])}, nil
-	case rs.single:
-		out := make([]ad.Var, len(cs.idx))
-		for k, j := range cs.idx {
-			out[k] = at(rs.idx[0], j)
-		}
-		return &ADVec{T: x.T, Vs: out}, nil
-	case cs.single:
-		out := make([]ad.Var, len(rs.idx))
-		for k, i := range rs.idx {
-			out[k] = at(i, cs.idx[0])
-		}
-		return &ADVec{T: x.T, Vs: out}, nil
-	}
-	if len(rs.idx) == 0 || len(cs.idx) == 0 {
-		return nil, ast.Errorf(e.Lbrack, "this index selects no rows or no columns of a %d×%d matrix", x.Rows, x.Cols)
-	}
-	out := &ADMat{T: x.T, Rows: len(rs.idx), Cols: len(cs.idx)}
-	for _, i := range rs.idx {
-		for _, j := range cs.idx {
-			out.Vs = append(out.Vs, at(i, j))
-		}
-	}
-	return out, nil
 }

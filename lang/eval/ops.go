@@ -111,7 +111,7 @@ func MakeVector(at ast.Pos, vals []Value, posOf func(int) ast.Pos) (Value, error
 		}
 		return &Mat{M: m}, nil
 	case allVec:
-		return nil, ast.Errorf(at, "a matrix of values that depend on model parameters is not supported")
+		return adRows(at, vals, posOf)
 	}
 	for i, v := range vals {
 		if _, ok := v.(*Mat); ok {
@@ -119,6 +119,42 @@ func MakeVector(at ast.Pos, vals []Value, posOf func(int) ast.Pos) (Value, error
 		}
 	}
 	return &List{Elems: vals}, nil
+}
+
+// adRows makes a matrix on the tape from rows of which at least one is on
+// it (data rows join the tape as inputs).
+func adRows(at ast.Pos, vals []Value, posOf func(int) ast.Pos) (Value, error) {
+	var t *ad.Tape
+	for _, v := range vals {
+		if a, ok := v.(*ADVec); ok {
+			t = a.T
+		}
+	}
+	row := func(v Value) []ad.Var {
+		if a, ok := v.(*ADVec); ok {
+			return a.Vs
+		}
+		xs := v.(*Vec).Data
+		vs := make([]ad.Var, len(xs))
+		for i, x := range xs {
+			vs[i] = t.Input(x)
+		}
+		return vs
+	}
+	first := row(vals[0])
+	cols := len(first)
+	if cols == 0 {
+		return nil, ast.Errorf(at, "a matrix needs at least one column")
+	}
+	vs := append([]ad.Var(nil), first...)
+	for i, v := range vals[1:] {
+		r := row(v)
+		if len(r) != cols {
+			return nil, ast.Errorf(posOf(i+1), "matrix rows must have equal lengths: row 1 has %d, row %d has %d", cols, i+2, len(r))
+		}
+		vs = append(vs, r...)
+	}
+	return &ADMat{T: t, Rows: len(vals), Cols: cols, Vs: vs}, nil
 }
 
 // asVar puts a number on the tape (constants become inputs with no parents,
@@ -162,6 +198,9 @@ func unary(pos ast.Pos, op string, x Value) (Value, error) {
 				vs[i] = x.T.Neg(v)
 			}
 			return &ADVec{T: x.T, Vs: vs}, nil
+		case *ADMat:
+			vs := x.T.Elementwise('*', ad.Operand{Vs: x.Vs}, ad.Operand{F: []float64{-1}}, len(x.Vs))
+			return &ADMat{T: x.T, Rows: x.Rows, Cols: x.Cols, Vs: vs}, nil
 		case HasBinary:
 			if v, ok, err := x.Binary("*", Num(-1), true); ok || err != nil {
 				return v, posErr(pos, err)
@@ -296,6 +335,8 @@ func asArray(v Value) (array, bool) {
 		return array{rank: 0, t: v.T, vs: []ad.Var{v.V}}, true
 	case *ADVec:
 		return array{rank: 1, rows: len(v.Vs), t: v.T, vs: v.Vs}, true
+	case *ADMat:
+		return array{rank: 2, rows: v.Rows, cols: v.Cols, t: v.T, vs: v.Vs}, true
 	}
 	return array{}, false
 }
@@ -384,17 +425,14 @@ func arithArrays(pos ast.Pos, op string, a, b array) (Value, error) {
 		}
 		return arrayValue(out, res, nil, nil), nil
 	}
-	if out.rank == 2 {
-		return nil, ast.Errorf(pos, "matrices of values that depend on model parameters are not supported")
-	}
 	t := a.t
 	if t == nil {
 		t = b.t
 	}
-	if out.rank == 1 && len(op) == 1 && op != "^" && op != "%" {
-		// A vector result is one vector node (a number or a vector as
-		// each operand, as broadcast decided).
-		return &ADVec{T: t, Vs: t.Elementwise(ad.Arith(op[0]), operand(a), operand(b), n)}, nil
+	if out.rank > 0 && len(op) == 1 && op != "^" && op != "%" {
+		// A vector or matrix result is one vector node (a number, or the
+		// elements broadcast decided, as each operand).
+		return arrayValue(out, nil, t, t.Elementwise(ad.Arith(op[0]), operand(a, ia, n), operand(b, ib, n), n)), nil
 	}
 	vs := make([]ad.Var, n)
 	for i := range vs {
@@ -404,13 +442,27 @@ func arithArrays(pos ast.Pos, op string, a, b array) (Value, error) {
 }
 
 // operand is an array as a side of an elementwise operation with n
-// results: a number, or the n elements of a vector (or of an n×1 or 1×n
-// matrix).
-func operand(a array) ad.Operand {
-	if a.t != nil {
-		return ad.Operand{Vs: a.vs}
+// results: a number, or its elements in the order idx maps the results
+// to (a row or column of a matrix repeated when broadcast).
+func operand(a array, idx func(int) int, n int) ad.Operand {
+	if a.n() == 1 || a.n() == n {
+		if a.t != nil {
+			return ad.Operand{Vs: a.vs}
+		}
+		return ad.Operand{F: a.f}
 	}
-	return ad.Operand{F: a.f}
+	if a.t != nil {
+		vs := make([]ad.Var, n)
+		for i := range vs {
+			vs[i] = a.vs[idx(i)]
+		}
+		return ad.Operand{Vs: vs}
+	}
+	f := make([]float64, n)
+	for i := range f {
+		f[i] = a.f[idx(i)]
+	}
+	return ad.Operand{F: f}
 }
 
 // adArith records one elementwise operation where at least one side is on
@@ -484,10 +536,13 @@ func valueAt(t *ad.Tape, a array, i int) float64 {
 
 func arrayValue(shape array, f []float64, t *ad.Tape, vs []ad.Var) Value {
 	if t != nil {
-		if shape.rank == 0 {
+		switch shape.rank {
+		case 0:
 			return &ADNum{T: t, V: vs[0]}
+		case 1:
+			return &ADVec{T: t, Vs: vs}
 		}
-		return &ADVec{T: t, Vs: vs}
+		return &ADMat{T: t, Rows: shape.rows, Cols: shape.cols, Vs: vs}
 	}
 	switch shape.rank {
 	case 0:
@@ -556,12 +611,12 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 		}
 		return &Mat{M: &c}, nil
 	}
-	if a.rank == 2 && a.t != nil || b.rank == 2 && b.t != nil {
-		return nil, ast.Errorf(pos, "matrices of values that depend on model parameters are not supported")
-	}
 	t := a.t
 	if t == nil {
 		t = b.t
+	}
+	if a.rank == 2 && a.t != nil || b.rank == 2 && b.t != nil {
+		return adMatMul(t, a, b), nil
 	}
 	// The dot product of two vectors is one node with its partials; a
 	// product with a data matrix is one vector node (ad.MatVec).
@@ -611,4 +666,32 @@ func asDense(a array, left bool) *mat.Dense {
 		return mat.NewDense(1, a.rows, a.f)
 	}
 	return mat.NewDense(a.rows, 1, a.f)
+}
+
+// adMatMul is `@` with a matrix on the tape: one ad.MatMul, a vector taken
+// as a row on the left and a column on the right.
+func adMatMul(t *ad.Tape, a, b array) Value {
+	am, bm := adMatrix(a, true), adMatrix(b, false)
+	vs := t.MatMul(am, bm)
+	switch {
+	case a.rank == 1 || b.rank == 1:
+		return &ADVec{T: t, Vs: vs}
+	}
+	return &ADMat{T: t, Rows: am.Rows, Cols: bm.Cols, Vs: vs}
+}
+
+// adMatrix views an array as a matrix operand, a vector as a row on the
+// left and a column on the right.
+func adMatrix(a array, left bool) ad.Matrix {
+	m := ad.Matrix{Rows: a.rows, Cols: a.cols, Vs: a.vs}
+	if a.t == nil {
+		m.F = a.f
+	}
+	if a.rank == 1 {
+		m.Rows, m.Cols = a.rows, 1
+		if left {
+			m.Rows, m.Cols = 1, a.rows
+		}
+	}
+	return m
 }

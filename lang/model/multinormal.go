@@ -28,13 +28,20 @@ type MultiNormal struct {
 	k     int
 	logDL float64 // Σ log Lᵢᵢ = ½ log det Σ
 	Label string
+	// adL, when set, is a Cholesky factor on the tape (L is then nil):
+	// see NewMultiNormalAD.
+	adL *eval.ADMat
 }
 
 // NewMultiNormal checks mu against the lower Cholesky factor l.
 func NewMultiNormal(mu eval.Value, l *mat.TriDense, label string) (*MultiNormal, error) {
 	k, _ := l.Dims()
+	return newMultiNormal(mu, l, label, k)
+}
+
+func newMultiNormal(mu eval.Value, l *mat.TriDense, label string, k int) (*MultiNormal, error) {
 	m := &MultiNormal{Mu: mu, L: l, k: k, Label: label}
-	for i := 0; i < k; i++ {
+	for i := 0; i < k && l != nil; i++ {
 		d := l.At(i, i)
 		if !(d > 0) || math.IsInf(d, 0) {
 			return nil, fmt.Errorf("the Cholesky factor's diagonal must be positive, got %v at [%d, %d]", d, i+1, i+1)
@@ -60,8 +67,8 @@ func NewMultiNormal(mu eval.Value, l *mat.TriDense, label string) (*MultiNormal,
 func (m *MultiNormal) Type() string   { return "distribution" }
 func (m *MultiNormal) String() string { return m.Label }
 
-// HasAD reports a mean that depends on model parameters.
-func (m *MultiNormal) HasAD() bool { return eval.IsAD(m.Mu) }
+// HasAD reports a mean or covariance that depends on model parameters.
+func (m *MultiNormal) HasAD() bool { return m.adL != nil || eval.IsAD(m.Mu) }
 
 // Dim is K.
 func (m *MultiNormal) Dim() int { return m.k }
@@ -78,6 +85,9 @@ func (m *MultiNormal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Va
 	rows, err := m.rows(x, what)
 	if err != nil {
 		return nil, err
+	}
+	if m.adL != nil {
+		return m.adLogDensity(t, rows)
 	}
 	k := m.k
 	z := mat.NewVecDense(k, nil)
