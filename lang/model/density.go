@@ -37,6 +37,9 @@ type Density struct {
 	// observed holds the latent functions observed so far in this run: a
 	// second observation of one would be a second, independent marginal.
 	observed map[Latent]bool
+	// replay and rec are the compiled program (replay.go).
+	replay replayState
+	rec    recording
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -55,12 +58,12 @@ func (d *Density) Dim() int { return d.c.dim }
 // LogDensity returns the log density at the unconstrained point q and writes
 // its gradient into grad.
 func (d *Density) LogDensity(grad, q []float64) (float64, error) {
-	return d.run(q, grad, false)
+	return d.logDensity(q, grad)
 }
 
 // Value evaluates the log density without its gradient.
 func (d *Density) Value(q []float64) (float64, error) {
-	return d.run(q, nil, false)
+	return d.logDensity(q, nil)
 }
 
 // Check evaluates the log density at q asking the observation families to
@@ -104,6 +107,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 	c := d.c
 	t := d.tape
 	t.Reset()
+	d.rec.done = false
 	d.in = d.in[:0]
 	for _, x := range q {
 		d.in = append(d.in, t.Input(x))
@@ -156,7 +160,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			if err != nil {
 				return 0, ast.Errorf(st.Value.Pos(), "%v", err)
 			}
-			if math.IsInf(t.Value(lp), -1) && !first {
+			if math.IsInf(t.Peek(lp), -1) && !first {
 				return math.Inf(-1), zero(grad)
 			}
 			terms = append(terms, lp)
@@ -249,8 +253,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 	var out ad.Var
 	if len(terms) > 0 {
 		out = t.Sum(terms)
-		total += t.Value(out)
+		total += t.Peek(out)
 	}
+	d.rec.done, d.rec.out, d.rec.hasOut, d.rec.konst = true, out, len(terms) > 0, constant
 	if grad != nil {
 		if len(terms) > 0 {
 			t.Gradient(grad, out, d.in)
@@ -281,7 +286,7 @@ func targetTerm(t *ad.Tape, v eval.Value) (ad.Var, error) {
 	default:
 		return 0, fmt.Errorf("target += needs a number or a vector (its sum is added), got %s", eval.Describe(v))
 	}
-	if x := t.Value(out); math.IsNaN(x) || math.IsInf(x, 1) {
+	if x := t.Peek(out); math.IsNaN(x) || math.IsInf(x, 1) {
 		return 0, fmt.Errorf("target += got %v; the log density must be a number below +Inf", x)
 	}
 	return out, nil
@@ -392,24 +397,62 @@ func (d *Density) constrainedMoving(s *slot, prior *DistVal) (eval.Value, []ad.V
 	out := make([]ad.Var, s.param.Dim())
 	var logJ []ad.Var
 	for i := range out {
-		lo, lv, lad := paramAt(prior.Params[li], min(i, paramLen(prior.Params[li])-1))
-		up, hv, had := paramAt(prior.Params[hi], min(i, paramLen(prior.Params[hi])-1))
-		u := d.in[s.off+i]
-		uv := t.Value(u)
-		w := up - lo
-		if !(w > 0) || math.IsInf(w, 0) {
+		lo, lv, lad := paramPeek(prior.Params[li], min(i, paramLen(prior.Params[li])-1))
+		up, hv, had := paramPeek(prior.Params[hi], min(i, paramLen(prior.Params[hi])-1))
+		if w := up - lo; !(w > 0) || math.IsInf(w, 0) {
 			return nil, nil, false
 		}
-		sg := dist.Logistic(uv)
-		parents, dx, dj := []ad.Var{u}, []float64{w * sg * (1 - sg)}, []float64{1 - 2*sg}
+		// The bounds are parents or constants; a replay whose bounds
+		// cross gets NaN and walks, to reject the point as here.
+		parents := []ad.Var{d.in[s.off+i]}
 		if lad {
-			parents, dx, dj = append(parents, lv), append(dx, 1-sg), append(dj, -1/w)
+			parents = append(parents, lv)
 		}
 		if had {
-			parents, dx, dj = append(parents, hv), append(dx, sg), append(dj, 1/w)
+			parents = append(parents, hv)
 		}
-		out[i] = t.Node(lo+w*sg, parents, dx)
-		logJ = append(logJ, t.Node(math.Log(w)-dist.Softplus(-uv)-dist.Softplus(uv), parents, dj))
+		bounds := func(x []float64) (sg, l, w float64, ok bool) {
+			k := 1
+			l, h := lo, up
+			if lad {
+				l, k = x[k], k+1
+			}
+			if had {
+				h = x[k]
+			}
+			w = h - l
+			return dist.Logistic(x[0]), l, w, w > 0 && !math.IsInf(w, 0)
+		}
+		out[i] = t.Func(parents, func(x, dx []float64) float64 {
+			sg, lo, w, ok := bounds(x)
+			if !ok {
+				return math.NaN()
+			}
+			dx[0] = w * sg * (1 - sg)
+			k := 1
+			if lad {
+				dx[k], k = 1-sg, k+1
+			}
+			if had {
+				dx[k] = sg
+			}
+			return lo + w*sg
+		})
+		logJ = append(logJ, t.Func(parents, func(x, dj []float64) float64 {
+			sg, _, w, ok := bounds(x)
+			if !ok {
+				return math.NaN()
+			}
+			dj[0] = 1 - 2*sg
+			k := 1
+			if lad {
+				dj[k], k = -1/w, k+1
+			}
+			if had {
+				dj[k] = 1 / w
+			}
+			return math.Log(w) - dist.Softplus(-x[0]) - dist.Softplus(x[0])
+		}))
 	}
 	if s.param.Size == 0 {
 		return &eval.ADNum{T: t, V: out[0]}, logJ, true
