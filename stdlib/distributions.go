@@ -229,22 +229,73 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 		if dist.IsImproper(d.Family) {
 			return nil, a.Errorf("components", "component %d is improper (%s); a mixture needs proper components", i+1, d)
 		}
-		if _, ok := d.Scalar(); !ok {
-			return nil, a.Errorf("components", "component %d has vector parameters; mixture components take numbers", i+1)
+		for _, p := range d.Params {
+			if _, ok := peekFloat(p); !ok {
+				return nil, a.Errorf("components", "component %d has vector parameters; mixture components take numbers", i+1)
+			}
 		}
 		fams[i] = d.Family
 		params = append(params, d.Params...)
-		labels[i] = d.String()
+		labels[i] = peekLabel(d)
 	}
 	fam := dist.NewMixture(fams)
 	d := &model.DistVal{Family: fam, Params: params,
-		Label: fmt.Sprintf("mixture(%s, [%s])", w, strings.Join(labels, ", "))}
-	if p, ok := d.Scalar(); ok {
-		if err := fam.Check(p); err != nil {
-			return nil, a.Fail("%v", err)
+		Label: fmt.Sprintf("mixture(%s, [%s])", peekString(w), strings.Join(labels, ", "))}
+	// The weights' check is made again where the mixture's log density is
+	// recorded (a replay re-makes it), so reading them here leaves the
+	// recording replayable.
+	p := make([]float64, len(params))
+	for i, v := range params {
+		x, ok := peekFloat(v)
+		if !ok {
+			return d, nil
 		}
+		p[i] = x
+	}
+	if err := fam.Check(p); err != nil {
+		return nil, a.Fail("%v", err)
 	}
 	return d, nil
+}
+
+// peekFloat is a distribution parameter as a number (DistVal.Scalar's
+// reading) for a label or a check that the log density makes again: a
+// value on the tape is read without tying the recording to it.
+func peekFloat(v eval.Value) (float64, bool) {
+	switch v := v.(type) {
+	case *eval.ADNum:
+		return v.T.Peek(v.V), true
+	case *eval.Vec, *eval.ADVec:
+		return 0, false
+	}
+	return eval.ToFloat(v)
+}
+
+// peekString is v as it prints, read as peekFloat reads.
+func peekString(v eval.Value) string {
+	switch v := v.(type) {
+	case *eval.ADNum:
+		return eval.FormatNumber(v.T.Peek(v.V))
+	case *eval.ADVec:
+		xs := make([]float64, len(v.Vs))
+		for i, x := range v.Vs {
+			xs[i] = v.T.Peek(x)
+		}
+		return (&eval.Vec{Data: xs}).String()
+	}
+	return v.String()
+}
+
+// peekLabel is d as it prints (DistVal.String), read as peekFloat reads.
+func peekLabel(d *model.DistVal) string {
+	if d.Label != "" || d.Ordered {
+		return d.String()
+	}
+	parts := make([]string, len(d.Params))
+	for i, p := range d.Params {
+		parts[i] = peekString(p)
+	}
+	return d.Family.Name() + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // indexValue returns element i of a vector value, keeping tape nodes.

@@ -42,7 +42,13 @@ func init() {
 				case *eval.ADVec:
 					return nil, a.Errorf("f", "f returned a vector that depends on model parameters at step %d; inside a model the state must be one number", t)
 				}
-				xs, ok := eval.ToFloats(next)
+				// A state on the tape is one number, whose value the
+				// recursion does not need (reading it would tie the
+				// recording to this point).
+				xs, ok := []float64{0}, true
+				if _, isAD := next.(*eval.ADNum); !isAD {
+					xs, ok = eval.ToFloats(next)
+				}
 				if !ok {
 					return nil, a.Errorf("f", "f must return a number or a vector, got %s at step %d", eval.Describe(next), t)
 				}

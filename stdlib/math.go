@@ -87,17 +87,24 @@ func elementwise(a *eval.Args, name string, f, df func(float64) float64) (eval.V
 		m.Apply(func(_, _ int, x float64) float64 { return f(x) }, v.M)
 		return eval.NewMat(&m), nil
 	case *eval.ADNum:
-		x := v.Value()
-		return &eval.ADNum{T: v.T, V: v.T.Node(f(x), []ad.Var{v.V}, []float64{df(x)})}, nil
+		return &eval.ADNum{T: v.T, V: v.T.Func([]ad.Var{v.V}, tapeFn(f, df))}, nil
 	case *eval.ADVec:
+		fn := tapeFn(f, df)
 		vs := make([]ad.Var, len(v.Vs))
 		for i, node := range v.Vs {
-			x := v.T.Value(node)
-			vs[i] = v.T.Node(f(x), []ad.Var{node}, []float64{df(x)})
+			vs[i] = v.T.Func([]ad.Var{node}, fn)
 		}
 		return &eval.ADVec{T: v.T, Vs: vs}, nil
 	}
 	return nil, a.Errorf(name, "%s must be a number, vector or matrix, got %s", name, eval.Describe(a.Value(name)))
+}
+
+// tapeFn is f with derivative df as a tape function of one parent.
+func tapeFn(f, df func(float64) float64) ad.Fn {
+	return func(x, d []float64) float64 {
+		d[0] = df(x[0])
+		return f(x[0])
+	}
 }
 
 // atan2 is the two-argument arctangent over numbers and vectors, either of

@@ -47,6 +47,9 @@ type Compiled struct {
 	// th, set when a slot's bounds move, runs the model to constrain a
 	// point (Constrain).
 	th *eval.Thread
+	// NoReplay makes every evaluation walk the model, as a test compares
+	// replay with (replay.go).
+	NoReplay bool
 }
 
 type slot struct {

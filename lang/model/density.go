@@ -37,6 +37,9 @@ type Density struct {
 	// observed holds the latent functions observed so far in this run: a
 	// second observation of one would be a second, independent marginal.
 	observed map[Latent]bool
+	// replay and rec are the compiled program (replay.go).
+	replay replayState
+	rec    recording
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -55,12 +58,12 @@ func (d *Density) Dim() int { return d.c.dim }
 // LogDensity returns the log density at the unconstrained point q and writes
 // its gradient into grad.
 func (d *Density) LogDensity(grad, q []float64) (float64, error) {
-	return d.run(q, grad, false)
+	return d.logDensity(q, grad)
 }
 
 // Value evaluates the log density without its gradient.
 func (d *Density) Value(q []float64) (float64, error) {
-	return d.run(q, nil, false)
+	return d.logDensity(q, nil)
 }
 
 // Check evaluates the log density at q asking the observation families to
@@ -104,6 +107,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 	c := d.c
 	t := d.tape
 	t.Reset()
+	d.rec.done = false
 	d.in = d.in[:0]
 	for _, x := range q {
 		d.in = append(d.in, t.Input(x))
@@ -156,7 +160,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			if err != nil {
 				return 0, ast.Errorf(st.Value.Pos(), "%v", err)
 			}
-			if math.IsInf(t.Value(lp), -1) && !first {
+			if math.IsInf(t.Peek(lp), -1) && !first {
 				return math.Inf(-1), zero(grad)
 			}
 			terms = append(terms, lp)
@@ -251,8 +255,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 	var out ad.Var
 	if len(terms) > 0 {
 		out = t.Sum(terms)
-		total += t.Value(out)
+		total += t.Peek(out)
 	}
+	d.rec.done, d.rec.out, d.rec.hasOut, d.rec.konst = true, out, len(terms) > 0, constant
 	if grad != nil {
 		if len(terms) > 0 {
 			t.Gradient(grad, out, d.in)
@@ -283,7 +288,7 @@ func targetTerm(t *ad.Tape, v eval.Value) (ad.Var, error) {
 	default:
 		return 0, fmt.Errorf("target += needs a number or a vector (its sum is added), got %s", eval.Describe(v))
 	}
-	if x := t.Value(out); math.IsNaN(x) || math.IsInf(x, 1) {
+	if x := t.Peek(out); math.IsNaN(x) || math.IsInf(x, 1) {
 		return 0, fmt.Errorf("target += got %v; the log density must be a number below +Inf", x)
 	}
 	return out, nil

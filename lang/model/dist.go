@@ -128,6 +128,18 @@ func paramAt(p eval.Value, i int) (x float64, v ad.Var, isAD bool) {
 	return x, 0, false
 }
 
+// paramPeek is paramAt for a caller that re-makes what it decides with
+// the value inside the Func it records (the recording stays replayable).
+func paramPeek(p eval.Value, i int) (x float64, v ad.Var, isAD bool) {
+	switch p := p.(type) {
+	case *eval.ADNum:
+		return p.T.Peek(p.V), p.V, true
+	case *eval.ADVec:
+		return p.T.Peek(p.Vs[i]), p.Vs[i], true
+	}
+	return paramAt(p, i)
+}
+
 // obsElems is data (or a parameter's value) as a flat list of elements, each
 // a number or a tape node.
 type obsElems struct {
@@ -199,73 +211,26 @@ func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value,
 			return lp, nil
 		}
 	}
-	np := len(d.Params)
-	p := make([]float64, np)
-	dp := make([]float64, np)
-	pv := make([]ad.Var, np)
-	pad := make([]bool, np)
-	// Scalar tape parameters collect one summed partial each.
-	scalarD := make([]float64, np)
-	var parents []ad.Var
-	var partials []float64
-	total := 0.0
-	for i := 0; i < n; i++ {
-		for j, par := range d.Params {
-			p[j], pv[j], pad[j] = paramAt(par, min(i, width-1))
-		}
-		if i == 0 || width > 1 {
-			if err := d.Family.Check(p); err != nil {
-				if width > 1 {
-					return nil, fmt.Errorf("%v (element %d)", err, i+1)
-				}
-				return nil, err
-			}
-		}
-		xi, xv, xad := xs.at(i)
-		var lp, dx float64
-		if t == nil || !(xad || anyTrue(pad)) {
-			lp = d.Family.LogProb(xi, p)
-		} else {
-			lp, dx = d.Family.LogProbGrad(dp, xi, p)
-		}
-		if math.IsInf(lp, -1) || math.IsNaN(lp) {
-			lo, hi := d.Family.Support(p)
-			if xi < lo || xi > hi || math.IsNaN(xi) || (d.Family.Discrete() && xi != math.Trunc(xi)) {
-				if n == 1 {
-					return nil, &SupportError{fmt.Sprintf("%s = %s is outside the support of %s", what, eval.FormatNumber(xi), d)}
-				}
-				return nil, &SupportError{fmt.Sprintf("%s has element %d = %s outside the support of %s", what, i+1, eval.FormatNumber(xi), d)}
-			}
-			return nil, fmt.Errorf("the log density of %s at %s is not finite", d, eval.FormatNumber(xi))
-		}
-		total += lp
-		if t == nil {
-			continue
-		}
-		if xad {
-			parents, partials = append(parents, xv), append(partials, dx)
-		}
-		for j := range d.Params {
-			if !pad[j] {
-				continue
-			}
-			switch d.Params[j].(type) {
-			case *eval.ADVec:
-				parents, partials = append(parents, pv[j]), append(partials, dp[j])
-			default:
-				scalarD[j] += dp[j]
-			}
-		}
-	}
+	pl := d.plan(xs, n, width)
 	if t == nil {
+		total, bad := pl.eval(nil, nil)
+		if bad >= 0 {
+			return nil, d.elementError(bad, n, width, xs, what)
+		}
 		return eval.Num(total), nil
 	}
-	for j, par := range d.Params {
-		if a, ok := par.(*eval.ADNum); ok {
-			parents, partials = append(parents, a.V), append(partials, scalarD[j])
+	v := t.Func(pl.parents, func(vals, dd []float64) float64 {
+		total, bad := pl.eval(vals, dd)
+		if bad >= 0 {
+			return math.NaN() // the walk reports the element
 		}
+		return total
+	})
+	if math.IsNaN(t.Peek(v)) {
+		// The node stays on the tape unused: nothing refers to it.
+		return nil, d.elementError(pl.bad, n, width, xs, what)
 	}
-	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+	return &eval.ADNum{T: t, V: v}, nil
 }
 
 // tape is the tape any parameter or x lives on, or nil.

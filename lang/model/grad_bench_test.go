@@ -119,8 +119,9 @@ func regression(r *rand.Rand, n, p int) (*eval.Mat, *eval.Vec) {
 	return eval.NewMat(x), &eval.Vec{Data: y}
 }
 
-// shapeDensity compiles a shape's model with its data.
-func shapeDensity(tb testing.TB, s gradShape) (*model.Density, int) {
+// shapeDensity compiles a shape's model with its data; walk turns replay
+// off.
+func shapeDensity(tb testing.TB, s gradShape, walk bool) (*model.Density, int) {
 	tb.Helper()
 	in := eval.New(eval.Options{})
 	for k, v := range s.data(rand.New(rand.NewPCG(15, 1))) {
@@ -136,27 +137,37 @@ func shapeDensity(tb testing.TB, s gradShape) (*model.Density, int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	c.NoReplay = walk
 	return c.NewDensityFor(in), c.Dim()
 }
 
 // BenchmarkModelGrad is the cost of one log-density gradient for the model
-// shapes of issue 15 (µs per gradient = ns/op / 1000).
+// shapes of issue 15 (µs per gradient = ns/op / 1000): replaying the
+// recorded program (the default) and, for comparison, walking the model.
 func BenchmarkModelGrad(b *testing.B) {
 	for _, s := range gradShapes {
-		b.Run(s.name, func(b *testing.B) {
-			d, dim := shapeDensity(b, s)
-			q := make([]float64, dim)
-			for i := range q {
-				q[i] = 0.1 * float64(i%3)
+		for _, walk := range []bool{false, true} {
+			name := s.name
+			if walk {
+				name += "-walk"
 			}
-			grad := make([]float64, dim)
-			b.ReportAllocs()
-			for b.Loop() {
-				lp, err := d.LogDensity(grad, q)
-				if err != nil || math.IsNaN(lp) {
-					b.Fatal(lp, err)
-				}
-			}
-		})
+			b.Run(name, func(b *testing.B) { benchGrad(b, s, walk) })
+		}
+	}
+}
+
+func benchGrad(b *testing.B, s gradShape, walk bool) {
+	d, dim := shapeDensity(b, s, walk)
+	q := make([]float64, dim)
+	for i := range q {
+		q[i] = 0.1 * float64(i%3)
+	}
+	grad := make([]float64, dim)
+	b.ReportAllocs()
+	for b.Loop() {
+		lp, err := d.LogDensity(grad, q)
+		if err != nil || math.IsNaN(lp) {
+			b.Fatal(lp, err)
+		}
 	}
 }

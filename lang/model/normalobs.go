@@ -13,8 +13,8 @@ var logSqrt2Pi = 0.5 * math.Log(2*math.Pi)
 // `y ~ normal(mu, sigma)` and `eta[K] ~ normal(0, 1)`, each parameter a
 // number or a vector, data or on the tape. It takes log σ once when σ is one
 // number, checks the parameters once, reads elements without the generic
-// loop's per-element family calls, and writes the partials straight into
-// the node. Its arithmetic is the generic loop's, term by term and in the
+// loop's per-element family calls, and records the sum as one Func node
+// (replayable). Its arithmetic is the generic loop's, term by term and in the
 // same order, so the value and the gradient are the same to the bit. ok is
 // false where the generic loop must run: nothing on the tape, another
 // family, or a point it has to report.
@@ -27,75 +27,94 @@ func (d *DistVal) normalSum(t *ad.Tape, xs obsElems) (v eval.Value, ok bool) {
 	if !ok1 || !ok2 || !(xs.t != nil || mu.t != nil || sig.t != nil) {
 		return nil, false
 	}
-	for i := range mu.len() {
-		if m, _, _ := mu.at(i); math.IsNaN(m) || math.IsInf(m, 0) {
-			return nil, false // the generic loop names the element
-		}
-	}
-	for i := range sig.len() {
-		if s, _, _ := sig.at(i); !(s > 0) || math.IsInf(s, 1) {
-			return nil, false
-		}
-	}
 	n := xs.len()
-	// One partial per point for x and each vector parameter on the tape,
-	// one summed partial for a number on the tape.
-	np := 0
-	for j, o := range []obsElems{xs, mu, sig} {
-		switch {
-		case o.t == nil:
-		case j == 1 && muOne || j == 2 && sigOne:
-			np++
-		default:
-			np += n
-		}
-	}
-	node, par, dp := t.Open(np)
-	logS := 0.0
-	if sig.len() == 1 {
-		s, _, _ := sig.at(0)
-		logS = math.Log(s)
-	}
-	total, dMu, dS := 0.0, 0.0, 0.0
-	k := 0
-	for i := 0; i < n; i++ {
-		x, xv, _ := xs.at(i)
-		m, mv, _ := mu.at(min(i, mu.len()-1))
-		s, sv, _ := sig.at(min(i, sig.len()-1))
-		ls := logS
-		if sig.len() > 1 {
-			ls = math.Log(s)
-		}
-		z := (x - m) / s
-		lp := -0.5*z*z - ls - logSqrt2Pi
-		if math.IsInf(lp, -1) || math.IsNaN(lp) {
-			// The node stays on the tape unused: nothing refers to it.
-			return nil, false
-		}
-		total += lp
+	// The parents, point by point: x and each vector parameter on the
+	// tape; then a number parameter on the tape once, with its summed
+	// partial.
+	var parents []ad.Var
+	for i := range n {
 		if xs.t != nil {
-			par[k], dp[k] = xv, -z/s
-			k++
+			parents = append(parents, xs.vs[i])
 		}
 		if mu.t != nil && !muOne {
-			par[k], dp[k] = mv, z/s
-			k++
+			parents = append(parents, mu.vs[min(i, mu.len()-1)])
 		}
 		if sig.t != nil && !sigOne {
-			par[k], dp[k] = sv, (z*z-1)/s
-			k++
+			parents = append(parents, sig.vs[min(i, sig.len()-1)])
 		}
-		dMu += z / s
-		dS += (z*z - 1) / s
 	}
+	muAt, sigAt := len(parents), len(parents)
 	if mu.t != nil && muOne {
-		par[k], dp[k] = mu.vs[0], dMu
-		k++
+		parents = append(parents, mu.vs[0])
+		sigAt++
 	}
 	if sig.t != nil && sigOne {
-		par[k], dp[k] = sig.vs[0], dS
+		parents = append(parents, sig.vs[0])
 	}
-	t.SetValue(node, total)
+	sum := func(vals, dp []float64) float64 {
+		// A value (constant) or the parent's value at k.
+		get := func(o obsElems, one bool, at, i int, k *int) float64 {
+			switch {
+			case o.t == nil:
+				return o.f[min(i, len(o.f)-1)]
+			case one:
+				return vals[at]
+			}
+			x := vals[*k]
+			*k++
+			return x
+		}
+		logS := 0.0 // log σ once when σ is one number
+		total, dMu, dS := 0.0, 0.0, 0.0
+		k := 0
+		for i := 0; i < n; i++ {
+			xk := k
+			x := get(xs, false, 0, i, &k)
+			mk := k
+			m := get(mu, muOne, muAt, i, &k)
+			sk := k
+			s := get(sig, sigOne, sigAt, i, &k)
+			if math.IsNaN(m) || math.IsInf(m, 0) || !(s > 0) || math.IsInf(s, 1) {
+				return math.NaN()
+			}
+			if i == 0 && sig.len() == 1 {
+				logS = math.Log(s)
+			}
+			ls := logS
+			if sig.len() > 1 {
+				ls = math.Log(s)
+			}
+			z := (x - m) / s
+			lp := -0.5*z*z - ls - logSqrt2Pi
+			if math.IsInf(lp, -1) || math.IsNaN(lp) {
+				return math.NaN()
+			}
+			total += lp
+			if xs.t != nil {
+				dp[xk] = -z / s
+			}
+			if mu.t != nil && !muOne {
+				dp[mk] = z / s
+			}
+			if sig.t != nil && !sigOne {
+				dp[sk] = (z*z - 1) / s
+			}
+			dMu += z / s
+			dS += (z*z - 1) / s
+		}
+		if mu.t != nil && muOne {
+			dp[muAt] = dMu
+		}
+		if sig.t != nil && sigOne {
+			dp[sigAt] = dS
+		}
+		return total
+	}
+	node := t.Func(parents, sum)
+	if math.IsNaN(t.Peek(node)) {
+		// The node stays on the tape unused: nothing refers to it.
+		return nil, false
+	}
 	return &eval.ADNum{T: t, V: node}, true
 }
 

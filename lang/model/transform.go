@@ -70,23 +70,38 @@ func (tr transform) unconstrain(x float64) float64 {
 	return x
 }
 
-// record puts x(u) and log |dx/du| on the tape; hasJ is false for the
-// identity, whose log-Jacobian is 0.
+// record puts x(u) and log |dx/du| on the tape, as Func nodes of u (a
+// replay computes them again); hasJ is false for the identity, whose
+// log-Jacobian is 0.
 func (tr transform) record(t *ad.Tape, u ad.Var) (x, logJ ad.Var, hasJ bool) {
-	uv := t.Value(u)
+	us := []ad.Var{u}
+	lo, hi := tr.lo, tr.hi
 	switch {
 	case tr.lower() && tr.upper():
-		w := tr.hi - tr.lo
-		s := dist.Logistic(uv)
-		x = t.Node(tr.lo+w*s, []ad.Var{u}, []float64{w * s * (1 - s)})
-		logJ = t.Node(math.Log(w)-dist.Softplus(-uv)-dist.Softplus(uv), []ad.Var{u}, []float64{1 - 2*s})
+		w := hi - lo
+		x = t.Func(us, func(u, d []float64) float64 {
+			s := dist.Logistic(u[0])
+			d[0] = w * s * (1 - s)
+			return lo + w*s
+		})
+		logJ = t.Func(us, func(u, d []float64) float64 {
+			s := dist.Logistic(u[0])
+			d[0] = 1 - 2*s
+			return math.Log(w) - dist.Softplus(-u[0]) - dist.Softplus(u[0])
+		})
 		return x, logJ, true
 	case tr.lower():
-		e := math.Exp(uv)
-		return t.Node(tr.lo+e, []ad.Var{u}, []float64{e}), u, true
+		return t.Func(us, func(u, d []float64) float64 {
+			e := math.Exp(u[0])
+			d[0] = e
+			return lo + e
+		}), u, true
 	case tr.upper():
-		e := math.Exp(uv)
-		return t.Node(tr.hi-e, []ad.Var{u}, []float64{-e}), u, true
+		return t.Func(us, func(u, d []float64) float64 {
+			e := math.Exp(u[0])
+			d[0] = -e
+			return hi - e
+		}), u, true
 	}
 	return u, 0, false
 }

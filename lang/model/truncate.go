@@ -40,13 +40,39 @@ func movingEnds(prior *DistVal, i int) (lo, hi end) {
 	p := make([]float64, len(prior.Params))
 	vs := make([]ad.Var, len(prior.Params))
 	isAD := make([]bool, len(prior.Params))
+	var t *ad.Tape
 	for j, par := range prior.Params {
-		p[j], vs[j], isAD[j] = paramAt(par, min(i, paramLen(par)-1))
+		p[j], vs[j], isAD[j] = paramPeek(par, min(i, paramLen(par)-1))
+		switch par := par.(type) {
+		case *eval.ADNum:
+			t = par.T
+		case *eval.ADVec:
+			t = par.T
+		}
 	}
 	l, h := prior.Family.Support(p)
 	lo = end{x: l, v: vs[li], isAD: isAD[li] && l == p[li]}
 	hi = end{x: h, v: vs[hi_], isAD: isAD[hi_] && h == p[hi_]}
+	// Which end is active is decided from the values now; a replay would
+	// not decide again, so a moving bound that competes with an end of
+	// the family's own makes the recording not replayable.
+	if t != nil && (competes(prior, p, li, math.Inf(-1)) && isAD[li] || competes(prior, p, hi_, math.Inf(1)) && isAD[hi_]) {
+		t.Taint()
+	}
 	return lo, hi
+}
+
+// competes reports whether the family has an end of its own on the side of
+// bound parameter j: with the bound at inf (−∞ or +∞) the support still
+// ends there.
+func competes(prior *DistVal, p []float64, j int, inf float64) bool {
+	q := append([]float64(nil), p...)
+	q[j] = inf
+	l, h := prior.Family.Support(q)
+	if inf < 0 {
+		return !math.IsInf(l, -1)
+	}
+	return !math.IsInf(h, 1)
 }
 
 // recordMoving records x(u) on (lo, hi) and log |dx/du| on the tape:

@@ -3,5 +3,8 @@
 // of the log density with respect to the unconstrained parameters. Scalar
 // operations are nodes with their partial derivatives; a vector operation
 // (MatVec, Elementwise) records its results as a run of nodes and
-// propagates their adjoints itself, with BLAS where it can.
+// propagates their adjoints itself, with BLAS where it can. A recording
+// made only of operations the tape knows (no Node with parents, no value read
+// out with Value) can be replayed: Replay computes it again at new inputs,
+// bit for bit as recording would, without allocating.
 package ad

@@ -1,7 +1,5 @@
 package ad
 
-import "math"
-
 // Var is a node on a Tape: an input or the result of an operation.
 type Var int32
 
@@ -23,6 +21,12 @@ type Tape struct {
 	// fns are the nodes recorded by Func, in the order recorded, with the
 	// functions that compute them (so they can be computed again).
 	fns []fnNode
+	// kind and cst say how each node was computed, so that Replay can
+	// compute it again (replay.go); tainted is set when a caller read a
+	// value out of the recording.
+	kind    []kind
+	cst     []float64
+	tainted bool
 }
 
 // Fn computes a node's value from its parents' values x and writes the
@@ -50,13 +54,26 @@ func (t *Tape) Reset() {
 	t.runs = t.runs[:0]
 	clear(t.fns)
 	t.fns = t.fns[:0]
+	t.kind = t.kind[:0]
+	t.cst = t.cst[:0]
+	t.tainted = false
 }
 
 // Len is the number of nodes on the tape.
 func (t *Tape) Len() int { return len(t.val) }
 
-// Value returns the value of v.
-func (t *Tape) Value(v Var) float64 { return t.val[v] }
+// Value returns the value of v. Whatever the caller does with it, Replay
+// would not do again, so the recording is no longer replayable (Taint).
+func (t *Tape) Value(v Var) float64 {
+	t.tainted = true
+	return t.val[v]
+}
+
+// Peek returns the value of v and leaves the recording replayable: for a
+// value the caller passes on (the log density it returns) or checks in a
+// way a replay's result shows too (a non-finite total), never for one it
+// decides with or computes a constant from.
+func (t *Tape) Peek(v Var) float64 { return t.val[v] }
 
 // Input records an independent variable with value x.
 func (t *Tape) Input(x float64) Var {
@@ -74,7 +91,17 @@ func (t *Tape) Node(value float64, parents []Var, partials []float64) Var {
 	t.par = append(t.par, parents...)
 	t.d = append(t.d, partials...)
 	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kConst, 0)
+	if len(parents) > 0 {
+		t.kind[len(t.kind)-1] = kOpaque
+	}
 	return Var(len(t.val) - 1)
+}
+
+// mark records the kind of the node just appended.
+func (t *Tape) mark(k kind, c float64) {
+	t.kind = append(t.kind, k)
+	t.cst = append(t.cst, c)
 }
 
 // Func records the node f computes from parents. Unlike Node, the tape
@@ -92,16 +119,21 @@ func (t *Tape) Func(parents []Var, f Fn) Var {
 	}
 	t.val = append(t.val, f(x, t.d[lo:lo+n]))
 	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kFunc, 0)
 	v := Var(len(t.val) - 1)
 	t.fns = append(t.fns, fnNode{v: v, f: f})
 	return v
 }
 
+// node1 and node2 record a node from its value and partials, which Replay
+// cannot compute again (the recording is then not replayable): new
+// operations should use op1/op2 or Func instead.
 func (t *Tape) node1(value float64, a Var, da float64) Var {
 	t.val = append(t.val, value)
 	t.par = append(t.par, a)
 	t.d = append(t.d, da)
 	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kOpaque, 0)
 	return Var(len(t.val) - 1)
 }
 
@@ -110,94 +142,65 @@ func (t *Tape) node2(value float64, a Var, da float64, b Var, db float64) Var {
 	t.par = append(t.par, a, b)
 	t.d = append(t.d, da, db)
 	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kOpaque, 0)
 	return Var(len(t.val) - 1)
 }
 
 // Add is a + b.
-func (t *Tape) Add(a, b Var) Var { return t.node2(t.val[a]+t.val[b], a, 1, b, 1) }
+func (t *Tape) Add(a, b Var) Var { return t.op2(kAdd, a, b) }
 
 // Sub is a − b.
-func (t *Tape) Sub(a, b Var) Var { return t.node2(t.val[a]-t.val[b], a, 1, b, -1) }
+func (t *Tape) Sub(a, b Var) Var { return t.op2(kSub, a, b) }
 
 // Mul is a·b.
-func (t *Tape) Mul(a, b Var) Var {
-	return t.node2(t.val[a]*t.val[b], a, t.val[b], b, t.val[a])
-}
+func (t *Tape) Mul(a, b Var) Var { return t.op2(kMul, a, b) }
 
 // Div is a / b.
-func (t *Tape) Div(a, b Var) Var {
-	q := t.val[a] / t.val[b]
-	return t.node2(q, a, 1/t.val[b], b, -q/t.val[b])
-}
+func (t *Tape) Div(a, b Var) Var { return t.op2(kDiv, a, b) }
 
 // Pow is a^b; its derivative with respect to b needs a > 0 and is taken as 0
 // where a^b does not depend on b (a = 0 with b > 0).
-func (t *Tape) Pow(a, b Var) Var {
-	x, y := t.val[a], t.val[b]
-	p := math.Pow(x, y)
-	var dy float64
-	if x > 0 {
-		dy = p * math.Log(x)
-	} else if x < 0 || y <= 0 {
-		dy = math.NaN()
-	}
-	return t.node2(p, a, y*math.Pow(x, y-1), b, dy)
-}
+func (t *Tape) Pow(a, b Var) Var { return t.op2(kPow, a, b) }
 
 // AddConst is a + c.
-func (t *Tape) AddConst(a Var, c float64) Var { return t.node1(t.val[a]+c, a, 1) }
+func (t *Tape) AddConst(a Var, c float64) Var { return t.op1(kAddConst, c, a) }
 
 // MulConst is c·a.
-func (t *Tape) MulConst(a Var, c float64) Var { return t.node1(c*t.val[a], a, c) }
+func (t *Tape) MulConst(a Var, c float64) Var { return t.op1(kMulConst, c, a) }
 
 // ConstDiv is c / a.
-func (t *Tape) ConstDiv(c float64, a Var) Var {
-	q := c / t.val[a]
-	return t.node1(q, a, -q/t.val[a])
-}
+func (t *Tape) ConstDiv(c float64, a Var) Var { return t.op1(kConstDiv, c, a) }
 
 // PowConst is a^c.
-func (t *Tape) PowConst(a Var, c float64) Var {
-	x := t.val[a]
-	if c == 2 {
-		return t.node1(x*x, a, 2*x)
-	}
-	return t.node1(math.Pow(x, c), a, c*math.Pow(x, c-1))
-}
+func (t *Tape) PowConst(a Var, c float64) Var { return t.op1(kPowConst, c, a) }
 
 // ConstPow is c^a for c > 0.
-func (t *Tape) ConstPow(c float64, a Var) Var {
-	p := math.Pow(c, t.val[a])
-	return t.node1(p, a, p*math.Log(c))
-}
+func (t *Tape) ConstPow(c float64, a Var) Var { return t.op1(kConstPow, c, a) }
 
 // Neg is −a.
-func (t *Tape) Neg(a Var) Var { return t.node1(-t.val[a], a, -1) }
+func (t *Tape) Neg(a Var) Var { return t.op1(kNeg, 0, a) }
 
 // Exp is e^a.
-func (t *Tape) Exp(a Var) Var {
-	e := math.Exp(t.val[a])
-	return t.node1(e, a, e)
-}
+func (t *Tape) Exp(a Var) Var { return t.op1(kExp, 0, a) }
 
 // Log is the natural logarithm of a.
-func (t *Tape) Log(a Var) Var { return t.node1(math.Log(t.val[a]), a, 1/t.val[a]) }
+func (t *Tape) Log(a Var) Var { return t.op1(kLog, 0, a) }
 
 // Sqrt is √a.
-func (t *Tape) Sqrt(a Var) Var {
-	s := math.Sqrt(t.val[a])
-	return t.node1(s, a, 0.5/s)
-}
+func (t *Tape) Sqrt(a Var) Var { return t.op1(kSqrt, 0, a) }
 
 // Sum is the sum of vs.
 func (t *Tape) Sum(vs []Var) Var {
-	ones := make([]float64, len(vs))
 	s := 0.0
-	for i, v := range vs {
-		ones[i] = 1
+	for _, v := range vs {
 		s += t.val[v]
+		t.d = append(t.d, 1)
 	}
-	return t.Node(s, vs, ones)
+	t.val = append(t.val, s)
+	t.par = append(t.par, vs...)
+	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kSum, 0)
+	return Var(len(t.val) - 1)
 }
 
 // Gradient writes ∂out/∂wrt[i] into dst[i] by one reverse sweep over the
@@ -257,6 +260,7 @@ func (t *Tape) Open(n int) (v Var, par []Var, d []float64) {
 	t.par = append(t.par, make([]Var, n)...)
 	t.d = append(t.d, make([]float64, n)...)
 	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kOpaque, 0)
 	return Var(len(t.val) - 1), t.par[lo:], t.d[lo:]
 }
 

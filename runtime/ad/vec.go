@@ -32,6 +32,7 @@ func (t *Tape) results(n int, op vecOp) (vals []float64, first Var) {
 	end := int32(len(t.par))
 	for range n {
 		t.off = append(t.off, end)
+		t.mark(kRun, 0)
 	}
 	if n > 0 {
 		t.runs = append(t.runs, run{lo: int32(lo), hi: int32(lo + n), op: op})

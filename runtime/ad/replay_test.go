@@ -1,0 +1,208 @@
+package ad
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomProgram records a program whose shape is fixed by seed and whose
+// values come from x: every scalar kind, Func nodes, and vector operations
+// (MatVec, Elementwise with broadcast, constant and empty operands).
+func randomProgram(t *Tape, seed uint64, x []float64) ([]Var, Var) {
+	r := rand.New(rand.NewPCG(seed, 77))
+	in := make([]Var, len(x))
+	for i, v := range x {
+		in[i] = t.Input(v)
+	}
+	pool := append([]Var{t.Input(0.75)}, in...) // a constant node too
+	pick := func() Var { return pool[r.IntN(len(pool))] }
+	pos := func(a Var) Var { return t.AddConst(t.Exp(t.MulConst(a, 0.2)), 0.1) } // > 0
+	for range 60 {
+		var v Var
+		switch r.IntN(19) {
+		case 0:
+			v = t.Add(pick(), pick())
+		case 1:
+			v = t.Sub(pick(), pick())
+		case 2:
+			v = t.Mul(pick(), t.MulConst(pick(), 0.5))
+		case 3:
+			v = t.Div(pick(), pos(pick()))
+		case 4:
+			v = t.Pow(pos(pick()), t.MulConst(pick(), 0.3))
+		case 5:
+			v = t.AddConst(pick(), r.NormFloat64())
+		case 6:
+			v = t.MulConst(pick(), r.NormFloat64())
+		case 7:
+			v = t.ConstDiv(r.NormFloat64(), pos(pick()))
+		case 8:
+			v = t.PowConst(pos(pick()), []float64{2, 0.5, -1.3, 3}[r.IntN(4)])
+		case 9:
+			v = t.ConstPow(0.5+r.Float64(), t.MulConst(pick(), 0.3))
+		case 10:
+			v = t.Neg(pick())
+		case 11:
+			v = t.Exp(t.MulConst(pick(), 0.1))
+		case 12:
+			v = t.Log(pos(pick()))
+		case 13:
+			v = t.Sqrt(pos(pick()))
+		case 14:
+			v = t.Sum([]Var{pick(), pick(), pick()})
+		case 15:
+			c := r.NormFloat64()
+			v = t.Func([]Var{pick(), pick()}, func(x, d []float64) float64 {
+				d[0], d[1] = math.Cos(x[0])*x[1], math.Sin(x[0])
+				return math.Sin(x[0])*x[1] + c
+			})
+		case 16, 17:
+			rows, cols := r.IntN(4), r.IntN(4)
+			if r.IntN(2) == 0 {
+				rows, cols = cols, rows // empty sometimes
+			}
+			a := make([]float64, rows*cols)
+			for i := range a {
+				a[i] = r.NormFloat64()
+			}
+			trans := r.IntN(2) == 0
+			m := cols
+			if trans {
+				m = rows
+			}
+			xs := make([]Var, m)
+			for i := range xs {
+				xs[i] = pick()
+			}
+			pool = append(pool, t.MatVec(trans, a, rows, cols, xs)...)
+			continue
+		case 18:
+			n := r.IntN(4)
+			operand := func(tape bool) Operand {
+				k := n
+				if r.IntN(3) == 0 {
+					k = 1
+				}
+				if tape {
+					vs := make([]Var, k)
+					for i := range vs {
+						vs[i] = pick()
+					}
+					return Operand{Vs: vs}
+				}
+				f := make([]float64, k)
+				for i := range f {
+					f[i] = 0.5 + r.Float64()
+				}
+				return Operand{F: f}
+			}
+			op := Arith("+-*/"[r.IntN(4)])
+			a := operand(true)
+			b := operand(r.IntN(2) == 0)
+			if op == '/' && b.Vs != nil {
+				for i, v := range b.Vs {
+					b.Vs[i] = pos(v)
+				}
+			}
+			pool = append(pool, t.Elementwise(op, a, b, n)...)
+			continue
+		}
+		pool = append(pool, v)
+	}
+	return in, t.Sum(pool)
+}
+
+// Replaying a recording at new inputs gives what recording afresh there
+// gives, to the bit: the value of every node and the gradient.
+func TestReplayIsRecording(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 3))
+	prog, fresh := NewTape(), NewTape()
+	for seed := uint64(0); seed < 200; seed++ {
+		x := make([]float64, 4)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		prog.Reset()
+		in, out := randomProgram(prog, seed, x)
+		if !prog.Replayable() {
+			t.Fatalf("seed %d: a program of tape operations is not replayable", seed)
+		}
+		for range 3 {
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			if !prog.Replay(in, x) {
+				t.Fatalf("seed %d: Replay reports a Func that failed", seed)
+			}
+			fresh.Reset()
+			fin, fout := randomProgram(fresh, seed, x)
+			if fout != out || fresh.Len() != prog.Len() {
+				t.Fatalf("seed %d: programs of different shapes", seed)
+			}
+			for i := range prog.val {
+				if math.Float64bits(prog.val[i]) != math.Float64bits(fresh.val[i]) {
+					t.Fatalf("seed %d: node %d replayed %v, recorded %v", seed, i, prog.val[i], fresh.val[i])
+				}
+			}
+			g, h := make([]float64, len(x)), make([]float64, len(x))
+			prog.Gradient(g, out, in)
+			fresh.Gradient(h, fout, fin)
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(h[i]) {
+					t.Fatalf("seed %d: gradient %v replayed, %v recorded", seed, g, h)
+				}
+			}
+		}
+	}
+}
+
+// A node the tape cannot compute again, or a value read out by the caller,
+// makes the recording not replayable; Reset forgets it.
+func TestNotReplayable(t *testing.T) {
+	cases := map[string]func(t *Tape, a Var){
+		"Node":  func(t *Tape, a Var) { t.Node(1, []Var{a}, []float64{2}) },
+		"Open":  func(t *Tape, a Var) { t.Open(1) },
+		"Value": func(t *Tape, a Var) { t.Value(a) },
+		"Taint": func(t *Tape, a Var) { t.Taint() },
+	}
+	for _, name := range []string{"Node", "Open", "Value", "Taint"} {
+		tape := NewTape()
+		a := tape.Input(1)
+		tape.Exp(a)
+		tape.Peek(a)
+		tape.Node(3, nil, nil) // a constant
+		if !tape.Replayable() {
+			t.Fatalf("%s: replayable operations reported not replayable", name)
+		}
+		cases[name](tape, a)
+		if tape.Replayable() {
+			t.Errorf("%s: reported replayable", name)
+		}
+		tape.Reset()
+		tape.Exp(tape.Input(2))
+		if !tape.Replayable() {
+			t.Errorf("%s: Reset does not make the tape replayable again", name)
+		}
+	}
+}
+
+// A Func returning NaN at the new point (its recording's checks fail
+// there) makes Replay report it.
+func TestReplayReportsFailedFunc(t *testing.T) {
+	tape := NewTape()
+	a := tape.Input(1)
+	out := tape.Func([]Var{a}, func(x, d []float64) float64 {
+		if x[0] <= 0 {
+			return math.NaN()
+		}
+		d[0] = 1 / x[0]
+		return math.Log(x[0])
+	})
+	if !tape.Replay([]Var{a}, []float64{2}) || tape.Peek(out) != math.Log(2) {
+		t.Fatalf("replay at 2: %v", tape.Peek(out))
+	}
+	if tape.Replay([]Var{a}, []float64{-1}) {
+		t.Error("a NaN Func node is not reported")
+	}
+}
