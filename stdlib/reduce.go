@@ -10,7 +10,6 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
-	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/dist"
 	"github.com/kml-lang/kml/runtime/stats"
 )
@@ -291,11 +290,12 @@ func adSum(v *eval.ADVec, mean bool) eval.Value {
 	if mean {
 		w = 1 / float64(len(v.Vs))
 	}
-	partials := make([]float64, len(v.Vs))
-	s := 0.0
-	for i, node := range v.Vs {
-		partials[i] = w
-		s += w * v.T.Value(node)
-	}
-	return &eval.ADNum{T: v.T, V: v.T.Node(s, append([]ad.Var(nil), v.Vs...), partials)}
+	return &eval.ADNum{T: v.T, V: v.T.Func(v.Vs, func(x, d []float64) float64 {
+		s := 0.0
+		for i, xi := range x {
+			d[i] = w
+			s += w * xi
+		}
+		return s
+	})}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -47,8 +48,8 @@ type Compiled struct {
 	// th, set when a slot's bounds move, runs the model to constrain a
 	// point (Constrain).
 	th *eval.Thread
-	// NoReplay makes every evaluation walk the model, as a test compares
-	// replay with (replay.go).
+	// NoReplay makes every evaluation walk the model (replay.go), for
+	// comparison; KML_REPLAY=0 in the environment sets it.
 	NoReplay bool
 }
 
@@ -179,7 +180,8 @@ func (c *Compiled) FreeParams() []eval.ModelParam {
 // before any fitting starts. th is the thread of the caller; pos is where
 // to report a bad fixed value.
 func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.Value, terms Terms) (*Compiled, error) {
-	c := &Compiled{Model: m, Terms: terms, byStmt: map[*ast.Tilde]*slot{}, cache: map[any]any{}, warned: map[string]bool{}}
+	c := &Compiled{Model: m, Terms: terms, byStmt: map[*ast.Tilde]*slot{}, cache: map[any]any{}, warned: map[string]bool{},
+		NoReplay: os.Getenv("KML_REPLAY") == "0"}
 	for name := range fixed {
 		if !hasParam(m, name) {
 			return nil, ast.Errorf(pos, "%v", NoParam(m, name))

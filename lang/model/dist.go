@@ -274,7 +274,7 @@ func (d *DistVal) logPDFTape(pos ast.Pos, t *ad.Tape, x eval.Value, xs obsElems)
 	one := &DistVal{Family: d.Family, Params: make([]eval.Value, len(d.Params))}
 	for i := range out {
 		for j, par := range d.Params {
-			v, node, isAD := paramAt(par, min(i, width-1))
+			v, node, isAD := paramPeek(par, min(i, width-1)) // v only when constant
 			if isAD {
 				one.Params[j] = &eval.ADNum{T: t, V: node}
 			} else {

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 )
 
@@ -49,6 +52,131 @@ func TestReplayShapes(t *testing.T) {
 		}
 		if w.Replaying() {
 			t.Errorf("%s: NoReplay replays", s.name)
+		}
+	}
+}
+
+// replayModels are small models over the constructs a model's statements
+// reach, with whether each replays (false: its recording reads parameter
+// values, so it is walked). The data are defined by replayData.
+var replayModels = []struct {
+	name, src string
+	replays   bool
+}{
+	{"priors", `model m {
+  a ~ normal(0, 1)
+  b ~ gamma(2, 3)
+  c ~ beta(2, 2)
+  d ~ uniform(-1, 2)
+  e ~ half_cauchy(1)
+  f ~ exponential(2)
+  g ~ cauchy(0, 2)
+  h ~ student_t(3, 0, 1)
+  q ~ lognormal(0, 1)
+  v[3] ~ normal(a, b)
+}`, true},
+	{"vectorparams", `model m {
+  mu[4] ~ normal(0, 1)
+  s[4] ~ gamma(2, 2)
+  y ~ normal(mu, s)
+  x[4] ~ gamma(s, 1)
+}`, true},
+	{"arith", `model m {
+  a ~ normal(0, 1)
+  b ~ gamma(2, 2)
+  v[4] ~ normal(0, 1)
+  w = (a - 2 * v) / b + v * v - 3 / b + b ^ 2 + 2 ^ a + b ^ a - v / 2
+  z = exp(w / 10) + log(b) + sqrt(b) + inv_logit(v) + log1p(b) + sum(v) + mean(v)
+  y ~ normal(w + z, 1 + b)
+}`, true},
+	{"matvec", `model m {
+  beta[3] ~ normal(0, 1)
+  s ~ half_normal(1)
+  y ~ normal(X @ beta, s)
+}`, true},
+	{"ordered_moving", `model m {
+  mu[3] ~ ordered(normal(0, 3))
+  a ~ uniform(0, 1)
+  b ~ uniform(a, 2)
+  y ~ normal(mu[2] + a * b, 1)
+}`, true},
+	{"counts", `model m {
+  lam ~ gamma(2, 1)
+  p ~ beta(1, 1)
+  k ~ poisson(lam)
+  k ~ binomial(5, p)
+}`, true},
+	{"target_logpdf", `model m {
+  a ~ normal(0, 1)
+  s ~ gamma(2, 2)
+  target += logpdf(normal(a, s), y)
+  target += -s
+}`, true},
+	{"mixture_iterate", `fn ar(s, t, p) = p.c + p.phi * s
+model m {
+  w ~ beta(2, 2)
+  mu[2] ~ ordered(normal(0, 5))
+  phi ~ uniform(-1, 1)
+  y ~ mixture([w, 1 - w], [normal(mu[1], 1), normal(mu[2], 1)])
+  m = iterate(ar, 0, 4, with: {c: mu[1], phi: phi})
+  y ~ normal(m, 2)
+}`, true},
+	{"branch", `model m {
+  a ~ normal(0, 1)
+  b = if a > 0 then a else -2 * a
+  y ~ normal(b, 1)
+}`, false},
+	{"abs", `model m {
+  a ~ normal(0, 1)
+  y ~ normal(abs(a), 1)
+}`, true}, // abs's branch is made inside its Func
+}
+
+func replayData(in *eval.Interpreter, r *rand.Rand) error {
+	y := make([]float64, 4)
+	for i := range y {
+		y[i] = r.NormFloat64()
+	}
+	x := mat.NewDense(4, 3, nil)
+	for i := range 4 {
+		for j := range 3 {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	for k, v := range map[string]eval.Value{"y": &eval.Vec{Data: y}, "X": eval.NewMat(x), "k": &eval.Vec{Data: []float64{1, 3, 0, 2}}} {
+		if err := in.Define(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Replay is the walk, to the bit, on models over every construct a model's
+// statements reach; a model whose computation branches on a parameter's
+// value is walked.
+func TestReplayModels(t *testing.T) {
+	for i, m := range replayModels {
+		var ds [2]*model.Density
+		var dim int
+		for k, walk := range []bool{false, true} {
+			in := eval.New(eval.Options{})
+			if err := replayData(in, rand.New(rand.NewPCG(uint64(i), 2))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := in.Eval(m.name+".kml", m.src); err != nil {
+				t.Fatalf("%s: %v", m.name, err)
+			}
+			mv, _ := in.Lookup("m")
+			c, err := model.CompileFor(in, mv.(*eval.Model), nil, all)
+			if err != nil {
+				t.Fatalf("%s: %v", m.name, err)
+			}
+			c.NoReplay = walk
+			ds[k], dim = c.NewDensityFor(in), c.Dim()
+		}
+		replayWalkAgree(t, m.name, ds[0], ds[1], dim, uint64(i))
+		if ds[0].Replaying() != m.replays {
+			t.Errorf("%s: replaying %v, want %v", m.name, ds[0].Replaying(), m.replays)
 		}
 	}
 }
