@@ -35,12 +35,16 @@ func adOperand(v eval.Value) (m ad.Matrix, t *ad.Tape, ok bool) {
 
 // adSquare reads a square matrix on the tape (a number is 1×1).
 func adSquare(a *eval.Args, name string) (*ad.Tape, []ad.Var, int, error) {
-	m, t, ok := adOperand(a.Value(name))
-	if !ok || m.Vs == nil || m.Cols != m.Rows || isVector(a.Value(name)) {
-		if ok && m.Vs != nil && !isVector(a.Value(name)) {
-			return nil, nil, 0, a.Errorf(name, "%s must be a square matrix, got %d×%d", name, m.Rows, m.Cols)
-		}
-		return nil, nil, 0, a.Errorf(name, "%s must be a square matrix, got %s", name, eval.Describe(a.Value(name)))
+	v := a.Value(name)
+	m, t, ok := adOperand(v)
+	switch {
+	case !ok || isVector(v):
+		return nil, nil, 0, a.Errorf(name, "%s must be a square matrix, got %s", name, eval.Describe(v))
+	case m.Rows != m.Cols:
+		return nil, nil, 0, a.Errorf(name, "%s must be a square matrix, got %d×%d", name, m.Rows, m.Cols)
+	case m.Vs == nil:
+		// Callers come here for a value on the tape only.
+		return nil, nil, 0, a.Errorf(name, "%s must depend on model parameters here", name)
 	}
 	return t, m.Vs, m.Rows, nil
 }

@@ -178,6 +178,9 @@ func TestSolveGradient(t *testing.T) {
 		}
 	}
 	tp := NewTape()
+	if x, ok := tp.Solve(Matrix{}, Matrix{Cols: 2}); !ok || len(x) != 0 {
+		t.Errorf("Solve of 0×0: %v, %v", x, ok)
+	}
 	sing := []Var{tp.Input(1), tp.Input(2), tp.Input(2), tp.Input(4)}
 	if _, ok := tp.Solve(Matrix{Rows: 2, Cols: 2, Vs: sing}, Matrix{Rows: 2, Cols: 1, F: []float64{1, 1}}); ok {
 		t.Error("Solve with a singular matrix reported ok")
@@ -207,6 +210,14 @@ func TestDeterminantsGradient(t *testing.T) {
 				t.Errorf("%s %d×%d = %v, want %v", c.name, n, n, got[0], c.want)
 			}
 		}
+	}
+}
+
+// TestDeterminantsEmpty: the empty matrix has determinant 1 and trace 0.
+func TestDeterminantsEmpty(t *testing.T) {
+	tp := NewTape()
+	if ld, d, tr := tp.Value(tp.LogDet(nil, 0)), tp.Value(tp.Det(nil, 0)), tp.Value(tp.Trace(nil, 0)); ld != 0 || d != 1 || tr != 0 {
+		t.Errorf("0×0: logdet %v, det %v, trace %v", ld, d, tr)
 	}
 }
 
