@@ -130,6 +130,20 @@ model m {
   a ~ normal(0, 1)
   y ~ normal(abs(a), 1)
 }`, true}, // abs's branch is made inside its Func
+	// Truncated families are walked for now (building one reads its
+	// parameters' values for its checks); the walk is what is compared.
+	{"truncated", `model m {
+  mu ~ normal(0, 1)
+  b ~ normal(mu, 1, lower: 0)
+  y ~ normal(b, 1, upper: 4)
+}`, false},
+	// The active lower end of b's support is a or 0, whichever is larger:
+	// a decision a replay would not make again.
+	{"truncated_competing", `model m {
+  a ~ normal(0, 1)
+  b ~ gamma(2, 1, lower: a)
+  y ~ normal(b, 1)
+}`, false},
 }
 
 func replayData(in *eval.Interpreter, r *rand.Rand) error {
