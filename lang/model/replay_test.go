@@ -138,7 +138,8 @@ model m {
   y ~ normal(b, 1, upper: 4)
 }`, false},
 	// The active lower end of b's support is a or 0, whichever is larger:
-	// a decision a replay would not make again.
+	// a decision a replay would not make again (TestMovingEndsCompete
+	// checks that this alone marks the recording).
 	{"truncated_competing", `model m {
   a ~ normal(0, 1)
   b ~ gamma(2, 1, lower: a)

@@ -6,7 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 
+	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
 )
 
 // TestRecordMovingJacobian checks the moving transform onto (lo, hi), with
@@ -77,5 +79,52 @@ func TestRecordMovingJacobian(t *testing.T) {
 	}
 	if _, _, ok := recordMoving(ad.NewTape(), 0, end{x: 1}, end{x: 1}); ok {
 		t.Error("empty bounds accepted")
+	}
+}
+
+// TestMovingEndsCompete: a moving bound decides the support's end only
+// where the family has no end of its own on that side. gamma(2, 1,
+// lower: a) has one (0, the larger of the two is active), so reading its
+// ends marks the recording not replayable; normal(0, 1, lower: a) and
+// uniform(0, a) have none and stay replayable.
+func TestMovingEndsCompete(t *testing.T) {
+	trunc := func(name string) dist.Family {
+		base, ok := dist.Lookup(name)
+		if !ok {
+			t.Fatalf("no family %s", name)
+		}
+		tr, err := dist.NewTruncated(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	inf := math.Inf(1)
+	uniform, _ := dist.Lookup("uniform")
+	for _, c := range []struct {
+		name   string
+		family dist.Family
+		params func(a eval.Value) []eval.Value
+		want   bool // replayable after reading the ends
+	}{
+		{"gamma lower: a", trunc("gamma"), func(a eval.Value) []eval.Value {
+			return []eval.Value{eval.Num(2), eval.Num(1), a, eval.Num(inf)}
+		}, false},
+		{"normal lower: a", trunc("normal"), func(a eval.Value) []eval.Value {
+			return []eval.Value{eval.Num(0), eval.Num(1), a, eval.Num(inf)}
+		}, true},
+		{"uniform(0, a)", uniform, func(a eval.Value) []eval.Value {
+			return []eval.Value{eval.Num(0), a}
+		}, true},
+	} {
+		tp := ad.NewTape()
+		a := &eval.ADNum{T: tp, V: tp.Input(0.5)}
+		lo, hi := movingEnds(&DistVal{Family: c.family, Params: c.params(a)}, 0)
+		if !lo.isAD && !hi.isAD {
+			t.Errorf("%s: no end is the moving bound", c.name)
+		}
+		if got := tp.Replayable(); got != c.want {
+			t.Errorf("%s: replayable %v after reading the ends, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -125,27 +125,6 @@ func (t *Tape) Func(parents []Var, f Fn) Var {
 	return v
 }
 
-// node1 and node2 record a node from its value and partials, which Replay
-// cannot compute again (the recording is then not replayable): new
-// operations should use op1/op2 or Func instead.
-func (t *Tape) node1(value float64, a Var, da float64) Var {
-	t.val = append(t.val, value)
-	t.par = append(t.par, a)
-	t.d = append(t.d, da)
-	t.off = append(t.off, int32(len(t.par)))
-	t.mark(kOpaque, 0)
-	return Var(len(t.val) - 1)
-}
-
-func (t *Tape) node2(value float64, a Var, da float64, b Var, db float64) Var {
-	t.val = append(t.val, value)
-	t.par = append(t.par, a, b)
-	t.d = append(t.d, da, db)
-	t.off = append(t.off, int32(len(t.par)))
-	t.mark(kOpaque, 0)
-	return Var(len(t.val) - 1)
-}
-
 // Add is a + b.
 func (t *Tape) Add(a, b Var) Var { return t.op2(kAdd, a, b) }
 
