@@ -435,7 +435,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 	if a.Value("values") == nil {
 		return nil, a.Errorf("post", "with a model, give its parameter values: values: {ell: ...}")
 	}
-	vals, err := recordValues(a, "values")
+	vals, err := model.RecordValues(a, "values")
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +481,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 }
 
 func witnessBuiltin(a *eval.Args) (eval.Value, error) {
-	var pp, pq posteriorArg
+	var pp, pq model.PosteriorArg
 	var xp, xq *mat.Dense
 	if err := a.Unpack("postP", &pp, "postQ", &pq, "xP", &xp, "xQ", &xq); err != nil {
 		return nil, err

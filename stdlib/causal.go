@@ -49,7 +49,7 @@ func ciSettings(a *eval.Args) (ktest.Method, ktest.Settings, error) {
 		return "", s, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
 	}
 	var err error
-	if s.Permutations, err = intArg(a, "permutations", 1, eval.MaxLength); err != nil {
+	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
 		return "", s, err
 	}
 	if s.Seed, err = a.Seed(); err != nil {
@@ -121,7 +121,7 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 	if !(s.Alpha > 0 && s.Alpha < 1) {
 		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", s.Alpha)
 	}
-	if s.Bandwidths, err = intArg(a, "bandwidths", 1, 100); err != nil {
+	if s.Bandwidths, err = a.IntIn("bandwidths", 1, 100); err != nil {
 		return nil, err
 	}
 	if z.IsEmpty() {
@@ -140,11 +140,11 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 
 // ciRecord is ci_test's record: hsic_test's fields and the regressions.
 func ciRecord(r causal.CIResult, aggregate bool) *eval.Record {
-	rec := result(r.HSIC)
+	rec := ResultRecord(r.HSIC)
 	if aggregate {
-		aggregateFields(rec, r.HSIC)
+		AggregateFields(rec, r.HSIC)
 	} else {
-		rec.Set("ell", eval.NewRecord().Set("x", ellValue(r.X.Ell)).Set("y", ellValue(r.Y.Ell)))
+		rec.Set("ell", eval.NewRecord().Set("x", EllValue(r.X.Ell)).Set("y", EllValue(r.Y.Ell)))
 		rec.Set("choice", eval.NewRecord().Set("x", eval.Str(r.X.Choice)).Set("y", eval.Str(r.Y.Choice)))
 	}
 	regs := func(rs []causal.Regression) eval.Value {
@@ -178,13 +178,13 @@ func prewhitenBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("order", `order must be "aic" or a whole number, got %q`, string(v))
 		}
 	default:
-		o, err := intArg(a, "order", 0, 1000)
+		o, err := a.IntIn("order", 0, 1000)
 		if err != nil {
 			return nil, err
 		}
 		order = o
 	}
-	maxOrder, err := intArg(a, "max_order", 0, 1000)
+	maxOrder, err := a.IntIn("max_order", 0, 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func prewhitenBuiltin(a *eval.Args) (eval.Value, error) {
 
 // varNames reads pc's names, or makes x1, x2, ...
 func varNames(a *eval.Args, p int) ([]string, error) {
-	var names columnNames
+	var names eval.Names
 	if err := a.Unpack("names?", &names); err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", alpha)
 	}
-	maxCond, err := intArg(a, "max_cond", -1, p)
+	maxCond, err := a.IntIn("max_cond", -1, p)
 	if err != nil {
 		return nil, err
 	}

@@ -218,7 +218,7 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 	fams := make([]dist.Family, k)
 	params := make([]eval.Value, 0, k)
 	for i := 0; i < k; i++ {
-		params = append(params, indexValue(w, i))
+		params = append(params, eval.Elem(w, i))
 	}
 	labels := make([]string, k)
 	for i, e := range list.Elems {
@@ -296,15 +296,4 @@ func peekLabel(d *model.DistVal) string {
 		parts[i] = peekString(p)
 	}
 	return d.Family.Name() + "(" + strings.Join(parts, ", ") + ")"
-}
-
-// indexValue returns element i of a vector value, keeping tape nodes.
-func indexValue(v eval.Value, i int) eval.Value {
-	switch v := v.(type) {
-	case *eval.Vec:
-		return eval.Num(v.Data[i])
-	case *eval.ADVec:
-		return &eval.ADNum{T: v.T, V: v.Vs[i]}
-	}
-	return v
 }

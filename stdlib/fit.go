@@ -24,7 +24,7 @@ func init() {
 	eval.Register(`summary(post)`,
 		`The posterior summary: mean, MCSE, sd, 5%, 50% and 95% quantiles, bulk and tail ESS and rank-normalised R-hat per parameter (Vehtari et al. 2021), with warnings for R-hat > 1.01, low ESS, divergences, low E-BFMI and tree-depth saturation. Prints as a table; --json writes the object of the language reference.`,
 		func(a *eval.Args) (eval.Value, error) {
-			var p posteriorArg
+			var p model.PosteriorArg
 			if err := a.Unpack("post", &p); err != nil {
 				return nil, err
 			}
@@ -33,7 +33,7 @@ func init() {
 	eval.Register(`draws(post, name)`,
 		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,
 		func(a *eval.Args) (eval.Value, error) {
-			var p posteriorArg
+			var p model.PosteriorArg
 			var name string
 			if err := a.Unpack("post", &p, "name", &name); err != nil {
 				return nil, err
@@ -51,39 +51,7 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 	if a.Value("fix") == nil {
 		return nil, nil
 	}
-	return recordValues(a, "fix")
-}
-
-func objectiveTerms(a *eval.Args, m *eval.Model) (model.Terms, error) {
-	var obj string
-	if err := a.Unpack("objective", &obj); err != nil {
-		return model.Terms{}, err
-	}
-	if model.HasLatent(m) {
-		return latentTerms(a, obj)
-	}
-	switch obj {
-	case "map":
-		return model.Terms{Prior: true, Likelihood: true}, nil
-	case "ml", "mlm":
-		return model.Terms{Likelihood: true}, nil
-	case "vb", "mkl", "rr":
-		return model.Terms{}, a.Errorf("objective", "objective %q applies to GP models with a latent function; this model takes \"map\" or \"ml\"", obj)
-	}
-	return model.Terms{}, a.Errorf("objective", "objective must be \"map\" or \"ml\", got %q", obj)
-}
-
-// intArg reads an integer setting between lo and hi.
-func intArg(a *eval.Args, name string, lo, hi int) (int, error) {
-	n, err := a.Int(name)
-	switch {
-	case err != nil:
-	case n < lo:
-		err = a.Errorf(name, "%s must be at least %d, got %d", name, lo, n)
-	case n > hi:
-		err = a.Errorf(name, "%s must be at most %d, got %d", name, hi, n)
-	}
-	return n, err
+	return model.RecordValues(a, "fix")
 }
 
 // Limits on sampler settings: beyond them a run would exhaust memory
@@ -95,24 +63,24 @@ const (
 )
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg modelArg
+	var marg model.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
 	m := marg.Model
 	var s hmc.Settings
-	if s.Chains, err = intArg(a, "chains", 1, maxChains); err != nil {
+	if s.Chains, err = a.IntIn("chains", 1, maxChains); err != nil {
 		return nil, err
 	}
-	if s.Warmup, err = intArg(a, "warmup", 0, eval.MaxLength); err != nil {
+	if s.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
 		return nil, err
 	}
 	s.NoWarmup = s.Warmup == 0
-	if s.Draws, err = intArg(a, "draws", 1, eval.MaxLength); err != nil {
+	if s.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
 		return nil, err
 	}
-	if s.MaxDepth, err = intArg(a, "max_depth", 1, maxTreeDepth); err != nil {
+	if s.MaxDepth, err = a.IntIn("max_depth", 1, maxTreeDepth); err != nil {
 		return nil, err
 	}
 	if s.Chains*s.Draws > eval.MaxLength {
@@ -162,7 +130,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %q", string(v))
 		}
 	case *eval.Record:
-		vals, _ := recordValues(a, "init")
+		vals, _ := model.RecordValues(a, "init")
 		q, err := c.Unconstrain(vals)
 		if err != nil {
 			return nil, a.Errorf("init", "%v", err)
@@ -191,13 +159,13 @@ func fitError(a *eval.Args, err error) error {
 }
 
 func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg modelArg
+	var marg model.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
 	m := marg.Model
-	terms, err := objectiveTerms(a, m)
+	terms, err := model.ObjectiveTerms(a, m)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +173,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	starts, err := intArg(a, "starts", 1, 10_000)
+	starts, err := a.IntIn("starts", 1, 10_000)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +187,8 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	s := inference.Settings{Starts: starts, Seed: seed}
-	if model.HasLatent(m) {
-		s.GradTol = gpGradTol
-	}
 	if a.Value("init") != nil {
-		vals, err := recordValues(a, "init")
+		vals, err := model.RecordValues(a, "init")
 		if err != nil {
 			return nil, err
 		}
@@ -246,13 +211,13 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 func profileBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg modelArg
+	var marg model.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
 	}
 	m := marg.Model
-	terms, err := objectiveTerms(a, m)
+	terms, err := model.ObjectiveTerms(a, m)
 	if err != nil {
 		return nil, err
 	}

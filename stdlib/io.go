@@ -82,34 +82,9 @@ func printBuiltin(a *eval.Args) (eval.Value, error) {
 	return nil, nil
 }
 
-// columnNames is an optional list of column names: a string, or a list of
-// strings.
-type columnNames []string
-
-func (c *columnNames) UnpackArg(name string, v eval.Value) error {
-	if s, ok := v.(eval.Str); ok {
-		*c = columnNames{string(s)}
-		return nil
-	}
-	l, ok := v.(*eval.List)
-	if !ok {
-		return fmt.Errorf("%s must be a list of strings like [\"x\", \"y\"], got %s", name, eval.Describe(v))
-	}
-	out := make(columnNames, len(l.Elems))
-	for i, e := range l.Elems {
-		s, ok := e.(eval.Str)
-		if !ok {
-			return fmt.Errorf("%s must hold strings, element %d is %s", name, i+1, eval.Describe(e))
-		}
-		out[i] = string(s)
-	}
-	*c = out
-	return nil
-}
-
 func readCSV(a *eval.Args) (eval.Value, error) {
 	var path, missing string
-	var want columnNames
+	var want eval.Names
 	if err := a.Unpack("path", &path, "columns?", &want, "missing", &missing); err != nil {
 		return nil, err
 	}
@@ -300,7 +275,7 @@ func writePath(a *eval.Args, name string) (string, error) {
 }
 
 func writeCSV(a *eval.Args) (eval.Value, error) {
-	var names columnNames
+	var names eval.Names
 	var overwrite bool
 	if err := a.Unpack("columns?", &names, "overwrite", &overwrite); err != nil {
 		return nil, err

@@ -163,7 +163,7 @@ func adPoint(v eval.Value, dim int) ([]eval.Value, []float64, bool) {
 		if len(v.Vs) == dim && dim > 1 {
 			ps := make([]eval.Value, dim)
 			for i := range ps {
-				ps[i] = indexValue(v, i)
+				ps[i] = eval.Elem(v, i)
 			}
 			return ps, v.Values(), true
 		}

@@ -100,8 +100,8 @@ func isAggregate(a *eval.Args, name string) bool {
 	return ok && v == "aggregate"
 }
 
-// ellValue is a kernel's lengthscales as a number, a vector or none.
-func ellValue(ell []float64) eval.Value {
+// EllValue is a kernel's lengthscales as a number, a vector or none.
+func EllValue(ell []float64) eval.Value {
 	switch len(ell) {
 	case 0:
 		return eval.NoneValue
@@ -111,7 +111,7 @@ func ellValue(ell []float64) eval.Value {
 	return &eval.Vec{Data: ell}
 }
 
-func result(r ktest.Result) *eval.Record {
+func ResultRecord(r ktest.Result) *eval.Record {
 	rec := eval.NewRecord()
 	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
 		Set("estimator", eval.Str(r.Estimator)).Set("method", eval.Str(r.Method))
@@ -132,8 +132,8 @@ func result(r ktest.Result) *eval.Record {
 	return rec
 }
 
-// aggregateFields adds the aggregate test's record fields.
-func aggregateFields(rec *eval.Record, r ktest.Result) {
+// AggregateFields adds the aggregate test's record fields.
+func AggregateFields(rec *eval.Record, r ktest.Result) {
 	if r.BandwidthsY == nil {
 		rec.Set("ell", &eval.Vec{Data: r.Bandwidths}).Set("choice", eval.Str(ktest.ChoiceAggregate))
 		rec.Set("bandwidths", &eval.Vec{Data: r.Bandwidths})
@@ -175,16 +175,16 @@ func unique(xs []float64) []float64 {
 func testSettings(a *eval.Args) (ktest.Settings, error) {
 	var s ktest.Settings
 	var err error
-	if s.Permutations, err = intArg(a, "permutations", 1, eval.MaxLength); err != nil {
+	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
 		return s, err
 	}
 	if s.Seed, err = a.Seed(); err != nil {
 		return s, err
 	}
-	if s.Rank, err = intArg(a, "rank", 1, eval.MaxLength); err != nil {
+	if s.Rank, err = a.IntIn("rank", 1, eval.MaxLength); err != nil {
 		return s, err
 	}
-	if s.Bandwidths, err = intArg(a, "bandwidths", 1, 100); err != nil {
+	if s.Bandwidths, err = a.IntIn("bandwidths", 1, 100); err != nil {
 		return s, err
 	}
 	if s.Alpha, err = a.Num("alpha"); err != nil {
@@ -233,8 +233,8 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		rec := result(r)
-		aggregateFields(rec, r)
+		rec := ResultRecord(r)
+		AggregateFields(rec, r)
 		return rec, nil
 	}
 	rx, dx := x.Dims()
@@ -257,8 +257,8 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	rec := result(r)
-	rec.Set("ell", ellValue(c.Ell)).Set("choice", eval.Str(c.Choice))
+	rec := ResultRecord(r)
+	rec.Set("ell", EllValue(c.Ell)).Set("choice", eval.Str(c.Choice))
 	if c.Choice == ktest.ChoiceBKL {
 		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
 	}
@@ -304,8 +304,8 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 		if math.IsNaN(r.PValue) {
 			return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
 		}
-		rec := result(r)
-		aggregateFields(rec, r)
+		rec := ResultRecord(r)
+		AggregateFields(rec, r)
 		return rec, nil
 	}
 	cx, err := chooseKernel(a, "kx", x, s.Seed)
@@ -323,8 +323,8 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if math.IsNaN(r.PValue) {
 		return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
 	}
-	rec := result(r)
-	rec.Set("ell", eval.NewRecord().Set("x", ellValue(cx.Ell)).Set("y", ellValue(cy.Ell)))
+	rec := ResultRecord(r)
+	rec.Set("ell", eval.NewRecord().Set("x", EllValue(cx.Ell)).Set("y", EllValue(cy.Ell)))
 	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
 	lm, t2 := eval.NewRecord(), eval.NewRecord()
 	for _, v := range []struct {

@@ -1,7 +1,6 @@
 package stdlib
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -21,50 +20,12 @@ func init() {
 		})
 }
 
-// modelArg unpacks "a model".
-type modelArg struct{ *eval.Model }
-
-func (m *modelArg) UnpackArg(name string, v eval.Value) error {
-	mv, ok := v.(*eval.Model)
-	if !ok {
-		return fmt.Errorf("%s must be a model, got %s", name, eval.Describe(v))
-	}
-	m.Model = mv
-	return nil
-}
-
-// posteriorArg unpacks "a posterior from sample".
-type posteriorArg struct{ *model.Posterior }
-
-func (p *posteriorArg) UnpackArg(name string, v eval.Value) error {
-	pv, ok := v.(*model.Posterior)
-	if !ok {
-		return fmt.Errorf("%s must be a posterior from sample, got %s", name, eval.Describe(v))
-	}
-	p.Posterior = pv
-	return nil
-}
-
-// recordValues reads a record of parameter values into a map.
-func recordValues(a *eval.Args, name string) (map[string]eval.Value, error) {
-	r, err := a.Record(name)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]eval.Value{}
-	for _, k := range r.AttrNames() {
-		v, _ := r.Attr(k)
-		out[k] = v
-	}
-	return out, nil
-}
-
 func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
-	var m modelArg
+	var m model.ModelArg
 	if err := a.Unpack("m", &m); err != nil {
 		return nil, err
 	}
-	values, err := recordValues(a, "values")
+	values, err := model.RecordValues(a, "values")
 	if err != nil {
 		return nil, err
 	}

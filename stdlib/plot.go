@@ -60,7 +60,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	fig := figure{w: 6 * vg.Inch, h: 4 * vg.Inch}
 	switch v := a.Value("v").(type) {
 	case *model.Posterior:
-		var params columnNames
+		var params eval.Names
 		if err := a.Unpack("params?", &params); err != nil {
 			return nil, err
 		}

@@ -238,7 +238,7 @@ func distributionPlot(d *model.DistVal) (*plot.Plot, error) {
 // two-column matrix as points, coloured by color: (one label per row).
 func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string, err error) {
 	r, c := v.Dims()
-	var labels columnNames
+	var labels eval.Names
 	if err := a.Unpack("labels?", &labels); err != nil {
 		return "", "", err
 	}

@@ -40,7 +40,12 @@ type Registry struct {
 
 // Builtins is the registry the standard library fills and interpreters use
 // unless told otherwise.
-var Builtins = &Registry{m: map[string]*Builtin{}}
+var Builtins = NewRegistry()
+
+// NewRegistry returns an empty registry. An embedder that wants only some
+// of the library's domains makes one and passes it to each domain's
+// Register, then to Options.Registry.
+func NewRegistry() *Registry { return &Registry{m: map[string]*Builtin{}} }
 
 // Register adds a builtin to the default registry; see Registry.Register.
 func Register(spec, doc string, fn func(a *Args) (Value, error)) *Builtin {

@@ -12,7 +12,7 @@ import (
 
 // testRegistry has the few builtins these tests need.
 func testRegistry() *Registry {
-	r := &Registry{m: map[string]*Builtin{}}
+	r := NewRegistry()
 	r.Register("show(values...)", "", func(a *Args) (Value, error) {
 		var parts []string
 		for _, v := range a.Rest {

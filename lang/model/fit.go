@@ -97,6 +97,9 @@ type Optimum struct {
 // Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
 // gives the starts, seed and initial point), cancelled by th's context.
 func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
+	if s.GradTol == 0 && HasLatent(c.Model) {
+		s.GradTol = GPGradTol
+	}
 	var r *inference.Result
 	if c.Dim() == 0 {
 		lp, err := c.NewDensity(th.Fork()).Value(nil)
