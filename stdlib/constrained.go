@@ -3,11 +3,8 @@ package stdlib
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
-	"github.com/kml-lang/kml/runtime/dist"
 )
 
 // The distributions that give a parameter a support of its own: dirichlet
@@ -61,90 +58,4 @@ func init() {
 			}
 			return d, nil
 		}).AD = true
-}
-
-// drawCount is n when given (≥ 0), or −1 for one draw.
-func drawCount(a *eval.Args) (int, error) {
-	if !a.Given("n") {
-		return -1, nil
-	}
-	n, err := a.Int("n")
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, a.Errorf("n", "n must not be negative, got %d", n)
-	}
-	return n, nil
-}
-
-func drawDirichlet(a *eval.Args, d *model.Dirichlet) (eval.Value, error) {
-	if d.HasAD() {
-		return nil, a.Errorf("d", "cannot draw from %s: its concentrations depend on model parameters", d)
-	}
-	n, err := drawCount(a)
-	if err != nil {
-		return nil, err
-	}
-	rng, err := a.Rand()
-	if err != nil {
-		return nil, err
-	}
-	alpha := d.Alphas()
-	if n < 0 {
-		return &eval.Vec{Data: dist.DirichletRand(rng, alpha)}, nil
-	}
-	if n == 0 {
-		return eval.NewMat(&mat.Dense{}), nil
-	}
-	m := mat.NewDense(n, len(alpha), nil)
-	for i := 0; i < n; i++ {
-		m.SetRow(i, dist.DirichletRand(rng, alpha))
-	}
-	return eval.NewMat(m), nil
-}
-
-func drawLKJ(a *eval.Args, d *model.LKJCholesky) (eval.Value, error) {
-	if d.HasAD() {
-		return nil, a.Errorf("d", "cannot draw from %s: its eta depends on model parameters", d)
-	}
-	if d.K == 0 {
-		return nil, a.Errorf("d", "give the size to draw from lkj_corr_cholesky, e.g. lkj_corr_cholesky(%s, K: 3)", d.Eta)
-	}
-	n, err := drawCount(a)
-	if err != nil {
-		return nil, err
-	}
-	rng, err := a.Rand()
-	if err != nil {
-		return nil, err
-	}
-	eta, _ := eval.ToFloat(d.Eta)
-	one := func() eval.Value { return eval.NewMat(mat.NewDense(d.K, d.K, dist.LKJCholeskyRand(rng, d.K, eta))) }
-	if n < 0 {
-		return one(), nil
-	}
-	l := &eval.List{}
-	for range n {
-		l.Elems = append(l.Elems, one())
-	}
-	return l, nil
-}
-
-func logpdfConstrained(a *eval.Args, d eval.Value) (eval.Value, error) {
-	if eval.IsAD(d) || eval.IsAD(a.Value("x")) {
-		return nil, a.Errorf("d", "logpdf of %s inside a model: write the prior or observation with ~ instead", d)
-	}
-	var v eval.Value
-	var err error
-	switch d := d.(type) {
-	case *model.Dirichlet:
-		v, err = d.LogPDF(a.Value("x"))
-	case *model.LKJCholesky:
-		v, err = d.LogPDF(a.Value("x"))
-	}
-	if err != nil {
-		return nil, a.Errorf("x", "%v", err)
-	}
-	return v, nil
 }

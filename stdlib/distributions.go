@@ -75,86 +75,22 @@ func init() {
 	eval.Register("draw(d, n?, seed?)",
 		"Draws n values from distribution d (a vector; one number when n is left out), from the given seed or the run's stream.",
 		func(a *eval.Args) (eval.Value, error) {
-			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
-				return drawMultiNormal(a, mv)
-			}
-			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
-				return drawCategorical(a, c)
-			}
-			if d, ok := a.Value("d").(*model.Dirichlet); ok {
-				return drawDirichlet(a, d)
-			}
-			if d, ok := a.Value("d").(*model.LKJCholesky); ok {
-				return drawLKJ(a, d)
-			}
-			var d distribution
-			var n eval.Length
-			if err := a.Unpack("d", &d, "n?", &n); err != nil {
-				return nil, err
-			}
-			p, ok := d.Scalar()
+			d, ok := a.Value("d").(model.Drawer)
 			if !ok {
-				return nil, a.Errorf("d", "cannot draw from %s: its parameters are vectors", d)
+				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
 			}
-			rng, err := a.Rand()
-			if err != nil {
-				return nil, err
-			}
-			if !a.Given("n") {
-				return eval.Num(d.Family.Rand(rng, p)), nil
-			}
-			out := make([]float64, n)
-			for i := range out {
-				out[i] = d.Family.Rand(rng, p)
-			}
-			return &eval.Vec{Data: out}, nil
+			return d.DrawCall(a)
 		})
 
 	eval.Register("logpdf(d, x)",
 		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
-			if c, ok := a.Value("d").(*model.CategoricalLogit); ok {
-				return logpdfCategorical(a, c)
+			d, ok := a.Value("d").(model.LogPDFer)
+			if !ok {
+				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
 			}
-			switch d := a.Value("d").(type) {
-			case *model.Dirichlet, *model.LKJCholesky:
-				return logpdfConstrained(a, d)
-			}
-			if mv, ok := a.Value("d").(*model.MultiNormal); ok {
-				if mv.HasAD() {
-					return nil, a.Errorf("d", "logpdf of a multivariate normal inside a model: write the observation with ~ instead")
-				}
-				v, err := mv.LogPDF(a.Value("x"))
-				if err != nil {
-					return nil, a.Errorf("x", "%v", err)
-				}
-				return v, nil
-			}
-			if _, ok := a.Value("d").(*densityVal); ok {
-				return densityLogPDF(a, "d", "x")
-			}
-			var d distribution
-			var x eval.Value
-			if err := a.Unpack("d", &d, "x", &x); err != nil {
-				return nil, err
-			}
-			return d.LogPDF(a.PosOf("x"), x)
+			return d.LogPDFCall(a)
 		}).AD = true
-}
-
-// distribution is an argument that must be a distribution value.
-type distribution struct{ *model.DistVal }
-
-func (d *distribution) UnpackArg(name string, v eval.Value) error {
-	dv, ok := v.(*model.DistVal)
-	if !ok {
-		return fmt.Errorf("%s must be a distribution, got %s", name, eval.Describe(v))
-	}
-	if dist.IsImproper(dv.Family) {
-		return fmt.Errorf("%s is improper: it is a prior for a model's parameter, with no draws or normalised density", dv)
-	}
-	d.DistVal = dv
-	return nil
 }
 
 // makeDist builds a distribution value. Parameters that are plain numbers are

@@ -24,9 +24,9 @@ func (c *CategoricalLogit) HasAD() bool { return eval.IsAD(c.Beta) }
 // K is the number of categories.
 func (c *CategoricalLogit) K() int { return paramLen(c.Beta) }
 
-// logDensity sums log softmax(beta)_{yᵢ} over the observations y:
+// LogDensity sums log softmax(beta)_{yᵢ} over the observations y:
 // Σᵢ beta_{yᵢ} − n·log Σₖ e^{betaₖ}, with ∂/∂betaₖ = countₖ − n·softmaxₖ.
-func (c *CategoricalLogit) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	k := c.K()
 	ys, ok := eval.ToFloats(x)
 	if !ok || eval.IsAD(x) {

@@ -197,7 +197,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				continue
 			}
 			s := c.byStmt[st]
-			var prior priorDist
+			var prior Distribution
 			if (c.Terms.Prior || first || s.moving) && (d.derived == nil || s.moving) {
 				var err error
 				if prior, err = d.prior(st, env, s, first); err != nil {
@@ -238,7 +238,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			env.Define(s.param.Name, x)
 			if c.Terms.Prior && d.derived == nil {
-				lp, err := prior.logDensity(t, x, s.param.Name)
+				lp, err := prior.LogDensity(t, x, s.param.Name)
 				var se *SupportError
 				if errors.As(err, &se) && s.off < 0 {
 					// A held value outside its prior's support has density zero.
@@ -302,7 +302,7 @@ func zero(grad []float64) error {
 
 // prior evaluates a parameter's prior; on the first run it also checks it
 // and fixes the parameter's transform from the support.
-func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (priorDist, error) {
+func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (Distribution, error) {
 	v, err := d.th.Expr(st.Dist, env)
 	if err != nil {
 		return nil, err
@@ -501,69 +501,11 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 		return nil, err
 	}
 	what := ast.Format(st.LHS)
-	switch r := rhs.(type) {
-	case *MultiNormal:
-		lp, err := r.logDensity(d.tape, data, what)
-		if err != nil {
-			return nil, ast.Errorf(st.At, "%v", err)
-		}
-		return lp, nil
-	case *CategoricalLogit, constrainedPrior:
-		lp, err := r.(priorDist).logDensity(d.tape, data, what)
-		var se *SupportError
-		if errors.As(err, &se) {
-			return nil, se
-		}
-		if err != nil {
-			return nil, ast.Errorf(st.At, "%v", err)
-		}
-		return lp, nil
-	case *DistVal:
-		if dist.IsImproper(r.Family) {
-			return nil, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)
-		}
-		for i, p := range r.Params {
-			if lat, ok := p.(Latent); ok {
-				if d.observed[lat] {
-					return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
-				}
-				if d.observed == nil {
-					d.observed = map[Latent]bool{}
-				}
-				d.observed[lat] = true
-				if d.latents != nil {
-					*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
-				}
-				lp, err := lat.LogLik(&d.ev, r, i, data)
-				if err != nil {
-					var ae *ast.Error
-					if errors.As(err, &ae) {
-						return nil, err
-					}
-					return nil, ast.Errorf(st.At, "%v", err)
-				}
-				return lp, nil
-			}
-		}
-		if m, ok := data.(*eval.Mat); ok {
-			if rr, cc := m.Dims(); cc != 1 && rr != 1 {
-				return nil, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)
-			}
-		}
-		lp, err := r.logDensity(d.tape, data, what)
-		var se *SupportError
-		if errors.As(err, &se) {
-			return nil, se // the caller decides: an error on the first run, −Inf later
-		}
-		if err != nil {
-			return nil, ast.Errorf(st.At, "%v", err)
-		}
-		return lp, nil
-	case Family:
+	if f, ok := rhs.(Family); ok {
 		if d.families != nil {
-			*d.families = append(*d.families, r)
+			*d.families = append(*d.families, f)
 		}
-		lp, err := r.LogLik(&d.ev, data)
+		lp, err := f.LogLik(&d.ev, data)
 		if err != nil {
 			var ae *ast.Error
 			if errors.As(err, &ae) {
@@ -573,5 +515,61 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 		}
 		return lp, nil
 	}
-	return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
+	r, ok := rhs.(Distribution)
+	if !ok {
+		return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
+	}
+	if dv, ok := r.(*DistVal); ok {
+		if lp, done, err := d.observeUnivariate(st, dv, data, what); done {
+			return lp, err
+		}
+	}
+	lp, err := r.LogDensity(d.tape, data, what)
+	var se *SupportError
+	if errors.As(err, &se) {
+		return nil, se // the caller decides: an error on the first run, −Inf later
+	}
+	if err != nil {
+		return nil, ast.Errorf(st.At, "%v", err)
+	}
+	return lp, nil
+}
+
+// observeUnivariate is what `DATA ~ DIST` checks and does for a univariate
+// family before its density: an improper family is refused, a latent
+// function among the parameters takes the observation (done), and a matrix
+// of data must be a vector.
+func (d *Density) observeUnivariate(st *ast.Tilde, r *DistVal, data eval.Value, what string) (lp eval.Value, done bool, err error) {
+	if dist.IsImproper(r.Family) {
+		return nil, true, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)
+	}
+	for i, p := range r.Params {
+		if lat, ok := p.(Latent); ok {
+			if d.observed[lat] {
+				return nil, true, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+			}
+			if d.observed == nil {
+				d.observed = map[Latent]bool{}
+			}
+			d.observed[lat] = true
+			if d.latents != nil {
+				*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
+			}
+			lp, err := lat.LogLik(&d.ev, r, i, data)
+			if err != nil {
+				var ae *ast.Error
+				if errors.As(err, &ae) {
+					return nil, true, err
+				}
+				return nil, true, ast.Errorf(st.At, "%v", err)
+			}
+			return lp, true, nil
+		}
+	}
+	if m, ok := data.(*eval.Mat); ok {
+		if rr, cc := m.Dims(); cc != 1 && rr != 1 {
+			return nil, true, ast.Errorf(st.LHS.Pos(), "%s is a %d×%d matrix; a univariate distribution needs a vector of observations", what, rr, cc)
+		}
+	}
+	return nil, false, nil
 }

@@ -16,7 +16,7 @@ import (
 // (a simplex, a Cholesky factor of a correlation matrix), and so the
 // transform onto it.
 type constrainedPrior interface {
-	priorDist
+	Distribution
 	transformFor(p eval.ModelParam) (vecTransform, error)
 }
 
@@ -69,10 +69,10 @@ func (d *Dirichlet) transformFor(p eval.ModelParam) (vecTransform, error) {
 	return simplexTransform{k: k}, nil
 }
 
-// logDensity sums the Dirichlet log density over the rows of x (one row for
+// LogDensity sums the Dirichlet log density over the rows of x (one row for
 // a vector), recording ∂/∂x and ∂/∂alpha on the tape. Data rows must be
 // simplexes; rows on the tape (a simplex parameter) are so by construction.
-func (d *Dirichlet) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+func (d *Dirichlet) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	k := d.K()
 	rows, err := simplexRows(x, k)
 	if err != nil {

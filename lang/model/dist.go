@@ -186,11 +186,11 @@ type SupportError struct{ Msg string }
 
 func (e *SupportError) Error() string { return e.Msg }
 
-// logDensity sums the log density of d over the elements of x. With a tape
+// LogDensity sums the log density of d over the elements of x. With a tape
 // it records the sum as one node whose parents are every tape node among the
 // parameters and x, and returns it; without one it returns a eval.Num. An error
 // names the first element outside the support or parameter out of domain.
-func (d *DistVal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+func (d *DistVal) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	xs, ok := elemsOf(x)
 	if !ok {
 		return nil, fmt.Errorf("%s must be numbers, got %s", what, eval.Describe(x))
@@ -287,7 +287,7 @@ func (d *DistVal) logPDFTape(pos ast.Pos, t *ad.Tape, x eval.Value, xs obsElems)
 		} else {
 			xi = eval.Num(xs.f[i])
 		}
-		lp, err := one.logDensity(t, xi, "x")
+		lp, err := one.LogDensity(t, xi, "x")
 		var se *SupportError
 		switch {
 		case errors.As(err, &se):

@@ -50,9 +50,9 @@ func (d *LKJCholesky) transformFor(p eval.ModelParam) (vecTransform, error) {
 	return choleskyCorrTransform{k: p.Size}, nil
 }
 
-// logDensity is the LKJ log density of the factor x (a K×K matrix, on the
+// LogDensity is the LKJ log density of the factor x (a K×K matrix, on the
 // tape or data), recording ∂/∂Lₖₖ and ∂/∂eta.
-func (d *LKJCholesky) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+func (d *LKJCholesky) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	eta, ev, etaAD := paramAt(d.Eta, 0)
 	var diag []float64
 	var dvs []ad.Var
@@ -104,7 +104,7 @@ func (d *LKJCholesky) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Va
 // LogPDF is logpdf(d, L) outside a model for a K×K factor L; −Inf when L
 // is not the Cholesky factor of a correlation matrix.
 func (d *LKJCholesky) LogPDF(x eval.Value) (eval.Value, error) {
-	v, err := d.logDensity(nil, x, "x")
+	v, err := d.LogDensity(nil, x, "x")
 	if _, ok := err.(*SupportError); ok {
 		return eval.Num(math.Inf(-1)), nil
 	}

@@ -10,13 +10,6 @@ import (
 	"github.com/kml-lang/kml/runtime/ad"
 )
 
-// priorDist is what may follow `NAME ~` for a parameter: a univariate
-// distribution applied elementwise, or a multivariate one.
-type priorDist interface {
-	eval.Value
-	logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error)
-}
-
 // MultiNormal is multi_normal(mu, Sigma) or multi_normal_cholesky(mu, L):
 // a K-dimensional normal whose covariance is data (its Cholesky factor L is
 // computed once), and whose mean may depend on model parameters. As a prior
@@ -78,10 +71,10 @@ func (m *MultiNormal) mean(i int) (float64, ad.Var, bool) {
 	return paramAt(m.Mu, min(i, paramLen(m.Mu)-1))
 }
 
-// logDensity sums log N(xᵣ | mu, Σ) over the rows r of x (one row for a
+// LogDensity sums log N(xᵣ | mu, Σ) over the rows r of x (one row for a
 // vector): −½‖L⁻¹(x − mu)‖² − Σ log Lᵢᵢ − K/2 log 2π, with ∂/∂x = −Σ⁻¹(x − mu)
 // and ∂/∂mu its negative, recorded as one tape node.
-func (m *MultiNormal) logDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+func (m *MultiNormal) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
 	rows, err := m.rows(x, what)
 	if err != nil {
 		return nil, err
@@ -192,7 +185,7 @@ func (m *MultiNormal) LogPDF(x eval.Value) (eval.Value, error) {
 	out := make([]float64, len(rows))
 	for i := range rows {
 		one := &MultiNormal{Mu: m.Mu, L: m.L, k: m.k, logDL: m.logDL}
-		v, err := one.logDensity(nil, &eval.Vec{Data: rows[i].f}, "x")
+		v, err := one.LogDensity(nil, &eval.Vec{Data: rows[i].f}, "x")
 		if err != nil {
 			return nil, err
 		}

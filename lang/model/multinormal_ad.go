@@ -36,7 +36,7 @@ func NewMultiNormalAD(mu eval.Value, l *eval.ADMat, label string) (*MultiNormal,
 	return m, nil
 }
 
-// adLogDensity is logDensity with L on the tape: with D the K×R matrix of
+// adLogDensity is LogDensity with L on the tape: with D the K×R matrix of
 // the rows' deviations x − mu (one column each) and Z = L⁻¹·D (one
 // triangular solve on the tape), Σᵣ log N(xᵣ) = −½‖Z‖² − R·Σ log Lᵢᵢ −
 // R·K/2·log 2π, one node whose partials are −Z and −R/Lᵢᵢ.

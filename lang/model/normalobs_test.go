@@ -74,7 +74,7 @@ func (c normalCase) record(t *ad.Tape, q []float64) ([]ad.Var, eval.Value, error
 		f = renamed{f}
 	}
 	d := &DistVal{Family: f, Params: []eval.Value{mu, sigma}}
-	lp, err := d.logDensity(t, x, "x")
+	lp, err := d.LogDensity(t, x, "x")
 	return in, lp, err
 }
 
@@ -181,12 +181,12 @@ func TestNormalSumLeavesErrorsToTheGenericLoop(t *testing.T) {
 	f, _ := dist.Lookup("normal")
 	mu := &eval.ADVec{T: tape, Vs: []ad.Var{tape.Input(0), tape.Input(math.Inf(1))}}
 	d := &DistVal{Family: f, Params: []eval.Value{mu, eval.Num(1)}}
-	if _, err := d.logDensity(tape, &eval.Vec{Data: []float64{1, 2}}, "y"); err == nil || err.Error() != "normal: mu must be finite, got +Inf (element 2)" {
+	if _, err := d.LogDensity(tape, &eval.Vec{Data: []float64{1, 2}}, "y"); err == nil || err.Error() != "normal: mu must be finite, got +Inf (element 2)" {
 		t.Errorf("error %v", err)
 	}
 	s := &eval.ADNum{T: tape, V: tape.Input(-1)}
 	d = &DistVal{Family: f, Params: []eval.Value{eval.Num(0), s}}
-	if _, err := d.logDensity(tape, &eval.Vec{Data: []float64{1}}, "y"); err == nil || err.Error() != "normal: sigma must be positive, got -1" {
+	if _, err := d.LogDensity(tape, &eval.Vec{Data: []float64{1}}, "y"); err == nil || err.Error() != "normal: sigma must be positive, got -1" {
 		t.Errorf("error %v", err)
 	}
 }

@@ -52,7 +52,7 @@ func TestSumGradMatchesGenericLoop(t *testing.T) {
 			if generic {
 				f = renamed{mix}
 			}
-			lp, err := (&DistVal{Family: f, Params: params}).logDensity(tape, x, "y")
+			lp, err := (&DistVal{Family: f, Params: params}).LogDensity(tape, x, "y")
 			if err != nil {
 				t.Fatal(err)
 			}
