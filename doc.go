@@ -22,7 +22,10 @@
 //   - lang/model owns what `~` means: the model compiler, its log density,
 //     the observation-family contract, fitting and the posterior;
 //   - lang/repl is the interactive prompt; cmd/kml the command;
-//   - stdlib binds builtin names to lang/model and the runtime;
+//   - stdlib binds builtin names to lang/model and the runtime, one
+//     package per domain (core, dists, fit, kernel, ktest, bke, gp, kbr,
+//     kst, causal, files, plot), each with a Register(r); the stdlib
+//     package itself registers them all (see the Builtins option);
 //   - runtime/ad is the reverse-mode tape; runtime/dist the distributions;
 //     runtime/kernels the kernels and Gram matrices; runtime/ktest the
 //     kernel two-sample and independence tests; runtime/bke the Bayesian

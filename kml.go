@@ -58,6 +58,14 @@ func MaxMemory(bytes int64) Option { return func(o *eval.Options) { o.MaxMemory 
 // JSON makes print write each argument as a line of JSON.
 func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
 
+// Builtins sets the builtins a script may call (default: the whole
+// library). Make r with eval.NewRegistry and fill it with the Register of
+// each stdlib domain wanted: leaving out stdlib/files and stdlib/plot gives
+// scripts no file input or output and no pictures. (This package links the
+// whole library; a Go program that must not link gonum/plot uses
+// lang/eval's Interpreter with such a registry directly.)
+func Builtins(r *eval.Registry) Option { return func(o *eval.Options) { o.Registry = r } }
+
 // New makes an interpreter.
 func New(opts ...Option) *Interpreter {
 	var o eval.Options

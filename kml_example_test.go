@@ -6,6 +6,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/core"
+	"github.com/kml-lang/kml/stdlib/dists"
+	"github.com/kml-lang/kml/stdlib/fit"
+	"github.com/kml-lang/kml/stdlib/kernel"
 )
 
 // A Go program sets data into a script's scope, evaluates KML on it and
@@ -38,4 +43,30 @@ func ExampleInterpreter() {
 	// <eval 3>:1:3: error: shapes do not match for +: vector of length 3 and vector of length 2
 	// y + [1, 2]
 	//   ^
+}
+
+// An embedder chooses the library's domains: here numbers, distributions,
+// kernels and fitting, without file input and output or plots, so a script
+// cannot touch the disk.
+func ExampleBuiltins() {
+	r := eval.NewRegistry()
+	core.Register(r)
+	dists.Register(r)
+	kernel.Register(r)
+	fit.Register(r)
+	in := kml.New(kml.Builtins(r))
+
+	v, err := in.Eval("gram(rbf(1), [[0], [1]])[1, 2]")
+	if err != nil {
+		fmt.Println(in.FormatError(err))
+		return
+	}
+	fmt.Printf("%.4f\n", v)
+	_, err = in.Eval(`write_csv([1, 2], "out.csv")`)
+	fmt.Print(in.FormatError(err))
+	// Output:
+	// 0.6065
+	// <eval 2>:1:1: error: undefined: write_csv
+	// write_csv([1, 2], "out.csv")
+	// ^
 }

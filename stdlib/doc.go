@@ -1,10 +1,24 @@
-// Package stdlib is KML's standard library: the bindings from builtin names
-// to the runtime (maths and reductions, vector and matrix builders,
-// distributions, kernels, data input and output, kernel tests, plots) and to
-// lang/model (sample, optimize, profile, logp, the bke observation family,
-// the latent GP gp(X, KERNEL) and predict).
-// Each file registers its builtins in eval.Builtins from an init function,
-// with their signatures and the documentation `:help` shows, unpacks the
-// arguments, calls the package that does the work, and wraps its result as
-// a value; importing the package makes the builtins available.
+// Package stdlib is KML's standard library, one package per domain, each
+// with a Register(r *eval.Registry) that adds its builtins:
+//
+//	core     numbers, vectors, matrices, linear algebra (also on the tape), iterate, timed
+//	dists    distributions, ordered, mixture, truncation, multi_normal, dirichlet, lkj, draw, logpdf
+//	fit      sample, optimize, profile, summary, draws, logp, loglik
+//	kernel   kernel values and builtins, gram, median_heuristic, landmarks
+//	ktest    mmd, hsic, mmd_test, hsic_test and the test-result record
+//	bke      the bke observation family, bkl, split, embedding, witness
+//	gp       the latent GP gp(X, K), predict
+//	kbr      kernel Bayes' rule: kbr, cme, condition, expect, preimage, cv, abc, kbr_filter, ...
+//	kst      kernel Student-t and kde: kst, kde, novelty, auc, classify, tune, fantasy, onehot
+//	causal   ci_test, pc, prewhiten
+//	files    print, read_csv, write_csv, save
+//	plot     plot (the only importer of gonum.org/v1/plot)
+//
+// A domain imports no other domain but stdlib/kernel, except dists → core
+// and causal → ktest (TestStdlibImports). Each builtin's binding unpacks
+// its arguments, calls the package that does the work (lang/model or a
+// runtime package) and wraps the result as a value. This package is the
+// umbrella: Register adds every domain, and importing it fills
+// eval.Builtins with the whole library. The tests here run KML programs
+// over the whole library.
 package stdlib

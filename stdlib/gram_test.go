@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/stdlib"
+	"github.com/kml-lang/kml/stdlib/kernel"
 )
 
 // TestGramFromScript checks gram(k, x) and gram(k, x, y), filled in place
@@ -19,7 +19,7 @@ let k = `+kern+`
 let g = gram(k, x)
 let c = gram(k, x, y)
 `)
-		k := lookup[*stdlib.KernelVal](t, in, "k").K
+		k := lookup[*kernel.KernelVal](t, in, "k").K
 		x := lookup[*eval.Mat](t, in, "x").M
 		y := lookup[*eval.Mat](t, in, "y").M
 		for _, tc := range []struct {

@@ -27,10 +27,18 @@ var specRE = regexp.MustCompile(`^(\w+)\(.*\)$`)
 // misspelt name fails here rather than as an internal error at run time.
 func TestUnpackNames(t *testing.T) {
 	fset := token.NewFileSet()
-	files, _ := filepath.Glob("*.go")
+	// The library is one package per domain (stdlib/DOMAIN/*.go); helpers
+	// are keyed "DOMAIN.Name", so a call kernel.Unpack(a, "k") from another
+	// domain is followed as a call of Unpack inside its own is.
+	files, _ := filepath.Glob("*/*.go")
 	funcs := map[string]*ast.FuncDecl{}
 	tables := map[string]*ast.CompositeLit{}
+	dirs := map[string]bool{}
 	var parsed []*ast.File
+	dirOf := map[*ast.File]string{}
+	for _, name := range files {
+		dirs[filepath.Dir(name)] = true
+	}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -40,17 +48,19 @@ func TestUnpackNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		parsed = append(parsed, f)
+		dir := filepath.Dir(name)
+		dirOf[f] = dir
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv == nil {
-					funcs[d.Name.Name] = d
+					funcs[dir+"."+d.Name.Name] = d
 				}
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					if vs, ok := s.(*ast.ValueSpec); ok && len(vs.Names) == 1 && len(vs.Values) == 1 {
 						if cl, ok := vs.Values[0].(*ast.CompositeLit); ok {
-							tables[vs.Names[0].Name] = cl
+							tables[dir+"."+vs.Names[0].Name] = cl
 						}
 					}
 				}
@@ -69,8 +79,8 @@ func TestUnpackNames(t *testing.T) {
 		name string
 		pos  token.Pos
 	}
-	var names func(typ *ast.FuncType, body *ast.BlockStmt, seen map[*ast.BlockStmt]bool) []use
-	names = func(typ *ast.FuncType, body *ast.BlockStmt, seen map[*ast.BlockStmt]bool) []use {
+	var names func(dir string, typ *ast.FuncType, body *ast.BlockStmt, seen map[*ast.BlockStmt]bool) []use
+	names = func(dir string, typ *ast.FuncType, body *ast.BlockStmt, seen map[*ast.BlockStmt]bool) []use {
 		if body == nil || seen[body] {
 			return nil
 		}
@@ -92,8 +102,13 @@ func TestUnpackNames(t *testing.T) {
 			if !ok {
 				return true
 			}
+			callee, calleeDir := "", dir
 			switch fn := call.Fun.(type) {
 			case *ast.SelectorExpr:
+				if id, ok := fn.X.(*ast.Ident); ok && dirs[id.Name] {
+					callee, calleeDir = fn.Sel.Name, id.Name
+					break
+				}
 				if !isArgs(fn.X) {
 					return true
 				}
@@ -109,7 +124,10 @@ func TestUnpackNames(t *testing.T) {
 					}
 				}
 			case *ast.Ident:
-				d, ok := funcs[fn.Name]
+				callee = fn.Name
+			}
+			if callee != "" {
+				d, ok := funcs[calleeDir+"."+callee]
 				if !ok {
 					return true
 				}
@@ -120,7 +138,7 @@ func TestUnpackNames(t *testing.T) {
 				if !passes {
 					return true
 				}
-				out = append(out, names(d.Type, d.Body, seen)...)
+				out = append(out, names(calleeDir, d.Type, d.Body, seen)...)
 				// A literal passed for a helper's parameter called name.
 				var params []string
 				for _, f := range d.Type.Params.List {
@@ -138,8 +156,8 @@ func TestUnpackNames(t *testing.T) {
 		})
 		return out
 	}
-	check := func(specs []string, typ *ast.FuncType, body *ast.BlockStmt, at token.Pos) {
-		uses := names(typ, body, map[*ast.BlockStmt]bool{})
+	check := func(dir string, specs []string, typ *ast.FuncType, body *ast.BlockStmt, at token.Pos) {
+		uses := names(dir, typ, body, map[*ast.BlockStmt]bool{})
 		if len(uses) == 0 {
 			return
 		}
@@ -167,6 +185,7 @@ func TestUnpackNames(t *testing.T) {
 	var stack []ast.Node
 	checked := 0
 	for _, f := range parsed {
+		dir := dirOf[f]
 		ast.Inspect(f, func(n ast.Node) bool {
 			if n == nil {
 				stack = stack[:len(stack)-1]
@@ -183,7 +202,7 @@ func TestUnpackNames(t *testing.T) {
 			case *ast.FuncLit:
 				typ, body = fn.Type, fn.Body
 			case *ast.Ident:
-				if d, ok := funcs[fn.Name]; ok {
+				if d, ok := funcs[dir+"."+fn.Name]; ok {
 					typ, body = d.Type, d.Body
 				}
 			}
@@ -203,8 +222,8 @@ func TestUnpackNames(t *testing.T) {
 					if !ok {
 						continue
 					}
-					if id, ok := rs.X.(*ast.Ident); ok && tables[id.Name] != nil {
-						for _, el := range tables[id.Name].Elts {
+					if id, ok := rs.X.(*ast.Ident); ok && tables[dir+"."+id.Name] != nil {
+						for _, el := range tables[dir+"."+id.Name].Elts {
 							if cl, ok := el.(*ast.CompositeLit); ok && len(cl.Elts) > 0 {
 								if s, ok := str(cl.Elts[0]); ok {
 									specs = append(specs, s)
@@ -218,7 +237,7 @@ func TestUnpackNames(t *testing.T) {
 				return true
 			}
 			checked++
-			check(specs, typ, body, call.Pos())
+			check(dir, specs, typ, body, call.Pos())
 			return true
 		})
 	}

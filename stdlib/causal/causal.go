@@ -1,0 +1,358 @@
+package causal
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kml-lang/kml/stdlib/kernel"
+	"github.com/kml-lang/kml/stdlib/ktest"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	rcausal "github.com/kml-lang/kml/runtime/causal"
+	"github.com/kml-lang/kml/runtime/kernels"
+	rktest "github.com/kml-lang/kml/runtime/ktest"
+)
+
+func registerCausal(reg *eval.Registry) {
+	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5)`,
+		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", or both "aggregate") on the residuals. z empty ([]) is hsic_test on x and y. Returns hsic_test's record with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
+		ciTestBuiltin)
+	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?)`,
+		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3. test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first (the "bkl" rule fixes tau2 = 1, so it depends on the data's scale). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot}: text is one edge per line, dot the graph for Graphviz.`,
+		pcBuiltin)
+	reg.Register(`prewhiten(x, order = "aic", max_order = 10)`,
+		`Removes temporal autocorrelation from each column of x (rows in time order): the residuals of a least-squares autoregression x_t = c + a_1 x_{t-1} + ... + a_p x_{t-p} + e_t, fitted on the rows max_order+1.. for every p and column so the residuals stay paired. order: "aic" (p in 0..max_order chosen per column by AIC) or a whole number (p fixed, max_order = order). Returns {x: the residuals (the first max_order rows dropped), order: the order of each column, coef: per column [c, a_1, ..., a_p], dropped: the rows dropped}.`,
+		prewhitenBuiltin)
+}
+
+// kernelSpec reads a kernel argument of a conditional-independence test.
+func kernelSpec(a *eval.Args, name string) (rcausal.KernelSpec, error) {
+	switch v := a.Value(name).(type) {
+	case *kernel.KernelVal:
+		return rcausal.KernelSpec{Choice: rktest.ChoiceGiven, Kernel: v.K}, nil
+	case eval.Str:
+		switch c := rktest.Choice(v); c {
+		case rktest.ChoiceMedian, rktest.ChoiceBKL, rktest.ChoiceAggregate:
+			return rcausal.KernelSpec{Choice: c}, nil
+		}
+	}
+	return rcausal.KernelSpec{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+}
+
+// ciSettings reads the HSIC settings shared by ci_test and pc.
+func ciSettings(a *eval.Args) (rktest.Method, rktest.Settings, error) {
+	var s rktest.Settings
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return "", s, err
+	}
+	if method != string(rktest.Permutation) && method != string(rktest.Gamma) {
+		return "", s, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
+	}
+	var err error
+	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
+		return "", s, err
+	}
+	if s.Seed, err = a.Seed(); err != nil {
+		return "", s, err
+	}
+	s.Estimator, s.Approx = rktest.Biased, rktest.Exact
+	return rktest.Method(method), s, nil
+}
+
+func checkFinite(a *eval.Args, name string, m *mat.Dense) error {
+	if m.IsEmpty() {
+		return nil
+	}
+	if err := kernels.CheckData(m, name); err != nil {
+		return a.Errorf(name, "%v", err)
+	}
+	return nil
+}
+
+func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
+	var x, y, z *mat.Dense
+	if err := a.Unpack("x", &x, "y", &y, "z", &z); err != nil {
+		return nil, err
+	}
+	if x.IsEmpty() || y.IsEmpty() {
+		return nil, a.Fail("x and y must not be empty")
+	}
+	n, _ := x.Dims()
+	if r, _ := y.Dims(); r != n {
+		return nil, a.Errorf("y", "x has %d rows but y has %d", n, r)
+	}
+	if !z.IsEmpty() {
+		if r, _ := z.Dims(); r != n {
+			return nil, a.Errorf("z", "x has %d rows but z has %d", n, r)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		m    *mat.Dense
+	}{{"x", x}, {"y", y}, {"z", z}} {
+		if err := checkFinite(a, v.name, v.m); err != nil {
+			return nil, err
+		}
+	}
+	if n < 10 {
+		return nil, a.Fail("ci_test needs at least 10 rows, got %d", n)
+	}
+	if err := a.CheckDense(n, 3*n, "the test's n×n matrices", "use a smaller sample"); err != nil {
+		return nil, err
+	}
+	kx, err := kernelSpec(a, "kx")
+	if err != nil {
+		return nil, err
+	}
+	ky, err := kernelSpec(a, "ky")
+	if err != nil {
+		return nil, err
+	}
+	if (kx.Choice == rktest.ChoiceAggregate) != (ky.Choice == rktest.ChoiceAggregate) {
+		return nil, a.Errorf("kx", `the aggregate test needs kx and ky both "aggregate"`)
+	}
+	method, s, err := ciSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	if s.Alpha, err = a.Num("alpha"); err != nil {
+		return nil, err
+	}
+	if !(s.Alpha > 0 && s.Alpha < 1) {
+		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", s.Alpha)
+	}
+	if s.Bandwidths, err = a.IntIn("bandwidths", 1, 100); err != nil {
+		return nil, err
+	}
+	if z.IsEmpty() {
+		z = nil
+	}
+	t := rcausal.KernelTest{KX: kx, KY: ky, Method: method, Settings: s}
+	r, err := t.Test(a.Th.Context(), x, y, z, s.Seed)
+	if err != nil {
+		if e := a.Th.Context().Err(); e != nil {
+			return nil, a.Interrupted(e)
+		}
+		return nil, a.Fail("%v", err)
+	}
+	return ciRecord(r, kx.Choice == rktest.ChoiceAggregate), nil
+}
+
+// ciRecord is ci_test's record: hsic_test's fields and the regressions.
+func ciRecord(r rcausal.CIResult, aggregate bool) *eval.Record {
+	rec := ktest.ResultRecord(r.HSIC)
+	if aggregate {
+		ktest.AggregateFields(rec, r.HSIC)
+	} else {
+		rec.Set("ell", eval.NewRecord().Set("x", ktest.EllValue(r.X.Ell)).Set("y", ktest.EllValue(r.Y.Ell)))
+		rec.Set("choice", eval.NewRecord().Set("x", eval.Str(r.X.Choice)).Set("y", eval.Str(r.Y.Choice)))
+	}
+	regs := func(rs []rcausal.Regression) eval.Value {
+		if rs == nil {
+			return eval.NoneValue
+		}
+		l := &eval.List{}
+		for _, g := range rs {
+			l.Elems = append(l.Elems, eval.NewRecord().Set("kernel", eval.Str(g.Kernel.String())).
+				Set("noise", eval.Num(g.Noise)).Set("logml", eval.Num(g.LogML)).Set("converged", eval.Bool(g.Converged)))
+		}
+		return l
+	}
+	rec.Set("regression", eval.NewRecord().Set("method", eval.Str("gp ML-II: s * rbf(ell per column) + noise, standardised")).
+		Set("x", regs(r.RegX)).Set("y", regs(r.RegY)))
+	return rec
+}
+
+func prewhitenBuiltin(a *eval.Args) (eval.Value, error) {
+	var x *mat.Dense
+	if err := a.Unpack("x", &x); err != nil {
+		return nil, err
+	}
+	if x.IsEmpty() {
+		return nil, a.Errorf("x", "x is empty")
+	}
+	order := -1
+	switch v := a.Value("order").(type) {
+	case eval.Str:
+		if v != "aic" {
+			return nil, a.Errorf("order", `order must be "aic" or a whole number, got %q`, string(v))
+		}
+	default:
+		o, err := a.IntIn("order", 0, 1000)
+		if err != nil {
+			return nil, err
+		}
+		order = o
+	}
+	maxOrder, err := a.IntIn("max_order", 0, 1000)
+	if err != nil {
+		return nil, err
+	}
+	w, err := rcausal.Prewhiten(x, order, maxOrder)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	orders := make([]float64, len(w.Orders))
+	coef := &eval.List{}
+	for j, p := range w.Orders {
+		orders[j] = float64(p)
+		coef.Elems = append(coef.Elems, &eval.Vec{Data: w.Coef[j]})
+	}
+	return eval.NewRecord().Set("x", eval.NewMat(w.Resid)).Set("order", &eval.Vec{Data: orders}).
+		Set("coef", coef).Set("dropped", eval.Num(w.MaxOrder)), nil
+}
+
+// varNames reads pc's names, or makes x1, x2, ...
+func varNames(a *eval.Args, p int) ([]string, error) {
+	var names eval.Names
+	if err := a.Unpack("names?", &names); err != nil {
+		return nil, err
+	}
+	if names == nil {
+		for j := 1; j <= p; j++ {
+			names = append(names, fmt.Sprintf("x%d", j))
+		}
+	}
+	if len(names) != p {
+		return nil, a.Errorf("names", "%d names for %d columns", len(names), p)
+	}
+	return names, nil
+}
+
+func pcBuiltin(a *eval.Args) (eval.Value, error) {
+	var data *mat.Dense
+	var test string
+	if err := a.Unpack("data", &data, "test", &test); err != nil {
+		return nil, err
+	}
+	if data.IsEmpty() {
+		return nil, a.Errorf("data", "data is empty")
+	}
+	if err := checkFinite(a, "data", data); err != nil {
+		return nil, err
+	}
+	n, p := data.Dims()
+	if p < 2 {
+		return nil, a.Errorf("data", "pc needs at least 2 columns (variables), got %d", p)
+	}
+	if n < 10 {
+		return nil, a.Errorf("data", "pc needs at least 10 rows, got %d", n)
+	}
+	var stdz bool
+	if err := a.Unpack("standardise", &stdz); err != nil {
+		return nil, err
+	}
+	if stdz {
+		var err error
+		if data, err = rcausal.Standardise(data); err != nil {
+			return nil, a.Errorf("data", "%v", err)
+		}
+	}
+	names, err := varNames(a, p)
+	if err != nil {
+		return nil, err
+	}
+	alpha, err := a.Num("alpha")
+	if err != nil {
+		return nil, err
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", alpha)
+	}
+	maxCond, err := a.IntIn("max_cond", -1, p)
+	if err != nil {
+		return nil, err
+	}
+	method, s, err := ciSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	s.Workers = 1 // PC runs the tests in parallel
+	var ci rcausal.CITest
+	kernelDesc := eval.Value(eval.NoneValue)
+	switch test {
+	case "kernel":
+		k, err := kernelSpec(a, "kernel")
+		if err != nil {
+			return nil, err
+		}
+		if err := a.CheckDense(n, 3*n*min(p, 4), "the tests' n×n matrices", "use a smaller sample"); err != nil {
+			return nil, err
+		}
+		kernelDesc = eval.Str(k.Choice)
+		if k.Kernel != nil {
+			kernelDesc = eval.Str(k.Kernel.String())
+		}
+		ci = rcausal.KernelTest{KX: k, KY: k, Method: method, Settings: s}.ForPC(data, s.Seed, nil)
+	case "fisher_z":
+		if ci, err = rcausal.FisherZ(data); err != nil {
+			return nil, a.Errorf("data", "%v", err)
+		}
+	default:
+		return nil, a.Errorf("test", `test must be "kernel" or "fisher_z", got %q`, test)
+	}
+	res, err := rcausal.PC(a.Th.Context(), p, ci, rcausal.Settings{Alpha: alpha, MaxCond: maxCond})
+	if err != nil {
+		if e := a.Th.Context().Err(); e != nil {
+			return nil, a.Interrupted(e)
+		}
+		return nil, a.Fail("%v", err)
+	}
+	rec := pcRecord(res, names)
+	rec.Set("alpha", eval.Num(alpha)).Set("test", eval.Str(test)).Set("kernel", kernelDesc)
+	return rec, nil
+}
+
+// pcRecord turns PC's result into a record with names.
+func pcRecord(res *rcausal.Result, names []string) *eval.Record {
+	nameList := func(ix []int) *eval.List {
+		l := &eval.List{}
+		for _, i := range ix {
+			l.Elems = append(l.Elems, eval.Str(names[i]))
+		}
+		return l
+	}
+	edges := &eval.List{}
+	var text, dot strings.Builder
+	dot.WriteString("digraph pc {\n")
+	for _, name := range names {
+		fmt.Fprintf(&dot, "  %q;\n", name)
+	}
+	for _, e := range res.Edges() {
+		typ, arrow, attr := "undirected", "—", ` [dir=none]`
+		if e.Directed {
+			typ, arrow, attr = "directed", "→", ""
+		}
+		edges.Elems = append(edges.Elems, eval.NewRecord().Set("from", eval.Str(names[e.From])).
+			Set("to", eval.Str(names[e.To])).Set("type", eval.Str(typ)))
+		fmt.Fprintf(&text, "%s %s %s\n", names[e.From], arrow, names[e.To])
+		fmt.Fprintf(&dot, "  %q -> %q%s;\n", names[e.From], names[e.To], attr)
+	}
+	dot.WriteString("}\n")
+	if len(res.Edges()) == 0 {
+		text.WriteString("(no edges)\n")
+	}
+	removed := &eval.List{}
+	for _, m := range res.Removed {
+		removed.Elems = append(removed.Elems, eval.NewRecord().Set("x", eval.Str(names[m.I])).
+			Set("y", eval.Str(names[m.J])).Set("sepset", nameList(m.Sep)).Set("pvalue", eval.Num(m.PValue)))
+	}
+	conflicts := &eval.List{}
+	for _, c := range res.Conflicts {
+		conflicts.Elems = append(conflicts.Elems, nameList(c[:]))
+	}
+	return eval.NewRecord().Set("edges", edges).Set("removed", removed).Set("conflicts", conflicts).
+		Set("names", nameList(seq(len(names)))).Set("tests", eval.Num(res.Tests)).
+		Set("text", eval.Str(strings.TrimSuffix(text.String(), "\n"))).Set("dot", eval.Str(dot.String()))
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

@@ -1,0 +1,8 @@
+package causal
+
+import "github.com/kml-lang/kml/lang/eval"
+
+// Register adds the package's builtins to r.
+func Register(r *eval.Registry) {
+	registerCausal(r)
+}

@@ -1,0 +1,230 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// Linear algebra through gonum: what a user needs to write a kernel
+// estimator by hand. On data the builtins compute with gonum; inside a
+// model, on values that depend on parameters, with the differentiable
+// tape operations of linalg_ad.go.
+func registerLinalg(reg *eval.Registry) {
+	for _, b := range []struct {
+		spec, doc string
+		f         func(a *eval.Args) (eval.Value, error)
+		onTape    func(a *eval.Args) (eval.Value, error) // for arguments on the tape
+	}{
+		{"eye(n)", "The n×n identity matrix.", eyeBuiltin, nil},
+		{"diag(x)", "For a vector, the square matrix with x on its diagonal; for a matrix, its diagonal as a vector.", diagBuiltin, adDiag},
+		{"outer(a, b)", "The matrix a bᵀ of two vectors: element (i, j) is a[i]·b[j].", outerBuiltin, adOuter},
+		{"trace(A)", "The sum of the diagonal of a square matrix.", func(a *eval.Args) (eval.Value, error) {
+			m, err := SquareArg(a, "A")
+			if err != nil {
+				return nil, err
+			}
+			return eval.Num(mat.Trace(m)), nil
+		}, adTrace},
+		{"det(A)", "The determinant of a square matrix (by LU).", func(a *eval.Args) (eval.Value, error) {
+			m, err := SquareArg(a, "A")
+			if err != nil {
+				return nil, err
+			}
+			return eval.Num(mat.Det(m)), nil
+		}, adDet},
+		{"logdet(A)", "log |det A| of a square matrix (by LU), without the overflow of log(det(A)).", func(a *eval.Args) (eval.Value, error) {
+			m, err := SquareArg(a, "A")
+			if err != nil {
+				return nil, err
+			}
+			ld, _ := mat.LogDet(m)
+			return eval.Num(ld), nil
+		}, adLogDet},
+		{"inv(A)", "The inverse of a square matrix; an error when it is singular. solve(A, b) is cheaper and more accurate than inv(A) @ b.", invBuiltin, adInv},
+		{"solve(A, b)", "The x with A x = b, for a square matrix A and a vector or matrix b (by LU; an error when A is singular; a triangular A, such as a Cholesky factor, by substitution).", solveBuiltin, adSolve},
+		{"chol(A)", "The lower-triangular Cholesky factor L of a symmetric positive definite matrix, A = L Lᵀ; an error naming the failing pivot otherwise.", cholBuiltin, adChol},
+	} {
+		f, onTape := b.f, b.onTape
+		if onTape == nil {
+			reg.Register(b.spec, b.doc, f)
+			continue
+		}
+		reg.Register(b.spec, b.doc, func(a *eval.Args) (eval.Value, error) {
+			if a.AnyAD() {
+				return onTape(a)
+			}
+			return f(a)
+		}).AD = true
+	}
+}
+
+// SquareArg reads a finite square matrix.
+func SquareArg(a *eval.Args, name string) (*mat.Dense, error) {
+	v := a.Value(name)
+	m, ok := v.(*eval.Mat)
+	if !ok {
+		if n, isNum := v.(eval.Num); isNum {
+			return mat.NewDense(1, 1, []float64{float64(n)}), nil
+		}
+		return nil, a.Errorf(name, "%s must be a square matrix, got %s", name, eval.Describe(v))
+	}
+	r, c := m.Dims()
+	if r != c {
+		return nil, a.Errorf(name, "%s must be a square matrix, got %d×%d", name, r, c)
+	}
+	if err := finiteMatrix(m.M); err != nil {
+		return nil, a.Errorf(name, "%s %v", name, err)
+	}
+	return m.M, nil
+}
+
+func finiteMatrix(m *mat.Dense) error {
+	r, c := m.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if x := m.At(i, j); math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("has a non-finite element %v at [%d, %d]", x, i+1, j+1)
+			}
+		}
+	}
+	return nil
+}
+
+func eyeBuiltin(a *eval.Args) (eval.Value, error) {
+	n, err := a.PositiveInt("n")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CheckDense(n, n, "the identity matrix", "use a smaller n"); err != nil {
+		return nil, err
+	}
+	m := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		m.Set(i, i, 1)
+	}
+	return eval.NewMat(m), nil
+}
+
+func diagBuiltin(a *eval.Args) (eval.Value, error) {
+	switch v := a.Value("x").(type) {
+	case *eval.Vec:
+		n := len(v.Data)
+		if n == 0 {
+			return nil, a.Errorf("x", "x is empty")
+		}
+		if err := a.CheckDense(n, n, "the diagonal matrix", "use a smaller vector"); err != nil {
+			return nil, err
+		}
+		m := mat.NewDense(n, n, nil)
+		for i, x := range v.Data {
+			m.Set(i, i, x)
+		}
+		return eval.NewMat(m), nil
+	case *eval.Mat:
+		r, c := v.Dims()
+		out := make([]float64, min(r, c))
+		for i := range out {
+			out[i] = v.M.At(i, i)
+		}
+		return &eval.Vec{Data: out}, nil
+	}
+	return nil, a.Errorf("x", "x must be a vector or a matrix, got %s", eval.Describe(a.Value("x")))
+}
+
+func outerBuiltin(a *eval.Args) (eval.Value, error) {
+	var x, y []float64
+	if err := a.Unpack("a", &x, "b", &y); err != nil {
+		return nil, err
+	}
+	if len(x) == 0 || len(y) == 0 {
+		return nil, a.Fail("outer needs two non-empty vectors, got %d and %d elements", len(x), len(y))
+	}
+	if err := a.CheckDense(len(x), len(y), "the outer product", "use smaller vectors"); err != nil {
+		return nil, err
+	}
+	m := mat.NewDense(len(x), len(y), nil)
+	for i, xi := range x {
+		for j, yj := range y {
+			m.Set(i, j, xi*yj)
+		}
+	}
+	return eval.NewMat(m), nil
+}
+
+// singular says what to do about a singular matrix.
+const singular = "A is singular (or nearly: its condition number is too large); a kernel matrix usually needs a ridge, A + eps * eye(n)"
+
+func invBuiltin(a *eval.Args) (eval.Value, error) {
+	m, err := SquareArg(a, "A")
+	if err != nil {
+		return nil, err
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(m); err != nil {
+		return nil, a.Errorf("A", "%s", singular)
+	}
+	return eval.NewMat(&inv), nil
+}
+
+func solveBuiltin(a *eval.Args) (eval.Value, error) {
+	m, err := SquareArg(a, "A")
+	if err != nil {
+		return nil, err
+	}
+	n, _ := m.Dims()
+	b, err := a.Matrix("b")
+	if err != nil {
+		return nil, err
+	}
+	if r, _ := b.Dims(); r != n {
+		return nil, a.Errorf("b", "b has %d rows but A is %d×%d", r, n, n)
+	}
+	if err := finiteMatrix(b); err != nil {
+		return nil, a.Errorf("b", "b %v", err)
+	}
+	var lu mat.LU
+	lu.Factorize(m)
+	if lu.Cond() > 1/(2.2e-16) || math.IsInf(lu.Cond(), 0) {
+		return nil, a.Errorf("A", "%s", singular)
+	}
+	var x mat.Dense
+	if err := lu.SolveTo(&x, false, b); err != nil {
+		return nil, a.Errorf("A", "%s", singular)
+	}
+	if _, isVec := a.Value("b").(*eval.Vec); isVec {
+		return &eval.Vec{Data: mat.Col(nil, 0, &x)}, nil
+	}
+	return eval.NewMat(&x), nil
+}
+
+func cholBuiltin(a *eval.Args) (eval.Value, error) {
+	m, err := SquareArg(a, "A")
+	if err != nil {
+		return nil, err
+	}
+	n, _ := m.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			if x, y := m.At(i, j), m.At(j, i); math.Abs(x-y) > 1e-10*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
+				return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
+			}
+		}
+	}
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, m.At(i, j))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	return eval.NewMat(mat.DenseCopyOf(&l)), nil
+}

@@ -1,0 +1,33 @@
+package dists
+
+import (
+	"math"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+)
+
+func registerCategorical(reg *eval.Registry) {
+	reg.Register("categorical_logit(beta)",
+		"Categories 1..K with P(y = k) = softmax(beta)_k, as Stan's categorical_logit: beta is a vector of K log-odds (it may depend on model parameters). For observations (y ~ categorical_logit(beta), y a vector of categories), draw and logpdf.",
+		func(a *eval.Args) (eval.Value, error) {
+			switch v := a.Value("beta").(type) {
+			case *eval.Vec:
+				if len(v.Data) < 2 {
+					return nil, a.Errorf("beta", "beta needs at least 2 categories, got %d", len(v.Data))
+				}
+				for i, x := range v.Data {
+					if math.IsNaN(x) || math.IsInf(x, 0) {
+						return nil, a.Errorf("beta", "beta must be finite, got %v at element %d", x, i+1)
+					}
+				}
+			case *eval.ADVec:
+				if len(v.Vs) < 2 {
+					return nil, a.Errorf("beta", "beta needs at least 2 categories, got %d", len(v.Vs))
+				}
+			default:
+				return nil, a.Errorf("beta", "beta must be a vector of log-odds, one per category, got %s", eval.Describe(v))
+			}
+			return &model.CategoricalLogit{Beta: a.Value("beta")}, nil
+		}).AD = true
+}

@@ -1,0 +1,11 @@
+package dists
+
+import "github.com/kml-lang/kml/lang/eval"
+
+// Register adds the package's builtins to r.
+func Register(r *eval.Registry) {
+	registerDistributions(r)
+	registerCategorical(r)
+	registerConstrained(r)
+	registerMultinormal(r)
+}

@@ -1,0 +1,264 @@
+package fit
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/inference"
+)
+
+func registerFit(reg *eval.Registry) {
+	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?)`,
+		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
+		sampleBuiltin)
+	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb")`,
+		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: "vb", the approximation of "ml" for non-Gaussian observations (the variational bound; "laplace" is not available in this version). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective and model, for predict.`,
+		optimizeBuiltin)
+	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", **)`,
+		`The log density of model m along a grid: profile(m, ell: logspace(-2, 2, 100), tau2: 1). One parameter takes a vector (the grid); others take values; parameters left out are maximised at each grid point (a profile likelihood). objective: "map" (log prior + log likelihood) or "ml" (log likelihood alone). Returns a record {NAME: grid, logp: values} that plot draws.`,
+		profileBuiltin)
+	reg.Register(`summary(post)`,
+		`The posterior summary: mean, MCSE, sd, 5%, 50% and 95% quantiles, bulk and tail ESS and rank-normalised R-hat per parameter (Vehtari et al. 2021), with warnings for R-hat > 1.01, low ESS, divergences, low E-BFMI and tree-depth saturation. Prints as a table; --json writes the object of the language reference.`,
+		func(a *eval.Args) (eval.Value, error) {
+			var p model.PosteriorArg
+			if err := a.Unpack("post", &p); err != nil {
+				return nil, err
+			}
+			return &model.SummaryVal{S: p.Summary}, nil
+		})
+	reg.Register(`draws(post, name)`,
+		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,
+		func(a *eval.Args) (eval.Value, error) {
+			var p model.PosteriorArg
+			var name string
+			if err := a.Unpack("post", &p, "name", &name); err != nil {
+				return nil, err
+			}
+			v, ok := p.Attr(name)
+			if !ok {
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, strings.Join(p.AttrNames(), ", "), strings.Join(model.SamplerColumns, ", "))
+			}
+			return v, nil
+		})
+}
+
+// fixedArg reads the optional `fix:` record.
+func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
+	if a.Value("fix") == nil {
+		return nil, nil
+	}
+	return model.RecordValues(a, "fix")
+}
+
+// Limits on sampler settings: beyond them a run would exhaust memory
+// (chains × draws are kept) or never end, and the value is surely a slip.
+const (
+	maxChains    = 1024
+	maxTreeDepth = 30
+	maxDenseDim  = 2000
+)
+
+func sampleBuiltin(a *eval.Args) (eval.Value, error) {
+	var marg model.ModelArg
+	err := a.Unpack("m", &marg)
+	if err != nil {
+		return nil, err
+	}
+	m := marg.Model
+	var s hmc.Settings
+	if s.Chains, err = a.IntIn("chains", 1, maxChains); err != nil {
+		return nil, err
+	}
+	if s.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
+		return nil, err
+	}
+	s.NoWarmup = s.Warmup == 0
+	if s.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
+		return nil, err
+	}
+	if s.MaxDepth, err = a.IntIn("max_depth", 1, maxTreeDepth); err != nil {
+		return nil, err
+	}
+	if s.Chains*s.Draws > eval.MaxLength {
+		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", s.Chains, s.Draws, eval.MaxLength)
+	}
+	var metric string
+	if err = a.Unpack("adapt_delta", &s.AdaptDelta, "metric", &metric); err != nil {
+		return nil, err
+	}
+	if !(s.AdaptDelta > 0 && s.AdaptDelta < 1) {
+		return nil, a.Errorf("adapt_delta", "adapt_delta must be between 0 and 1, got %v", s.AdaptDelta)
+	}
+	switch metric {
+	case "diag":
+		s.Metric = hmc.Diag
+	case "dense":
+		s.Metric = hmc.Dense
+	default:
+		return nil, a.Errorf("metric", "metric must be \"diag\" or \"dense\", got %s", eval.Describe(a.Value("metric")))
+	}
+	if s.Seed, err = a.Seed(); err != nil {
+		return nil, err
+	}
+	fixed, err := fixedArg(a)
+	if err != nil {
+		return nil, err
+	}
+	th := a.Th
+	c, err := model.Compile(th, a.Pos, m, fixed, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	if err != nil {
+		return nil, err
+	}
+	if c.Dim() == 0 {
+		return nil, a.Fail("model %s has no free parameters to sample", m.Name)
+	}
+	if s.Metric == hmc.Dense && c.Dim() > maxDenseDim {
+		return nil, a.Errorf("metric", "a dense metric for %d parameters would adapt a %d×%d matrix per chain; use metric: \"diag\" (the limit is %d parameters)", c.Dim(), c.Dim(), c.Dim(), maxDenseDim)
+	}
+	switch v := a.Value("init").(type) {
+	case eval.Str:
+		switch v {
+		case "pathfinder":
+			s.Init = hmc.InitPathfinder
+		case "uniform":
+			s.Init = hmc.InitUniform
+		default:
+			return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %q", string(v))
+		}
+	case *eval.Record:
+		vals, _ := model.RecordValues(a, "init")
+		q, err := c.Unconstrain(vals)
+		if err != nil {
+			return nil, a.Errorf("init", "%v", err)
+		}
+		s.InitPoint = q
+	default:
+		return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %s", eval.Describe(v))
+	}
+	if th.Interp().Options().Progress {
+		s.Progress = th.Interp().Stderr()
+	}
+	post, err := model.Sample(th, c, s)
+	if err != nil {
+		return nil, fitError(a, err)
+	}
+	return post, nil
+}
+
+// fitError is a fitting builtin's error: "interrupted" when the run was
+// cancelled.
+func fitError(a *eval.Args, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return a.Interrupted(err)
+	}
+	return a.Fail("%v", err)
+}
+
+func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
+	var marg model.ModelArg
+	err := a.Unpack("m", &marg)
+	if err != nil {
+		return nil, err
+	}
+	m := marg.Model
+	terms, err := model.ObjectiveTerms(a, m)
+	if err != nil {
+		return nil, err
+	}
+	fixed, err := fixedArg(a)
+	if err != nil {
+		return nil, err
+	}
+	starts, err := a.IntIn("starts", 1, 10_000)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := a.Seed()
+	if err != nil {
+		return nil, err
+	}
+	th := a.Th
+	c, err := model.Compile(th, a.Pos, m, fixed, terms)
+	if err != nil {
+		return nil, err
+	}
+	s := inference.Settings{Starts: starts, Seed: seed}
+	if a.Value("init") != nil {
+		vals, err := model.RecordValues(a, "init")
+		if err != nil {
+			return nil, err
+		}
+		if s.Init, err = c.Unconstrain(vals); err != nil {
+			return nil, a.Errorf("init", "%v", err)
+		}
+	}
+	opt, err := model.Optimize(th, c, s)
+	if err != nil {
+		return nil, fitError(a, err)
+	}
+	for _, w := range opt.Warnings {
+		th.Interp().Warn(a.Pos, w)
+	}
+	if model.HasLatent(m) {
+		obj, _ := a.Str("objective")
+		opt.Values.Set("objective", eval.Str(obj)).Set("model", m)
+	}
+	return opt.Values, nil
+}
+
+func profileBuiltin(a *eval.Args) (eval.Value, error) {
+	var marg model.ModelArg
+	err := a.Unpack("m", &marg)
+	if err != nil {
+		return nil, err
+	}
+	m := marg.Model
+	terms, err := model.ObjectiveTerms(a, m)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]eval.ModelParam{}
+	for _, p := range m.Params {
+		known[p.Name] = p
+	}
+	var gridName string
+	var grid []float64
+	fixed := map[string]eval.Value{}
+	for _, na := range a.Extra {
+		p, ok := known[na.Name]
+		if !ok {
+			return nil, a.Fail("%v", model.NoParam(m, na.Name))
+		}
+		if v, ok := na.Value.(*eval.Vec); ok && p.Size == 0 {
+			if gridName != "" {
+				return nil, a.Fail("profile takes one grid; both %s and %s are vectors", gridName, na.Name)
+			}
+			gridName, grid = na.Name, v.Data
+			continue
+		}
+		fixed[na.Name] = na.Value
+	}
+	if gridName == "" {
+		return nil, a.Fail("give one parameter a grid of values, e.g. profile(%s, %s: logspace(-2, 2, 100))", m.Name, m.Params[0].Name)
+	}
+	if len(grid) == 0 {
+		return nil, a.Fail("the grid of %s is empty", gridName)
+	}
+	th := a.Th
+	c, err := model.Compile(th, a.Pos, m, fixed, terms)
+	if err != nil {
+		return nil, err
+	}
+	out, err := model.Profile(th, c, gridName, grid)
+	if err != nil {
+		return nil, fitError(a, err)
+	}
+	rec := eval.NewRecord()
+	rec.Set(gridName, &eval.Vec{Data: append([]float64(nil), grid...)})
+	rec.Set("logp", &eval.Vec{Data: out})
+	return rec, nil
+}

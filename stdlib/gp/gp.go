@@ -1,0 +1,149 @@
+package gp
+
+import (
+	"fmt"
+
+	"github.com/kml-lang/kml/stdlib/kernel"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+func registerGp(reg *eval.Registry) {
+	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1)`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood.`,
+		gpBuiltin)
+	b.AD = true
+}
+
+// gpLatent is the value of gp(x, kernel) inside a model.
+type gpLatent struct {
+	kernel *kernel.KernelVal
+	xv     eval.Value
+	x      *mat.Dense
+	pos    ast.Pos
+	// inducing is the number of k-means inducing points (0: exact), or z
+	// the inducing points given.
+	inducing int
+	z        *mat.Dense
+	seed     uint64
+	// auto says the Nyström path was chosen by size, not by the user.
+	auto bool
+}
+
+// Beyond lowRankAbove rows, gp(...) takes the Nyström path with
+// lowRankPoints k-means inducing points unless told otherwise: the exact
+// path's O(n³) per evaluation is then seconds.
+const (
+	lowRankAbove  = 3000
+	lowRankPoints = 512
+)
+
+var (
+	_ model.Latent  = (*gpLatent)(nil)
+	_ eval.ADHolder = (*gpLatent)(nil)
+)
+
+func (g *gpLatent) Type() string { return "latent GP" }
+func (g *gpLatent) String() string {
+	r, c := g.x.Dims()
+	return fmt.Sprintf("gp(%d×%d matrix, %s)", r, c, g.kernel)
+}
+func (g *gpLatent) HasAD() bool { return g.kernel.HasAD() }
+
+func gpBuiltin(a *eval.Args) (eval.Value, error) {
+	var k kernel.Arg
+	var x *mat.Dense
+	if err := a.Unpack("x", &x, "kernel", &k); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckData(x, "x"); err != nil {
+		return nil, a.Errorf("x", "%v", err)
+	}
+	if d := k.K.Dim(); d != 0 {
+		if _, c := x.Dims(); c != d {
+			return nil, a.Errorf("kernel", "the kernel %s takes %d input columns but x has %d", k.K, d, c)
+		}
+	}
+	g := &gpLatent{kernel: k.KernelVal, xv: a.Value("x"), x: x, pos: a.Pos}
+	n, d := x.Dims()
+	seed, err := a.Int("seed")
+	if err != nil {
+		return nil, err
+	}
+	g.seed = uint64(seed)
+	switch v := a.Value("inducing").(type) {
+	case eval.Str:
+		switch v {
+		case "auto":
+			if n > lowRankAbove {
+				g.inducing, g.auto = lowRankPoints, true
+			}
+		case "exact":
+		default:
+			return nil, a.Errorf("inducing", `inducing must be "auto", "exact", a number of points or a matrix of points, got %q`, string(v))
+		}
+	case eval.Num:
+		m := int(v)
+		if float64(m) != float64(v) || m < 1 || m > n {
+			return nil, a.Errorf("inducing", "inducing must be a whole number of points between 1 and the %d rows of x, got %s", n, eval.FormatNumber(float64(v)))
+		}
+		g.inducing = m
+	default:
+		z, err := a.Matrix("inducing")
+		if err != nil {
+			return nil, a.Errorf("inducing", `inducing must be "auto", "exact", a number of points or a matrix of points, got %s`, eval.Describe(v))
+		}
+		if _, c := z.Dims(); c != d {
+			return nil, a.Errorf("inducing", "the inducing points have %d columns but x has %d", c, d)
+		}
+		if err := kernels.CheckData(z, "inducing"); err != nil {
+			return nil, a.Errorf("inducing", "%v", err)
+		}
+		g.z = z
+	}
+	if !g.lowRank() {
+		// The exact path keeps the Gram matrix, its factor and its inverse
+		// for the gradient.
+		if err := a.CheckDense(n, 3*n, "the exact GP's n×n matrices (three of them)", `use inducing: "auto" or a number of points (the Nyström path), or a smaller sample`); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// lowRank reports whether the Nyström path applies.
+func (g *gpLatent) lowRank() bool { return g.z != nil || g.inducing > 0 }
+
+type inducingKey struct {
+	x    eval.Value
+	m    int
+	seed uint64
+}
+
+// inducingPoints returns the inducing points: the given ones, or seeded
+// k-means centres of x, computed once per model (cache nil: every call).
+func (g *gpLatent) inducingPoints(ev *model.Eval) (*mat.Dense, error) {
+	if g.z != nil {
+		return g.z, nil
+	}
+	build := func() (any, error) {
+		return kernels.Landmarks(g.x, g.inducing, g.seed, kernels.LandmarkMethod("kmeans"))
+	}
+	if ev == nil {
+		z, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return z.(*mat.Dense), nil
+	}
+	z, err := ev.Cache(inducingKey{g.xv, g.inducing, g.seed}, build)
+	if err != nil {
+		return nil, err
+	}
+	return z.(*mat.Dense), nil
+}

@@ -1,0 +1,222 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
+)
+
+// observations reads the data observed through the latent function: n
+// finite numbers.
+func (g *gpLatent) observations(data eval.Value) ([]float64, error) {
+	ys, ok := eval.ToFloats(data)
+	y := append([]float64(nil), ys...) // labels may be rewritten; data is shared
+	n, _ := g.x.Dims()
+	if !ok {
+		return nil, fmt.Errorf("the observations of a latent GP must be a vector, got %s", eval.Describe(data))
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("%d observations for a latent GP at %d input rows", len(y), n)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("observation %d is %v; a latent GP needs finite observations", i+1, v)
+		}
+	}
+	return y, nil
+}
+
+// scalarParam is a likelihood parameter that must be one number (or one
+// model parameter) rather than a vector.
+func scalarParam(lik *model.DistVal, i int) (float64, error) {
+	switch v := lik.Params[i].(type) {
+	case eval.Num, *eval.ADNum:
+		x, _ := eval.ToFloat(v)
+		return x, nil
+	}
+	return 0, fmt.Errorf("with a latent GP, %s's %s must be a number or a scalar parameter, got %s",
+		lik.Family.Name(), lik.Family.ParamNames()[i], eval.Describe(lik.Params[i]))
+}
+
+// gpSettings turns the model objective into runtime/gp's settings.
+func (g *gpLatent) gpSettings(obj model.Objective) (rgp.Settings, error) {
+	s := rgp.Settings{P: obj.P, Lambda: obj.Lambda}
+	switch obj.Name {
+	case "", "mlm", "vb":
+		s.Kind = rgp.MLM
+	case "map":
+		s.Kind = rgp.MAP
+	case "mkl", "rr":
+		s.Kind = rgp.MKL
+		if obj.Name == "rr" {
+			s.Kind = rgp.RR
+		}
+		s.Weights = rgp.Weights(g.kernel.K)
+		if len(s.Weights) == 0 {
+			return s, fmt.Errorf("objective %q learns the weights θ of a kernel θ₁k₁ + ... + θ_M k_M, but %s has no weights; write them as parameters, e.g. t1 * rbf(ell) + t2 * linear()", obj.Name, g.kernel.K)
+		}
+	default:
+		return s, fmt.Errorf("unknown objective %q for a latent GP", obj.Name)
+	}
+	return s, nil
+}
+
+// LogLik is the objective's log likelihood term for data observed through
+// lik, with its gradient on the tape.
+func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval.Value) (eval.Value, error) {
+	y, err := g.observations(data)
+	if err != nil {
+		return nil, err
+	}
+	if lik.Family.Name() == "normal" {
+		return g.normalLogLik(ev, lik, loc, y)
+	}
+	if g.lowRank() && !g.auto {
+		return nil, fmt.Errorf("inducing points (the Nyström path) are for normal observations in this version; %s observations need inducing: \"exact\"", lik.Family.Name())
+	}
+	l, idx, err := nonGaussianLik(lik, loc, y)
+	if err != nil {
+		return nil, err
+	}
+	obj := ev.Objective()
+	s, err := g.gpSettings(obj)
+	if err != nil {
+		return nil, err
+	}
+	switch s.Kind {
+	case rgp.MLM:
+		s.Kind = rgp.VB
+		if ev.Checking && obj.Name != "vb" {
+			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is the variational (VB) lower bound, so this is an approximation", lik.Family.Name()))
+		}
+	case rgp.RR:
+		return nil, fmt.Errorf(`objective "rr" (eq. 9) is for Gaussian noise; with %s observations use "mkl"`, lik.Family.Name())
+	}
+	k := g.kernel.K
+	params := append([]eval.Value(nil), g.kernel.Hyper...)
+	for _, i := range idx {
+		params = append(params, lik.Params[i])
+	}
+	ad := false
+	for _, p := range params {
+		ad = ad || eval.IsAD(p)
+	}
+	var grad []float64
+	if ad {
+		grad = make([]float64, len(params))
+	}
+	lp, err := rgp.NonGaussian(s, k, g.x, y, l, grad)
+	if err != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+	}
+	if !ad {
+		return eval.Num(lp), nil
+	}
+	return eval.Node(lp, params, grad), nil
+}
+
+// nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
+// positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
+func nonGaussianLik(lik *model.DistVal, loc int, y []float64) (l rgp.Lik, idx []int, err error) {
+	name := lik.Family.Name()
+	want := map[string]int{"laplace": 0, "student_t": 1, "bernoulli_logit": 0}
+	w, ok := want[name]
+	if !ok {
+		return l, nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t or bernoulli_logit, not %s", name)
+	}
+	if loc != w {
+		return l, nil, fmt.Errorf("the latent GP must be %s's location %s", name, lik.Family.ParamNames()[w])
+	}
+	for i := range lik.Params {
+		if i == loc {
+			continue
+		}
+		v, err := scalarParam(lik, i)
+		if err != nil {
+			return l, nil, err
+		}
+		l.Params = append(l.Params, v)
+		idx = append(idx, i)
+	}
+	switch name {
+	case "laplace":
+		l.Kind = rgp.Laplace
+	case "student_t":
+		l.Kind = rgp.StudentT
+	default:
+		l.Kind = rgp.Logit
+		if err := signLabels(y); err != nil {
+			return l, nil, err
+		}
+	}
+	return l, idx, nil
+}
+
+// signLabels maps labels in {0, 1} to {−1, 1} in place; labels already in
+// {−1, 1} stay. Anything else is an error naming the first bad label.
+func signLabels(y []float64) error {
+	zeroOne := true
+	for _, v := range y {
+		if v == -1 {
+			zeroOne = false
+		}
+	}
+	for i, v := range y {
+		switch {
+		case v == 1:
+		case v == 0 && zeroOne:
+			y[i] = -1
+		case v == -1 && !zeroOne:
+		default:
+			return fmt.Errorf("label %d is %v; bernoulli_logit labels must be all in {0, 1} or all in {−1, 1}", i+1, eval.FormatNumber(v))
+		}
+	}
+	return nil
+}
+
+func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y []float64) (eval.Value, error) {
+	if loc != 0 {
+		return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
+	}
+	sigma, err := scalarParam(lik, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.gpSettings(ev.Objective())
+	if err != nil {
+		return nil, err
+	}
+	k := g.kernel.K
+	var grad []float64
+	ad := g.HasAD() || eval.IsAD(lik.Params[1])
+	if ad {
+		grad = make([]float64, k.NumHyper()+1)
+	}
+	var lp float64
+	if g.lowRank() {
+		if s.Kind != rgp.MLM {
+			return nil, fmt.Errorf("the Nyström path (inducing points) gives the marginal likelihood only; objective %q needs inducing: \"exact\"", ev.Objective().Name)
+		}
+		var z *mat.Dense
+		if z, err = g.inducingPoints(ev); err == nil {
+			lp, err = rgp.LowRankLogMarginal(k, g.x, z, y, sigma*sigma, grad)
+		}
+	} else {
+		lp, err = rgp.Gaussian(s, k, g.x, y, sigma*sigma, grad)
+	}
+	if err != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+	}
+	if !ad {
+		return eval.Num(lp), nil
+	}
+	params := append(append([]eval.Value(nil), g.kernel.Hyper...), lik.Params[1])
+	grad[len(grad)-1] *= 2 * sigma // σ² → σ
+	return eval.Node(lp, params, grad), nil
+}

@@ -1,0 +1,209 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+func registerGpPredict(reg *eval.Registry) {
+	reg.Register(`predict(fit, xnew, values?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob).`,
+		predictBuiltin)
+}
+
+func predictBuiltin(a *eval.Args) (eval.Value, error) {
+	var xnew *mat.Dense
+	if err := a.Unpack("xnew", &xnew); err != nil {
+		return nil, err
+	}
+	var m *eval.Model
+	var given *eval.Record
+	obj := ""
+	switch f := a.Value("fit").(type) {
+	case *eval.Record:
+		mv, _ := f.Attr("model")
+		var ok bool
+		if m, ok = mv.(*eval.Model); !ok {
+			return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
+		}
+		if o, ok := f.Attr("objective"); ok {
+			if s, ok := o.(eval.Str); ok {
+				obj = string(s)
+			}
+		}
+		given = f
+	case *eval.Model:
+		m = f
+		r, err := a.Record("values")
+		if err != nil {
+			return nil, a.Errorf("fit", "predict(%s, xnew) needs the parameters' values: predict(%s, xnew, values: {...})", m.Name, m.Name)
+		}
+		given = r
+	default:
+		return nil, a.Errorf("fit", "fit must be what optimize returned, or a model, got %s", eval.Describe(f))
+	}
+	if !model.HasLatent(m) {
+		return nil, a.Errorf("fit", "model %s has no latent GP (f ~ gp(X, KERNEL)) to predict with", m.Name)
+	}
+	values := map[string]eval.Value{}
+	var missing []string
+	for _, p := range m.Params {
+		v, ok := given.Attr(p.Name)
+		if !ok {
+			missing = append(missing, p.Name)
+			continue
+		}
+		values[p.Name] = v
+	}
+	if len(missing) > 0 {
+		return nil, a.Fail("give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
+	}
+	if obj == "ml" {
+		obj = "mlm"
+	}
+	latentObj := model.Objective{Name: obj, Approx: "vb"}
+	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: latentObj})
+	if err != nil {
+		return nil, err
+	}
+	obs, err := c.NewDensity(a.Th.Fork()).LatentObservations(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(obs) == 0 {
+		return nil, a.Fail("model %s observes nothing through its latent GP", m.Name)
+	}
+	o := obs[0]
+	g, ok := o.Latent.(*gpLatent)
+	if !ok {
+		return nil, a.Fail("internal error: latent function of type %T", o.Latent)
+	}
+	_, d := g.x.Dims()
+	if _, dn := xnew.Dims(); dn != d {
+		return nil, a.Errorf("xnew", "xnew has %d columns but the GP's inputs have %d", dn, d)
+	}
+	if err := kernels.CheckData(xnew, "xnew"); err != nil {
+		return nil, a.Errorf("xnew", "%v", err)
+	}
+	y, err := g.observations(o.Data)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	rec, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	return rec, nil
+}
+
+// predict is the predictive at xnew given the observations y through lik:
+// exact for Gaussian noise; otherwise that of the Gaussian sites the
+// objective's inner loop settles on (VB's approximate posterior, or the
+// sites at z = 0 around the joint MAP latent function for map and mkl).
+func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*eval.Record, error) {
+	switch lik.Family.Name() {
+	case "normal":
+		sigma, err := scalarParam(lik, 1)
+		if err != nil {
+			return nil, err
+		}
+		var mean, fvar []float64
+		if g.lowRank() {
+			z, err := g.inducingPoints(nil)
+			if err != nil {
+				return nil, err
+			}
+			mean, fvar, err = rgp.LowRankPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
+			if err != nil {
+				return nil, fmt.Errorf("gp: %v", err)
+			}
+		} else if mean, fvar, err = g.gaussianPredict(y, []float64{sigma * sigma}, xnew); err != nil {
+			return nil, err
+		}
+		yvar := make([]float64, len(fvar))
+		for i, v := range fvar {
+			yvar[i] = v + sigma*sigma
+		}
+		return predictRecord(mean, fvar, mean, yvar), nil
+	}
+	l, _, err := nonGaussianLik(lik, loc, y)
+	if err != nil {
+		return nil, err
+	}
+	K, err := kernels.Gram(g.kernel.K, g.x)
+	if err != nil {
+		return nil, err
+	}
+	z0 := obj.Name == "map" || obj.Name == "mkl"
+	if z0 {
+		for i := 0; i < K.SymmetricDim(); i++ {
+			K.SetSym(i, i, K.At(i, i)+rgp.MapJitter)
+		}
+	}
+	sites, err := rgp.FitSites(K, y, l, z0)
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v", err)
+	}
+	mean, fvar, err := g.gaussianPredict(sites.M, sites.Gamma, xnew)
+	if err != nil {
+		return nil, err
+	}
+	ymean := append([]float64(nil), mean...)
+	yvar := make([]float64, len(fvar))
+	switch l.Kind {
+	case rgp.Laplace:
+		for i, v := range fvar {
+			yvar[i] = v + 2*l.Params[0]*l.Params[0]
+		}
+	case rgp.StudentT:
+		nu, s := l.Params[0], l.Params[1]
+		for i, v := range fvar {
+			yvar[i] = math.Inf(1)
+			if nu > 2 {
+				yvar[i] = v + s*s*nu/(nu-2)
+			}
+		}
+	case rgp.Logit:
+		// ∫σ(f)N(f | μ, v)df ≈ σ(μ/√(1 + πv/8)) (MacKay 1992).
+		for i, m := range mean {
+			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
+			ymean[i], yvar[i] = p, p*(1-p)
+		}
+		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean}), nil
+	}
+	return predictRecord(mean, fvar, ymean, yvar), nil
+}
+
+// gaussianPredict is the GP posterior of f at xnew given Gaussian
+// observations y with variances noise (one, or one per observation): the
+// shared predictive linalg.GPPredict on the factor of K + diag(noise).
+func (g *gpLatent) gaussianPredict(y, noise []float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
+	ch, _, _, err := rgp.Factor(g.kernel.K, g.x, noise)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+	}
+	_, d := g.x.Dims()
+	mean, cov, err := linalg.GPPredict(g.kernel.K, ch, linalg.RowMajor(g.x), d, mat.NewVecDense(len(y), y), xnew)
+	if err != nil {
+		return nil, nil, err
+	}
+	fvar = make([]float64, len(mean))
+	for i := range fvar {
+		fvar[i] = math.Max(cov.At(i, i), 0)
+	}
+	return mean, fvar, nil
+}
+
+func predictRecord(fmean, fvar, ymean, yvar []float64) *eval.Record {
+	return eval.NewRecord().Set("f_mean", &eval.Vec{Data: fmean}).Set("f_var", &eval.Vec{Data: fvar}).
+		Set("y_mean", &eval.Vec{Data: ymean}).Set("y_var", &eval.Vec{Data: yvar})
+}

@@ -1,0 +1,80 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// KernelVal is a kernel as a value. Hyper holds, for each of the kernel's
+// hyperparameters (in kernels' order), the value it was built from: a eval.Num,
+// or an *eval.ADNum when it depends on model parameters, so a model can map a
+// gradient with respect to the hyperparameters back onto the tape.
+type KernelVal struct {
+	K     kernels.Kernel
+	Hyper []eval.Value
+}
+
+var (
+	_ eval.HasBinary = (*KernelVal)(nil)
+	_ eval.ADHolder  = (*KernelVal)(nil)
+)
+
+func (k *KernelVal) Type() string   { return "kernel" }
+func (k *KernelVal) String() string { return k.K.String() }
+
+// HasAD reports whether a hyperparameter depends on model parameters.
+func (k *KernelVal) HasAD() bool {
+	for _, h := range k.Hyper {
+		if eval.IsAD(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// Record returns value as a eval.Num, or, when hyperparameters depend on model
+// parameters, as a tape node whose partials are dHyper (the derivative of
+// value with respect to each hyperparameter).
+func (k *KernelVal) Record(value float64, dHyper []float64) eval.Value {
+	return eval.Node(value, k.Hyper, dHyper)
+}
+
+// Binary builds sum and product kernels and scales a kernel by a number.
+func (k *KernelVal) Binary(op string, y eval.Value, right bool) (eval.Value, bool, error) {
+	switch y := y.(type) {
+	case *KernelVal:
+		a, b := k, y
+		if right {
+			a, b = y, k
+		}
+		hyper := append(append([]eval.Value{}, a.Hyper...), b.Hyper...)
+		switch op {
+		case "+":
+			s, err := kernels.NewSum(a.K, b.K)
+			if err != nil {
+				return nil, true, err
+			}
+			return &KernelVal{K: s, Hyper: hyper}, true, nil
+		case "*":
+			p, err := kernels.NewProduct(a.K, b.K)
+			if err != nil {
+				return nil, true, err
+			}
+			return &KernelVal{K: p, Hyper: hyper}, true, nil
+		}
+		return nil, true, fmt.Errorf("kernels combine with + and *, not %s", op)
+	case eval.Num, *eval.ADNum:
+		c, _ := eval.ToFloat(y)
+		if op == "*" {
+			s, err := kernels.NewScaled(c, k.K)
+			if err != nil {
+				return nil, true, err
+			}
+			return &KernelVal{K: s, Hyper: append([]eval.Value{y}, k.Hyper...)}, true, nil
+		}
+		return nil, true, fmt.Errorf("a number and a kernel combine with *: %s a kernel is not defined (write c * constant() for a constant kernel)", op)
+	}
+	return nil, false, nil
+}

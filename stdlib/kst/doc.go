@@ -1,0 +1,4 @@
+// Package kst holds the kernel Student-t density and its Parzen-window
+// baseline over runtime/kst: kst, kde, novelty, auc, onehot, classify, tune
+// and fantasy. Their densities answer logpdf as lang/model LogPDFers.
+package kst

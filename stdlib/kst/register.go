@@ -1,0 +1,9 @@
+package kst
+
+import "github.com/kml-lang/kml/lang/eval"
+
+// Register adds the package's builtins to r.
+func Register(r *eval.Registry) {
+	registerKst(r)
+	registerKstFantasy(r)
+}

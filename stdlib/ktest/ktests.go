@@ -1,0 +1,376 @@
+package ktest
+
+import (
+	"math"
+
+	"github.com/kml-lang/kml/stdlib/kernel"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	rktest "github.com/kml-lang/kml/runtime/ktest"
+)
+
+func registerKtests(reg *eval.Registry) {
+	reg.Register(`mmd(x, y, k, estimator = "unbiased")`,
+		`The squared maximum mean discrepancy between the samples x and y (rows are observations) with kernel k: "unbiased" (the U-statistic; sizes may differ), "biased" (mean(Kxx) + mean(Kyy) - 2 mean(Kxy)) or "linear" (consecutive pairs, the first min(m, n) rows of each).`,
+		func(a *eval.Args) (eval.Value, error) {
+			x, y, err := twoSamples(a)
+			if err != nil {
+				return nil, err
+			}
+			var k kernel.Arg
+			var est string
+			if err := a.Unpack("k", &k, "estimator", &est); err != nil {
+				return nil, err
+			}
+			var v float64
+			if n := x.RawMatrix().Rows + y.RawMatrix().Rows; denseTooBig(a, n, 1) {
+				v, err = rktest.MMD2Blocked(k.K, x, y, rktest.Estimator(est), blockRows(a, n, 1))
+			} else {
+				v, err = rktest.MMD2(k.K, x, y, rktest.Estimator(est))
+			}
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			return eval.Num(v), nil
+		})
+	reg.Register(`hsic(x, y, kx, ky, estimator = "biased")`,
+		`The Hilbert–Schmidt independence criterion between paired rows of x and y with kernels kx and ky: "biased" (tr(KHLH)/n²) or "unbiased" (Song et al. 2012).`,
+		func(a *eval.Args) (eval.Value, error) {
+			x, y, err := twoSamples(a)
+			if err != nil {
+				return nil, err
+			}
+			var kx, ky kernel.Arg
+			var est string
+			if err := a.Unpack("kx", &kx, "ky", &ky, "estimator", &est); err != nil {
+				return nil, err
+			}
+			var v float64
+			if n := x.RawMatrix().Rows; denseTooBig(a, n, 2) {
+				v, err = rktest.HSICBlocked(kx.K, ky.K, x, y, rktest.Estimator(est), blockRows(a, n, 2))
+			} else {
+				v, err = rktest.HSIC(kx.K, ky.K, x, y, rktest.Estimator(est))
+			}
+			if err != nil {
+				return nil, a.Fail("%v", err)
+			}
+			return eval.Num(v), nil
+		})
+	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample, τ² = 1) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and landmarks and tau2 (bkl), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
+		mmdTest)
+	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and landmarks and tau2 ({x, y}, bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
+		hsicTest)
+}
+
+func twoSamples(a *eval.Args) (*mat.Dense, *mat.Dense, error) {
+	var x, y *mat.Dense
+	if err := a.Unpack("x", &x, "y", &y); err != nil {
+		return nil, nil, err
+	}
+	if x.IsEmpty() {
+		return nil, nil, a.Errorf("x", "the sample x is empty")
+	}
+	if y.IsEmpty() {
+		return nil, nil, a.Errorf("y", "the sample y is empty")
+	}
+	return x, y, nil
+}
+
+// chooseKernel resolves a kernel argument that may name a rule.
+func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rktest.Chosen, error) {
+	switch v := a.Value(name).(type) {
+	case *kernel.KernelVal:
+		return rktest.Given(v.K), nil
+	case eval.Str:
+		if v == "median" || v == "bkl" {
+			c, err := rktest.Choose(rktest.Choice(v), data, seed)
+			if err != nil {
+				return c, a.Errorf(name, "%v", err)
+			}
+			return c, nil
+		}
+	}
+	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+}
+
+func isAggregate(a *eval.Args, name string) bool {
+	v, ok := a.Value(name).(eval.Str)
+	return ok && v == "aggregate"
+}
+
+// EllValue is a kernel's lengthscales as a number, a vector or none.
+func EllValue(ell []float64) eval.Value {
+	switch len(ell) {
+	case 0:
+		return eval.NoneValue
+	case 1:
+		return eval.Num(ell[0])
+	}
+	return &eval.Vec{Data: ell}
+}
+
+func ResultRecord(r rktest.Result) *eval.Record {
+	rec := eval.NewRecord()
+	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
+		Set("estimator", eval.Str(r.Estimator)).Set("method", eval.Str(r.Method))
+	if r.Permutations > 0 {
+		rec.Set("permutations", eval.Num(r.Permutations))
+	}
+	if r.Approx != "" {
+		rec.Set("approx", eval.Str(r.Approx))
+	}
+	if r.Rank > 0 {
+		rec.Set("rank", eval.Num(r.Rank))
+	}
+	if r.KernelY != "" {
+		rec.Set("kernel_x", eval.Str(r.Kernel)).Set("kernel_y", eval.Str(r.KernelY))
+	} else {
+		rec.Set("kernel", eval.Str(r.Kernel))
+	}
+	return rec
+}
+
+// AggregateFields adds the aggregate test's record fields.
+func AggregateFields(rec *eval.Record, r rktest.Result) {
+	if r.BandwidthsY == nil {
+		rec.Set("ell", &eval.Vec{Data: r.Bandwidths}).Set("choice", eval.Str(rktest.ChoiceAggregate))
+		rec.Set("bandwidths", &eval.Vec{Data: r.Bandwidths})
+	} else {
+		ux, uy := unique(r.Bandwidths), unique(r.BandwidthsY)
+		rec.Set("ell", eval.NewRecord().Set("x", &eval.Vec{Data: ux}).Set("y", &eval.Vec{Data: uy}))
+		c := eval.Str(rktest.ChoiceAggregate)
+		rec.Set("choice", eval.NewRecord().Set("x", c).Set("y", c))
+		pairs := mat.NewDense(len(r.Bandwidths), 2, nil)
+		for i := range r.Bandwidths {
+			pairs.Set(i, 0, r.Bandwidths[i])
+			pairs.Set(i, 1, r.BandwidthsY[i])
+		}
+		rec.Set("bandwidths", eval.NewMat(pairs))
+	}
+	rej := make([]float64, len(r.Rejected))
+	for i, b := range r.Rejected {
+		if b {
+			rej[i] = 1
+		}
+	}
+	rec.Set("pvalues", &eval.Vec{Data: r.PValues}).Set("rejected", &eval.Vec{Data: rej}).
+		Set("threshold", eval.Num(r.Threshold)).Set("alpha", eval.Num(r.Alpha))
+}
+
+// unique drops repeats, keeping the first order.
+func unique(xs []float64) []float64 {
+	var out []float64
+	seen := map[float64]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func testSettings(a *eval.Args) (rktest.Settings, error) {
+	var s rktest.Settings
+	var err error
+	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
+		return s, err
+	}
+	if s.Seed, err = a.Seed(); err != nil {
+		return s, err
+	}
+	if s.Rank, err = a.IntIn("rank", 1, eval.MaxLength); err != nil {
+		return s, err
+	}
+	if s.Bandwidths, err = a.IntIn("bandwidths", 1, 100); err != nil {
+		return s, err
+	}
+	if s.Alpha, err = a.Num("alpha"); err != nil {
+		return s, err
+	}
+	if !(s.Alpha > 0 && s.Alpha < 1) {
+		return s, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", s.Alpha)
+	}
+	var est, approx string
+	if err := a.Unpack("estimator?", &est, "approx", &approx); err != nil {
+		return s, err
+	}
+	switch rktest.Approx(approx) {
+	case rktest.Auto, rktest.Exact, rktest.Nystrom, rktest.RFF:
+	default:
+		return s, a.Errorf("approx", `approx must be "auto", "exact", "nystrom" or "rff", got %q`, approx)
+	}
+	s.Estimator, s.Approx = rktest.Estimator(est), rktest.Approx(approx)
+	return s, nil
+}
+
+func mmdTest(a *eval.Args) (eval.Value, error) {
+	x, y, err := twoSamples(a)
+	if err != nil {
+		return nil, err
+	}
+	s, err := testSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return nil, err
+	}
+	if method != string(rktest.Permutation) && method != string(rktest.Gamma) {
+		return nil, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
+	}
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, isAggregate(a, "k")); err != nil {
+		return nil, err
+	}
+	if isAggregate(a, "k") {
+		if method == string(rktest.Gamma) {
+			return nil, a.Errorf("method", `the aggregate test needs the permutation method`)
+		}
+		r, err := rktest.MMDAggregateTest(a.Th.Context(), x, y, s)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		rec := ResultRecord(r)
+		AggregateFields(rec, r)
+		return rec, nil
+	}
+	rx, dx := x.Dims()
+	ry, dy := y.Dims()
+	if dx != dy {
+		return nil, a.Fail("the samples have different numbers of columns: %d×%d and %d×%d", rx, dx, ry, dy)
+	}
+	var pooled mat.Dense
+	pooled.Stack(x, y)
+	c, err := chooseKernel(a, "k", &pooled, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var r rktest.Result
+	if method == string(rktest.Gamma) {
+		r, err = rktest.MMDGammaTest(c.Kernel, x, y, s)
+	} else {
+		r, err = rktest.MMDTest(a.Th.Context(), c.Kernel, x, y, s)
+	}
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	rec := ResultRecord(r)
+	rec.Set("ell", EllValue(c.Ell)).Set("choice", eval.Str(c.Choice))
+	if c.Choice == rktest.ChoiceBKL {
+		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
+	}
+	return rec, nil
+}
+
+func hsicTest(a *eval.Args) (eval.Value, error) {
+	x, y, err := twoSamples(a)
+	if err != nil {
+		return nil, err
+	}
+	s, err := testSettings(a)
+	if err != nil {
+		return nil, err
+	}
+	if s.Estimator == "" {
+		s.Estimator = rktest.Biased
+	}
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return nil, err
+	}
+	ax, ay := isAggregate(a, "kx"), isAggregate(a, "ky")
+	if ax != ay {
+		name := "ky"
+		if ay {
+			name = "kx"
+		}
+		return nil, a.Errorf(name, `the aggregate test's product family needs kx and ky both "aggregate"`)
+	}
+	mats := 2
+	if ax {
+		mats = 1 + s.Bandwidths // K for each x bandwidth and L
+	}
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows, mats, ax); err != nil {
+		return nil, err
+	}
+	if ax {
+		r, err := rktest.HSICAggregateTest(a.Th.Context(), x, y, rktest.Method(method), s)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		if math.IsNaN(r.PValue) {
+			return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
+		}
+		rec := ResultRecord(r)
+		AggregateFields(rec, r)
+		return rec, nil
+	}
+	cx, err := chooseKernel(a, "kx", x, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cy, err := chooseKernel(a, "ky", y, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r, err := rktest.HSICTest(a.Th.Context(), cx.Kernel, cy.Kernel, x, y, rktest.Method(method), s)
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	if math.IsNaN(r.PValue) {
+		return nil, a.Fail("the p-value is not defined for these data (constant kernel matrices?)")
+	}
+	rec := ResultRecord(r)
+	rec.Set("ell", eval.NewRecord().Set("x", EllValue(cx.Ell)).Set("y", EllValue(cy.Ell)))
+	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
+	lm, t2 := eval.NewRecord(), eval.NewRecord()
+	for _, v := range []struct {
+		name string
+		c    rktest.Chosen
+	}{{"x", cx}, {"y", cy}} {
+		if v.c.Choice == rktest.ChoiceBKL {
+			lm.Set(v.name, eval.Num(v.c.Landmarks))
+			t2.Set(v.name, eval.Num(v.c.Tau2))
+		}
+	}
+	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {
+		rec.Set("landmarks", lm).Set("tau2", t2)
+	}
+	return rec, nil
+}
+
+// denseTooBig reports that mats n×n Gram matrices would take more than half
+// the memory budget: the statistics are then computed blockwise.
+func denseTooBig(a *eval.Args, n, mats int) bool {
+	return 8*float64(n)*float64(n)*float64(mats) > float64(a.Th.Interp().MemoryBudget())/2
+}
+
+// blockRows is how many rows of mats Gram matrices fit in an eighth of the
+// budget at once.
+func blockRows(a *eval.Args, n, mats int) int {
+	rows := int(float64(a.Th.Interp().MemoryBudget()) / 8 / (8 * float64(n) * float64(mats)))
+	return max(1, min(rows, 4096))
+}
+
+// fitInBudget keeps a test's exact path within the memory budget: "auto"
+// switches to the low-rank path where the n×n matrices would not fit, and
+// an exact path asked for (or an aggregate HSIC, exact only) is refused
+// with what to do instead.
+func fitInBudget(a *eval.Args, s *rktest.Settings, n, mats int, exactOnly bool) error {
+	if !denseTooBig(a, n, mats) {
+		return nil
+	}
+	if s.Approx == rktest.Auto && !exactOnly {
+		s.Approx = rktest.Nystrom
+		return nil
+	}
+	if s.Approx == rktest.Auto || s.Approx == rktest.Exact {
+		return a.CheckDense(n, n*mats, "the test's exact Gram matrices", `use approx: "nystrom" (rank r costs n·r), a given kernel instead of "aggregate", or a smaller sample`)
+	}
+	return nil
+}

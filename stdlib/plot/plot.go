@@ -1,0 +1,517 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/kml-lang/kml/internal/sandbox"
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+)
+
+func registerPlot(reg *eval.Registry) {
+	reg.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?)`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band, or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		plotBuiltin)
+}
+
+var plotFormats = map[string]bool{".svg": true, ".png": true, ".pdf": true}
+
+// figure is what plot draws: one plot, or a grid of panels.
+type figure struct {
+	single *plot.Plot
+	panels [][]*plot.Plot
+	w, h   vg.Length
+}
+
+func plotBuiltin(a *eval.Args) (eval.Value, error) {
+	var to string
+	if err := a.Unpack("to", &to); err != nil {
+		return nil, err
+	}
+	ext := strings.ToLower(filepath.Ext(to))
+	if !plotFormats[ext] {
+		return nil, a.Errorf("to", "to must end in .svg, .png or .pdf, got %q", to)
+	}
+	in := a.Th.Interp()
+	path, err := in.Sandbox().WritePath(in.BaseDir(), to)
+	if err != nil {
+		return nil, a.Errorf("to", "%v", err)
+	}
+	var title string
+	if err := a.Unpack("title?", &title); err != nil {
+		return nil, err
+	}
+	fig := figure{w: 6 * vg.Inch, h: 4 * vg.Inch}
+	switch v := a.Value("v").(type) {
+	case *model.Posterior:
+		var params eval.Names
+		if err := a.Unpack("params?", &params); err != nil {
+			return nil, err
+		}
+		if fig.panels, err = posteriorPanels(v, params); err != nil {
+			return nil, a.Errorf("params", "%v", err)
+		}
+		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
+	case *model.SummaryVal:
+		fig.single, err = summaryIntervals(v.S)
+	case *model.DistVal:
+		fig.single, err = distributionPlot(v)
+	default:
+		fig.single, err = plotData(a, v)
+	}
+	if err != nil {
+		var ae *ast.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, a.Errorf("v", "%v", err)
+	}
+	if p := fig.single; p != nil {
+		if err := a.Unpack("xlabel?", &p.X.Label.Text, "ylabel?", &p.Y.Label.Text); err != nil {
+			return nil, err
+		}
+		if title != "" {
+			p.Title.Text = title
+		}
+	} else if title != "" {
+		fig.panels[0][0].Title.Text = title + " — " + fig.panels[0][0].Title.Text
+	}
+	data, err := fig.render(ext[1:])
+	if err != nil {
+		return nil, a.Fail("%v", err)
+	}
+	if err := sandbox.WriteFileAtomic(path, data); err != nil {
+		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
+	}
+	return eval.Str(to), nil
+}
+
+// render draws the figure in format (svg, png, pdf).
+func (f figure) render(format string) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(f.w, f.h, format)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	if f.single != nil {
+		f.single.Draw(dc)
+	} else {
+		tiles := draw.Tiles{Rows: len(f.panels), Cols: len(f.panels[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 3,
+			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		canvases := plot.Align(f.panels, tiles, dc)
+		for i, row := range f.panels {
+			for j, p := range row {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// plotData draws the data kinds: a record, a vector, a matrix.
+func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
+	p := plot.New()
+	p.Add(plotter.NewGrid())
+	var err error
+	xlabel, ylabel := "", ""
+	switch v := v.(type) {
+	case *eval.Record:
+		if names, edges, ok := pcGraph(v); ok {
+			return graphPlot(names, edges)
+		}
+		xlabel, ylabel, err = plotRecord(p, v)
+	case *eval.Vec:
+		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
+	case *eval.Mat:
+		xlabel, ylabel, err = plotMatrix(a, p, v)
+	default:
+		return nil, fmt.Errorf("cannot plot %s; plot takes a posterior, a summary, a distribution, a record (profile, embedding, witness), a vector or a matrix", eval.Describe(v))
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	return p, nil
+}
+
+func indexXY(ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(ys))
+	for i, y := range ys {
+		pts[i].X, pts[i].Y = float64(i+1), y
+	}
+	return pts
+}
+
+func addLine(p *plot.Plot, pts plotter.XYs, c color.Color, name string) error {
+	return addLineWidth(p, pts, c, name, 1.5)
+}
+
+// addLineWidth adds a line of width points (thinner in a grid of panels).
+func addLineWidth(p *plot.Plot, pts plotter.XYs, c color.Color, name string, width float64) error {
+	l, err := plotter.NewLine(finite(pts))
+	if err != nil {
+		return err
+	}
+	l.Color = c
+	l.Width = vg.Points(width)
+	p.Add(l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
+	return nil
+}
+
+// finite drops points a line cannot draw (a profile is -Inf where the
+// density is zero).
+func finite(pts plotter.XYs) plotter.XYs {
+	out := pts[:0:0]
+	for _, q := range pts {
+		if !isBad(q.X) && !isBad(q.Y) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func isBad(x float64) bool { return x != x || x > 1e308 || x < -1e308 }
+
+// lineColors is the Okabe–Ito palette, readable with every common colour
+// vision deficiency (black first left out: it is the default ink).
+var lineColors = []color.Color{
+	color.RGBA{R: 0, G: 114, B: 178, A: 255},   // blue
+	color.RGBA{R: 213, G: 94, B: 0, A: 255},    // vermillion
+	color.RGBA{R: 0, G: 158, B: 115, A: 255},   // bluish green
+	color.RGBA{R: 204, G: 121, B: 167, A: 255}, // reddish purple
+	color.RGBA{R: 230, G: 159, B: 0, A: 255},   // orange
+	color.RGBA{R: 86, G: 180, B: 233, A: 255},  // sky blue
+	color.RGBA{R: 240, G: 228, B: 66, A: 255},  // yellow
+}
+
+// plotRecord draws a band record (mean, lower, upper over a grid) or a
+// record of equal-length vectors.
+func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error) {
+	vecs := map[string][]float64{}
+	var names []string
+	for _, k := range r.AttrNames() {
+		v, _ := r.Attr(k)
+		if xs, ok := eval.ToFloats(v); ok {
+			if _, isNum := v.(eval.Num); !isNum {
+				vecs[k] = xs
+				names = append(names, k)
+			}
+		}
+	}
+	if pts, z, xname, ok := heatFields(r, vecs, names); ok {
+		xlabel, ylabel, err := heatMap(p, pts, z, xname)
+		if err == nil && len(vecs["lower"]) == len(z) && len(vecs["upper"]) == len(z) {
+			err = markExcludesZero(p, pts, vecs["lower"], vecs["upper"])
+		}
+		return xlabel, ylabel, err
+	}
+	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
+	if mean != nil && lower != nil && upper != nil {
+		var x []float64
+		for _, k := range names {
+			if k != "mean" && k != "lower" && k != "upper" {
+				x, xlabel = vecs[k], k
+				break
+			}
+		}
+		if x == nil {
+			x, xlabel = make([]float64, len(mean)), "index"
+			for i := range x {
+				x[i] = float64(i + 1)
+			}
+		}
+		if len(x) != len(mean) || len(lower) != len(mean) || len(upper) != len(mean) {
+			return "", "", fmt.Errorf("the fields %s, mean, lower and upper must have equal lengths", xlabel)
+		}
+		band := make(plotter.XYs, 0, 2*len(x))
+		for i := range x {
+			band = append(band, plotter.XY{X: x[i], Y: lower[i]})
+		}
+		for i := len(x) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: x[i], Y: upper[i]})
+		}
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return "", "", err
+		}
+		poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 70}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		zero, _ := plotter.NewLine(plotter.XYs{{X: x[0], Y: 0}, {X: x[len(x)-1], Y: 0}})
+		zero.Color = color.Gray{Y: 100}
+		zero.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(zero)
+		pts := make(plotter.XYs, len(x))
+		for i := range x {
+			pts[i] = plotter.XY{X: x[i], Y: mean[i]}
+		}
+		if err := addLine(p, pts, lineColors[0], ""); err != nil {
+			return "", "", err
+		}
+		ylabel = "mean"
+		if lv, ok := r.Attr("level"); ok {
+			if l, ok := eval.ToFloat(lv); ok {
+				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
+			}
+		}
+		return xlabel, ylabel, nil
+	}
+	if len(names) < 2 {
+		return "", "", fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
+	}
+	x := vecs[names[0]]
+	// A field NAME_se gives NAME's standard errors, drawn as error bars
+	// (a power table: rejection rates with their binomial SEs).
+	var series []string
+	for _, name := range names[1:] {
+		if base, ok := strings.CutSuffix(name, "_se"); !ok || vecs[base] == nil {
+			series = append(series, name)
+		}
+	}
+	for k, name := range series {
+		y := vecs[name]
+		if len(y) != len(x) {
+			return "", "", fmt.Errorf("field %s has %d values but %s has %d", name, len(y), names[0], len(x))
+		}
+		pts := make(plotter.XYs, len(x))
+		for i := range x {
+			pts[i] = plotter.XY{X: x[i], Y: y[i]}
+		}
+		legend := ""
+		if len(series) > 1 {
+			legend = name
+		}
+		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
+			return "", "", err
+		}
+		if se := vecs[name+"_se"]; se != nil {
+			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)]); err != nil {
+				return "", "", err
+			}
+		}
+		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
+			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	if len(series) == 1 {
+		ylabel = series[0]
+	}
+	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	return names[0], ylabel, nil
+}
+
+// addErrorBars draws ± se at each point.
+func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color) error {
+	if len(se) != len(pts) {
+		return fmt.Errorf("the standard errors have %d values but the series %d", len(se), len(pts))
+	}
+	e := make(errPoints, len(pts))
+	for i, q := range pts {
+		e[i] = errPoint{q.X, q.Y, se[i]}
+	}
+	b, err := plotter.NewYErrorBars(e)
+	if err != nil {
+		return err
+	}
+	b.Color = c
+	p.Add(b)
+	return nil
+}
+
+// errPoints are points with symmetric y errors, for plotter.YErrorBars.
+type errPoint struct{ x, y, e float64 }
+type errPoints []errPoint
+
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].e, e[i].e }
+
+// markMax marks a series' largest finite value (a profile's maximum) with a
+// dot.
+func markMax(p *plot.Plot, pts plotter.XYs, c color.Color) error {
+	best := -1
+	for i, q := range pts {
+		if !isBad(q.Y) && !isBad(q.X) && (best < 0 || q.Y > pts[best].Y) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(plotter.XYs{pts[best]})
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, vg.Points(3.5), draw.CircleGlyph{}
+	p.Add(s)
+	return nil
+}
+
+// isLogSpaced reports a positive grid whose ratios are constant (logspace),
+// which reads best on a log axis.
+func isLogSpaced(x []float64) bool {
+	if len(x) < 3 || x[0] <= 0 {
+		return false
+	}
+	r := x[1] / x[0]
+	if r <= 1.0001 {
+		return false
+	}
+	for i := 2; i < len(x); i++ {
+		if x[i-1] <= 0 {
+			return false
+		}
+		if q := x[i] / x[i-1]; q < r*0.999 || q > r*1.001 {
+			return false
+		}
+	}
+	return true
+}
+
+// heatFields finds a heat map in a record: a two-column matrix field (the
+// points) and a vector of as many values, mean if there is one, else the
+// first other such field.
+func heatFields(r *eval.Record, vecs map[string][]float64, names []string) (*mat.Dense, []float64, string, bool) {
+	for _, k := range r.AttrNames() {
+		v, _ := r.Attr(k)
+		m, ok := v.(*eval.Mat)
+		if !ok {
+			continue
+		}
+		rows, cols := m.Dims()
+		if cols != 2 {
+			continue
+		}
+		if z := vecs["mean"]; len(z) == rows {
+			return m.M, z, k, true
+		}
+		for _, name := range names {
+			if z := vecs[name]; name != k && len(z) == rows {
+				return m.M, z, k, true
+			}
+		}
+		return nil, nil, "", false
+	}
+	return nil, nil, "", false
+}
+
+// heatGrid is a full rectangular grid of values for plotter.HeatMap.
+type heatGrid struct {
+	xs, ys []float64
+	z      []float64 // z[c*len(ys)+r]
+}
+
+func (g heatGrid) Dims() (c, r int)   { return len(g.xs), len(g.ys) }
+func (g heatGrid) Z(c, r int) float64 { return g.z[c*len(g.ys)+r] }
+func (g heatGrid) X(c int) float64    { return g.xs[c] }
+func (g heatGrid) Y(r int) float64    { return g.ys[r] }
+
+// heatMap draws the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, with a diverging
+// palette centred at 0 so that the sign reads as the colour.
+func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+	n, _ := pts.Dims()
+	distinct := func(col int) ([]float64, map[float64]int) {
+		var vs []float64
+		seen := map[float64]bool{}
+		for i := 0; i < n; i++ {
+			if v := pts.At(i, col); !seen[v] {
+				seen[v] = true
+				vs = append(vs, v)
+			}
+		}
+		sort.Float64s(vs)
+		pos := make(map[float64]int, len(vs))
+		for i, v := range vs {
+			pos[v] = i
+		}
+		return vs, pos
+	}
+	xs, px := distinct(0)
+	ys, py := distinct(1)
+	if len(xs) < 2 || len(ys) < 2 || len(xs)*len(ys) != n {
+		return "", "", fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
+	}
+	g := heatGrid{xs: xs, ys: ys, z: make([]float64, n)}
+	filled := make([]bool, n)
+	top := 0.0
+	for i := 0; i < n; i++ {
+		c := px[pts.At(i, 0)]*len(ys) + py[pts.At(i, 1)]
+		if filled[c] {
+			return "", "", fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
+		}
+		filled[c] = true
+		if isBad(z[i]) {
+			return "", "", fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
+		}
+		g.z[c] = z[i]
+		top = math.Max(top, math.Abs(z[i]))
+	}
+	if top == 0 {
+		top = 1
+	}
+	h := plotter.NewHeatMap(g, moreland.SmoothBlueRed().Palette(255))
+	h.Min, h.Max = -top, top
+	p.Add(h)
+	// Contours at ±¼, ±½ and ±¾ of the largest |value|, and at 0.
+	var levels []float64
+	for _, f := range []float64{-0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75} {
+		levels = append(levels, f*top)
+	}
+	c := plotter.NewContour(g, levels, nil)
+	c.LineStyles = []draw.LineStyle{{Color: color.Gray{Y: 40}, Width: vg.Points(0.6)}}
+	p.Add(c)
+	return fmt.Sprintf("x1 (colour from %.3g to %.3g; contours at 0, ±¼, ±½, ±¾ of the largest)", -top, top), "x2", nil
+}
+
+// markExcludesZero dots the grid points where the band [lower, upper]
+// excludes 0: where the sign of the difference is credible.
+func markExcludesZero(p *plot.Plot, pts *mat.Dense, lower, upper []float64) error {
+	var xy plotter.XYs
+	for i := range lower {
+		if lower[i] > 0 || upper[i] < 0 {
+			xy = append(xy, plotter.XY{X: pts.At(i, 0), Y: pts.At(i, 1)})
+		}
+	}
+	if len(xy) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(0.8), draw.CircleGlyph{}
+	p.Add(s)
+	p.Legend.Add("band excludes 0", s)
+	return nil
+}
