@@ -34,9 +34,9 @@ func (f *FilterVal) String() string {
 func (f *FilterVal) Attr(name string) (eval.Value, bool) {
 	switch name {
 	case "kx":
-		return &kernel.KernelVal{K: f.F.KX}, true
+		return kernel.Fixed(f.F.KX), true
 	case "ky":
-		return &kernel.KernelVal{K: f.F.KY}, true
+		return kernel.Fixed(f.F.KY), true
 	case "eps":
 		return eval.Num(f.Eps), true
 	case "delta":

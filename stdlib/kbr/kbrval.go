@@ -164,9 +164,9 @@ func (k *KBRVal) String() string {
 func (k *KBRVal) Attr(name string) (eval.Value, bool) {
 	switch name {
 	case "kx":
-		return &kernel.KernelVal{K: k.KX}, true
+		return kernel.Fixed(k.KX), true
 	case "ky":
-		return &kernel.KernelVal{K: k.KY}, true
+		return kernel.Fixed(k.KY), true
 	case "eps":
 		return eval.Num(k.Eps), true
 	case "delta":

@@ -36,7 +36,7 @@ func registerKernels(registry *eval.Registry) {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: append(ell.V, alpha.V)}, nil
+		return NewKernelVal(k, append(ell.V, alpha.V)), nil
 	})
 	reg("periodic(ell, period)", "The periodic kernel exp(-2 Σ_d sin²(π (x_d - y_d)/period)/ell²).", func(a *eval.Args) (eval.Value, error) {
 		var ell, period hyper
@@ -47,7 +47,7 @@ func registerKernels(registry *eval.Registry) {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{ell.V, period.V}}, nil
+		return NewKernelVal(k, []eval.Value{ell.V, period.V}), nil
 	})
 	reg("linear(c = 0)", "The linear kernel xᵀy + c, c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
 		var c hyper
@@ -58,7 +58,7 @@ func registerKernels(registry *eval.Registry) {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{c.V}}, nil
+		return NewKernelVal(k, []eval.Value{c.V}), nil
 	})
 	reg("poly(degree, c = 1)", "The polynomial kernel (xᵀy + c)^degree, degree a whole number ≥ 1 (fixed), c ≥ 0.", func(a *eval.Args) (eval.Value, error) {
 		var deg int
@@ -70,13 +70,13 @@ func registerKernels(registry *eval.Registry) {
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		return &KernelVal{K: k, Hyper: []eval.Value{c.V}}, nil
+		return NewKernelVal(k, []eval.Value{c.V}), nil
 	})
 	registry.Register("white()", "White noise: 1 for an observation with itself, 0 otherwise (its Gram matrix is the identity).", func(a *eval.Args) (eval.Value, error) {
-		return &KernelVal{K: kernels.White{}}, nil
+		return NewKernelVal(kernels.White{}, nil), nil
 	})
 	registry.Register("constant()", "The constant kernel 1; c * constant() is the constant c.", func(a *eval.Args) (eval.Value, error) {
-		return &KernelVal{K: kernels.Constant{}}, nil
+		return NewKernelVal(kernels.Constant{}, nil), nil
 	})
 	registry.Register("gram(k, x, y?)", "The Gram matrix of kernel k on the rows of x (k(x_i, x_j)), or between the rows of x and y (k(x_i, y_j)). Inside a model, k's hyperparameters may be parameters (x and y are data); gradients flow to them.", func(a *eval.Args) (eval.Value, error) {
 		for _, name := range []string{"x", "y"} {
@@ -243,5 +243,5 @@ func stationary(a *eval.Args, mk func([]float64) (kernels.Kernel, error)) (eval.
 	if err != nil {
 		return nil, a.Errorf("ell", "%v", err)
 	}
-	return &KernelVal{K: k, Hyper: ell.V}, nil
+	return NewKernelVal(k, ell.V), nil
 }

@@ -16,6 +16,27 @@ type KernelVal struct {
 	Hyper []eval.Value
 }
 
+// NewKernelVal is the value of kernel k with hyper, one value per
+// hyperparameter in k's order (k.Hyper). A length that differs from
+// k.NumHyper() is a bug in the library, and panics: the gradient would
+// otherwise be scattered onto the wrong parameters.
+func NewKernelVal(k kernels.Kernel, hyper []eval.Value) *KernelVal {
+	if len(hyper) != k.NumHyper() {
+		panic(fmt.Sprintf("kernel: %s has %d hyperparameters, given %d values", k, k.NumHyper(), len(hyper)))
+	}
+	return &KernelVal{K: k, Hyper: hyper}
+}
+
+// Fixed is kernel k as a value whose hyperparameters are the numbers it
+// holds (a kernel a fit or a filter chose).
+func Fixed(k kernels.Kernel) *KernelVal {
+	var hyper []eval.Value
+	for _, h := range k.Hyper(nil) {
+		hyper = append(hyper, eval.Num(h))
+	}
+	return NewKernelVal(k, hyper)
+}
+
 var (
 	_ eval.HasBinary = (*KernelVal)(nil)
 	_ eval.ADHolder  = (*KernelVal)(nil)
@@ -56,13 +77,13 @@ func (k *KernelVal) Binary(op string, y eval.Value, right bool) (eval.Value, boo
 			if err != nil {
 				return nil, true, err
 			}
-			return &KernelVal{K: s, Hyper: hyper}, true, nil
+			return NewKernelVal(s, hyper), true, nil
 		case "*":
 			p, err := kernels.NewProduct(a.K, b.K)
 			if err != nil {
 				return nil, true, err
 			}
-			return &KernelVal{K: p, Hyper: hyper}, true, nil
+			return NewKernelVal(p, hyper), true, nil
 		}
 		return nil, true, fmt.Errorf("kernels combine with + and *, not %s", op)
 	case eval.Num, *eval.ADNum:
@@ -72,7 +93,7 @@ func (k *KernelVal) Binary(op string, y eval.Value, right bool) (eval.Value, boo
 			if err != nil {
 				return nil, true, err
 			}
-			return &KernelVal{K: s, Hyper: append([]eval.Value{y}, k.Hyper...)}, true, nil
+			return NewKernelVal(s, append([]eval.Value{y}, k.Hyper...)), true, nil
 		}
 		return nil, true, fmt.Errorf("a number and a kernel combine with *: %s a kernel is not defined (write c * constant() for a constant kernel)", op)
 	}

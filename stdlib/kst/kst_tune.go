@@ -76,7 +76,7 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		return &eval.Vec{Data: out}
 	}
-	res := eval.NewRecord().Set("kernel", &kernel.KernelVal{K: k, Hyper: numbers(k)})
+	res := eval.NewRecord().Set("kernel", kernel.Fixed(k))
 	if ells != nil {
 		res.Set("ell", eval.Num(best.Ell))
 		grid.Set("ell", col(func(p rkst.Point) float64 { return p.Ell }))
@@ -89,16 +89,6 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	grid.Set("score", col(func(p rkst.Point) float64 { return sign * p.Score }))
 	return res.Set("score", eval.Num(sign*best.Score)).Set("grid", grid), nil
-}
-
-// numbers is a kernel's hyperparameters as plain values, for a kernel.KernelVal
-// made in Go.
-func numbers(k kernels.Kernel) []eval.Value {
-	var out []eval.Value
-	for _, h := range k.Hyper(nil) {
-		out = append(out, eval.Num(h))
-	}
-	return out
 }
 
 // tuneKernels reads the kernel argument: a kernel, or a function of a
