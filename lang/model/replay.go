@@ -61,7 +61,7 @@ func (d *Density) logDensity(q, grad []float64) (float64, error) {
 // replayable and replays to the bit what fresh walks give at points near
 // q; otherwise the Density walks from now on.
 func (d *Density) decide(q []float64, lp float64) {
-	if d.c.NoReplay || !d.tape.Replayable() {
+	if ok, _ := d.tape.Replayable(); d.c.NoReplay || !ok {
 		d.replay = replayOff
 		return
 	}
