@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
@@ -68,7 +69,9 @@ func Builtins(r *eval.Registry) Option { return func(o *eval.Options) { o.Regist
 
 // New makes an interpreter.
 func New(opts ...Option) *Interpreter {
-	var o eval.Options
+	// KML_REPLAY=0 in the environment makes models walk at every
+	// evaluation instead of replaying their recording (docs/language.md).
+	o := eval.Options{NoReplay: os.Getenv("KML_REPLAY") == "0"}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -59,6 +59,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// noReplay reports whether KML_REPLAY=0 asks models to be walked at every
+// evaluation instead of replayed (docs/language.md).
+func noReplay() bool { return os.Getenv("KML_REPLAY") == "0" }
+
 // terminal reports whether f is an interactive terminal.
 func terminal(f any) bool {
 	file, ok := f.(*os.File)
@@ -164,6 +168,7 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 	dir, _ := filepath.Abs(filepath.Dir(file))
 	opts.Dirs = append([]string{dir}, allowed...)
 	opts.BaseDir = dir
+	opts.NoReplay = noReplay()
 	return file, opts, true
 }
 
@@ -238,7 +243,7 @@ func report(in *eval.Interpreter, err error, stderr io.Writer) int {
 
 func runREPL(stdin io.Reader, stdout, stderr io.Writer) int {
 	wd, _ := os.Getwd()
-	in := eval.New(eval.Options{Stdout: stdout, Stderr: stderr, Dirs: []string{wd}, BaseDir: wd, Progress: terminal(stderr)})
+	in := eval.New(eval.Options{Stdout: stdout, Stderr: stderr, Dirs: []string{wd}, BaseDir: wd, Progress: terminal(stderr), NoReplay: noReplay()})
 	rc, ok := stdin.(io.ReadCloser)
 	if !ok {
 		rc = io.NopCloser(stdin)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -47,7 +48,24 @@ type Options struct {
 	MaxMemory int64
 	// Registry supplies the builtins; default Builtins.
 	Registry *Registry
+	// NoReplay makes every evaluation of a model's log density walk the
+	// model's statements instead of replaying its first recording
+	// (lang/model), for comparison. cmd/kml and the kml package set it
+	// when the environment has KML_REPLAY=0.
+	NoReplay bool
+	// Explain, when set, makes the fitting builtins (sample, optimize,
+	// profile) explain instead of fit: each compiles its model as it
+	// would, takes one gradient of the log density at its starting point,
+	// hands the model and its replay status ("replayed", "walked: ...") to
+	// Explain, and fails with ErrExplained, which ends the run there, so
+	// that no later statement sees a result that is not a fit's.
+	// `kml check --explain` sets it.
+	Explain func(m *Model, status string)
 }
+
+// ErrExplained is the error a fitting builtin stops the run with under
+// Options.Explain.
+var ErrExplained = errors.New("the run stops at the first fit to explain its model")
 
 // Interpreter runs KML source in a session: names bound by one Eval are
 // visible to the next, as at the REPL. It is not safe for concurrent Evals.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -49,7 +48,8 @@ type Compiled struct {
 	// point (Constrain).
 	th *eval.Thread
 	// NoReplay makes every evaluation walk the model (replay.go), for
-	// comparison; KML_REPLAY=0 in the environment sets it.
+	// comparison; Compile takes it from the interpreter's Options.NoReplay
+	// (set by KML_REPLAY=0 in cmd/kml and the kml package).
 	NoReplay bool
 }
 
@@ -181,7 +181,7 @@ func (c *Compiled) FreeParams() []eval.ModelParam {
 // to report a bad fixed value.
 func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.Value, terms Terms) (*Compiled, error) {
 	c := &Compiled{Model: m, Terms: terms, byStmt: map[*ast.Tilde]*slot{}, cache: map[any]any{}, warned: map[string]bool{},
-		NoReplay: os.Getenv("KML_REPLAY") == "0"}
+		NoReplay: th.Interp().Options().NoReplay}
 	for name := range fixed {
 		if !hasParam(m, name) {
 			return nil, ast.Errorf(pos, "%v", NoParam(m, name))

@@ -40,6 +40,8 @@ type Density struct {
 	// replay and rec are the compiled program (replay.go).
 	replay replayState
 	rec    recording
+	// status is ReplayStatus, set when replay is decided.
+	status string
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.

@@ -1,10 +1,12 @@
 package model
 
 import (
+	"fmt"
 	"math"
-	"math/rand/v2"
+	"strings"
 
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // A model compiles once: the tape the first walk of the model records is
@@ -59,13 +61,19 @@ func (d *Density) logDensity(q, grad []float64) (float64, error) {
 
 // decide makes the walk just recorded the Density's program if it is
 // replayable and replays to the bit what fresh walks give at points near
-// q; otherwise the Density walks from now on.
+// q; otherwise the Density walks from now on. Either way d.status says
+// which, and why.
 func (d *Density) decide(q []float64, lp float64) {
-	if d.c.NoReplay || !d.tape.Replayable() {
-		d.replay = replayOff
+	if d.c.NoReplay {
+		d.replay, d.status = replayOff, "walked: replay is turned off (KML_REPLAY=0)"
+		return
+	}
+	if ok, why := d.tape.Replayable(); !ok {
+		d.replay, d.status = replayOff, "walked: "+d.explain(why)
 		return
 	}
 	if math.IsInf(lp, 0) || math.IsNaN(lp) {
+		d.status = "not decided yet: the log density at the first point is not finite"
 		return // undecided: a later point decides
 	}
 	// The recording becomes the program; walks get a tape of their own.
@@ -74,7 +82,7 @@ func (d *Density) decide(q []float64, lp float64) {
 	d.replay = replayOff
 	n := len(q)
 	p, g, h := make([]float64, n), make([]float64, n), make([]float64, n)
-	r := rand.New(rand.NewPCG(15, uint64(n)))
+	r := rng.New(uint64(n), rng.ReplayCheck)
 	compared := 0
 	for k := range replayChecks + 1 {
 		copy(p, q)
@@ -89,18 +97,91 @@ func (d *Density) decide(q []float64, lp float64) {
 		}
 		replayed, ok := d.replayAt(p, h)
 		if !ok || math.Float64bits(walk) != math.Float64bits(replayed) {
+			d.status = "walked: the replay differs from a fresh walk near the first point"
 			return
 		}
 		for i := range g {
 			if math.Float64bits(g[i]) != math.Float64bits(h[i]) {
+				d.status = "walked: the replayed gradient differs from a fresh walk's near the first point"
 				return
 			}
 		}
 		compared++
 	}
 	if compared >= 2 {
-		d.replay = replayOn
+		d.replay, d.status = replayOn, "replayed"
+		return
 	}
+	d.status = "walked: too few points near the first could be compared with a walk"
+}
+
+// explain is why as a sentence for the user, naming the parameters the
+// node involved is computed from.
+func (d *Density) explain(why *ad.NotReplayable) string {
+	var s string
+	switch why.Cause {
+	case ad.ValueRead:
+		switch from := d.paramsOf(why.Var); len(from) {
+		case 0:
+			s = "a value on the tape is read"
+		case 1:
+			s = "the value of " + from[0] + " is read"
+		default:
+			s = "a value computed from " + andList(from) + " is read"
+		}
+	case ad.OpaqueNode, ad.OpenNode:
+		s = "an opaque node is recorded"
+		if from := d.paramsOf(why.Var); len(from) > 0 {
+			s += " on " + andList(from)
+		}
+	case ad.Tainted:
+		s = "a decision on a value computed from parameters is taken"
+	default:
+		s = "the recording is not replayable"
+	}
+	if why.Where != "" {
+		s += " at " + why.Where
+	}
+	return s
+}
+
+// paramsOf names the free parameters whose inputs v is computed from, in
+// declaration order.
+func (d *Density) paramsOf(v ad.Var) []string {
+	if v < 0 {
+		return nil
+	}
+	index := make(map[ad.Var]int, len(d.in))
+	for i, x := range d.in {
+		index[x] = i
+	}
+	uses := map[int]bool{}
+	for _, a := range d.tape.Ancestors(v) {
+		if i, ok := index[a]; ok {
+			uses[i] = true
+		}
+	}
+	var out []string
+	for _, sl := range d.c.slots {
+		if sl.off < 0 {
+			continue
+		}
+		for i := sl.off; i < sl.off+sl.free(); i++ {
+			if uses[i] {
+				out = append(out, sl.param.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return fmt.Sprintf("%s and %s", strings.Join(xs[:len(xs)-1], ", "), xs[len(xs)-1])
 }
 
 // replayAt replays the program at q. ok is false when a walk must answer:
@@ -131,3 +212,16 @@ func (d *Density) replayAt(q, grad []float64) (float64, bool) {
 // Replaying reports whether LogDensity and Value replay a recording (a
 // test's view of the decision).
 func (d *Density) Replaying() bool { return d.replay == replayOn }
+
+// ReplayStatus says, once the Density has been evaluated, whether it
+// replays its recording ("replayed") or walks the model at every
+// evaluation, and why: "walked: the value of ell is read at
+// stdlib/kernels.go:123". The position is the first caller outside
+// runtime/ad and lang/eval that read a tape value or recorded an opaque
+// node.
+func (d *Density) ReplayStatus() string {
+	if d.status == "" {
+		return "not decided yet: the model has not been evaluated to its end"
+	}
+	return d.status
+}

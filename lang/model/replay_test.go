@@ -3,6 +3,7 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -58,10 +59,13 @@ func TestReplayShapes(t *testing.T) {
 
 // replayModels are small models over the constructs a model's statements
 // reach, with whether each replays (false: its recording reads parameter
-// values, so it is walked). The data are defined by replayData.
+// values or records opaque nodes, so it is walked) and, when it does not,
+// a part of the reason its ReplayStatus gives. The data are defined by
+// replayData.
 var replayModels = []struct {
 	name, src string
 	replays   bool
+	why       string
 }{
 	{"priors", `model m {
   a ~ normal(0, 1)
@@ -74,13 +78,13 @@ var replayModels = []struct {
   h ~ student_t(3, 0, 1)
   q ~ lognormal(0, 1)
   v[3] ~ normal(a, b)
-}`, true},
+}`, true, ""},
 	{"vectorparams", `model m {
   mu[4] ~ normal(0, 1)
   s[4] ~ gamma(2, 2)
   y ~ normal(mu, s)
   x[4] ~ gamma(s, 1)
-}`, true},
+}`, true, ""},
 	{"arith", `model m {
   a ~ normal(0, 1)
   b ~ gamma(2, 2)
@@ -88,30 +92,30 @@ var replayModels = []struct {
   w = (a - 2 * v) / b + v * v - 3 / b + b ^ 2 + 2 ^ a + b ^ a - v / 2
   z = exp(w / 10) + log(b) + sqrt(b) + inv_logit(v) + log1p(b) + sum(v) + mean(v)
   y ~ normal(w + z, 1 + b)
-}`, true},
+}`, true, ""},
 	{"matvec", `model m {
   beta[3] ~ normal(0, 1)
   s ~ half_normal(1)
   y ~ normal(X @ beta, s)
-}`, true},
+}`, true, ""},
 	{"ordered_moving", `model m {
   mu[3] ~ ordered(normal(0, 3))
   a ~ uniform(0, 1)
   b ~ uniform(a, 2)
   y ~ normal(mu[2] + a * b, 1)
-}`, true},
+}`, true, ""},
 	{"counts", `model m {
   lam ~ gamma(2, 1)
   p ~ beta(1, 1)
   k ~ poisson(lam)
   k ~ binomial(5, p)
-}`, true},
+}`, true, ""},
 	{"target_logpdf", `model m {
   a ~ normal(0, 1)
   s ~ gamma(2, 2)
   target += logpdf(normal(a, s), y)
   target += -s
-}`, true},
+}`, true, ""},
 	{"mixture_iterate", `fn ar(s, t, p) = p.c + p.phi * s
 model m {
   w ~ beta(2, 2)
@@ -120,23 +124,23 @@ model m {
   y ~ mixture([w, 1 - w], [normal(mu[1], 1), normal(mu[2], 1)])
   m = iterate(ar, 0, 4, with: {c: mu[1], phi: phi})
   y ~ normal(m, 2)
-}`, true},
+}`, true, ""},
 	{"branch", `model m {
   a ~ normal(0, 1)
   b = if a > 0 then a else -2 * a
   y ~ normal(b, 1)
-}`, false},
+}`, false, "walked: the value of a is read at lang/model/"},
 	{"abs", `model m {
   a ~ normal(0, 1)
   y ~ normal(abs(a), 1)
-}`, true}, // abs's branch is made inside its Func
+}`, true, ""}, // abs's branch is made inside its Func
 	// Truncated families are walked for now (building one reads its
 	// parameters' values for its checks); the walk is what is compared.
 	{"truncated", `model m {
   mu ~ normal(0, 1)
   b ~ normal(mu, 1, lower: 0)
   y ~ normal(b, 1, upper: 4)
-}`, false},
+}`, false, "walked: the value of mu is read at lang/model/"},
 	// The active lower end of b's support is a or 0, whichever is larger:
 	// a decision a replay would not make again (TestMovingEndsCompete
 	// checks that this alone marks the recording).
@@ -144,7 +148,40 @@ model m {
   a ~ normal(0, 1)
   b ~ gamma(2, 1, lower: a)
   y ~ normal(b, 1)
-}`, false},
+}`, false, "walked: the value of a is read at lang/model/"},
+	// The kernel half of the language is walked for now (DESIGN-REVIEW
+	// 5.1): kernels read their hyperparameters' values and the kernel
+	// families record opaque nodes.
+	{"bke", `model m {
+  ell ~ gamma(2, 2)
+  X ~ bke(rbf(ell), noise: 1, landmarks: Z)
+}`, false, "walked: the value of ell is read at stdlib/"},
+	{"gp_latent", `model m {
+  ell ~ gamma(2, 2)
+  f ~ gp(X, rbf(ell))
+  y ~ normal(f, 0.5)
+}`, false, "walked: the value of ell is read at stdlib/"},
+	{"gram_chol", `model m {
+  ell ~ gamma(2, 2)
+  z[4] ~ normal(0, 1)
+  L = chol(gram(rbf(ell), X) + 0.1 * eye(4))
+  y ~ normal(L @ z, 1)
+}`, false, "walked: the value of ell is read at stdlib/"},
+	{"scaled_kernel", `model m {
+  a ~ gamma(2, 2)
+  ell ~ gamma(2, 2)
+  y ~ normal(gram(a * rbf(ell), X) @ [1, -1, 0.5, 0], 1)
+}`, false, "walked: the value of ell is read at stdlib/"},
+	{"scaled_fixed_kernel", `model m {
+  a ~ gamma(2, 2)
+  y ~ normal(gram(a * rbf(1.5), X) @ [1, -1, 0.5, 0], 1)
+}`, false, "walked: the value of a is read at stdlib/"},
+	{"chol_outer", `model m {
+  s[3] ~ gamma(2, 2)
+  v[3] ~ normal(0, 1)
+  L = chol(diag(s) + outer(v, v))
+  y[1:3] ~ normal(L @ [1, 0.5, -1], 1)
+}`, false, "walked: a value computed from s and v is read at stdlib/"},
 }
 
 func replayData(in *eval.Interpreter, r *rand.Rand) error {
@@ -158,7 +195,13 @@ func replayData(in *eval.Interpreter, r *rand.Rand) error {
 			x.Set(i, j, r.NormFloat64())
 		}
 	}
-	for k, v := range map[string]eval.Value{"y": &eval.Vec{Data: y}, "X": eval.NewMat(x), "k": &eval.Vec{Data: []float64{1, 3, 0, 2}}} {
+	z := mat.NewDense(4, 3, nil)
+	for i := range 4 {
+		for j := range 3 {
+			z.Set(i, j, r.NormFloat64())
+		}
+	}
+	for k, v := range map[string]eval.Value{"y": &eval.Vec{Data: y}, "X": eval.NewMat(x), "k": &eval.Vec{Data: []float64{1, 3, 0, 2}}, "Z": eval.NewMat(z)} {
 		if err := in.Define(k, v); err != nil {
 			return err
 		}
@@ -192,6 +235,14 @@ func TestReplayModels(t *testing.T) {
 		replayWalkAgree(t, m.name, ds[0], ds[1], dim, uint64(i))
 		if ds[0].Replaying() != m.replays {
 			t.Errorf("%s: replaying %v, want %v", m.name, ds[0].Replaying(), m.replays)
+		}
+		st := ds[0].ReplayStatus()
+		t.Logf("%s: %s", m.name, st)
+		if m.replays && st != "replayed" || !m.replays && !strings.Contains(st, m.why) {
+			t.Errorf("%s: status %q, want %q", m.name, st, m.why)
+		}
+		if st := ds[1].ReplayStatus(); st != "walked: replay is turned off (KML_REPLAY=0)" {
+			t.Errorf("%s: NoReplay status %q", m.name, st)
 		}
 	}
 }

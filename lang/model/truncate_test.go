@@ -123,7 +123,7 @@ func TestMovingEndsCompete(t *testing.T) {
 		if !lo.isAD && !hi.isAD {
 			t.Errorf("%s: no end is the moving bound", c.name)
 		}
-		if got := tp.Replayable(); got != c.want {
+		if got, _ := tp.Replayable(); got != c.want {
 			t.Errorf("%s: replayable %v after reading the ends, want %v", c.name, got, c.want)
 		}
 	}

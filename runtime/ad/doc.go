@@ -5,7 +5,17 @@
 // (MatVec, Elementwise, the matrix operations MatMul, Cholesky and Solve,
 // VecFunc) records its results as a run of nodes and propagates their
 // adjoints itself, with BLAS where it can. Matrices are stored row by row.
-// A recording made only of operations the tape knows (no Node with parents,
-// no value read out with Value) can be replayed: Replay computes it again
-// at new inputs, bit for bit as recording would, without allocating.
+//
+// A recording made only of operations the tape knows can be replayed:
+// Replay computes it again at new inputs, bit for bit as recording would.
+// From outside this package, Func (a value and its partials computed from
+// the parents' values by a function the tape keeps) and VecFunc are the
+// only ways to record a node with parents that the tape has no operation
+// for, and Guard the only way to decide something on a tape value; Replay
+// calls their functions again. Node with parents and Open record opaque
+// nodes, and Value reads a value out for the caller to decide with: either
+// makes the recording not replayable, and Replayable then reports the
+// first of them and the caller's file and line. They remain for code not
+// yet converted; new code uses Func and Guard (and Peek for a value it
+// only passes on).
 package ad

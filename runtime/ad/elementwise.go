@@ -64,6 +64,8 @@ func (t *Tape) Elementwise(op Arith, a, b Operand, n int) []Var {
 	return seq(first, n)
 }
 
+func (e *elementwise) operands() [][]Var { return [][]Var{e.a.Vs, e.b.Vs} }
+
 func (e *elementwise) forward(t *Tape, y []float64) {
 	a, b := e.a, e.b
 	for i := range y {

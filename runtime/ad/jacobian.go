@@ -28,6 +28,8 @@ func (t *Tape) VecFunc(parents []Var, n int, f JacFn) []Var {
 	return seq(first, n)
 }
 
+func (op *jacobian) operands() [][]Var { return [][]Var{op.parents} }
+
 func (op *jacobian) forward(t *Tape, y []float64) {
 	for j, v := range op.parents {
 		op.x[j] = t.val[v]

@@ -56,6 +56,8 @@ func triangle(a []float64, n int) blas.Uplo {
 	return blas.All
 }
 
+func (op *solve) operands() [][]Var { return [][]Var{op.a.Vs, op.b.Vs} }
+
 func (op *solve) forward(t *Tape, x []float64) {
 	n, m := op.b.Rows, op.b.Cols
 	op.a.values(t, op.av)

@@ -70,6 +70,8 @@ func (t *Tape) MatMul(a, b Matrix) []Var {
 	return seq(first, a.Rows*b.Cols)
 }
 
+func (op *matMul) operands() [][]Var { return [][]Var{op.a.Vs, op.b.Vs} }
+
 func (op *matMul) forward(t *Tape, c []float64) {
 	op.a.values(t, op.av)
 	op.b.values(t, op.bv)
@@ -123,6 +125,8 @@ func (t *Tape) Cholesky(a []Var, n int) ([]Var, bool) {
 	op.forward(t, l)
 	return seq(first, n*n), op.ok
 }
+
+func (op *cholesky) operands() [][]Var { return [][]Var{op.a} }
 
 func (op *cholesky) forward(t *Tape, l []float64) {
 	n := op.n

@@ -30,8 +30,9 @@ const (
 	kLog
 	kSqrt
 	kSum
-	kFunc // Func: its function is in fns
-	kRun  // a result of a vector operation: its op is in runs
+	kFunc  // Func: its function is in fns
+	kGuard // Guard: its check is in guards
+	kRun   // a result of a vector operation: its op is in runs
 )
 
 // eval2 is the value of a binary operation and its partials with respect
@@ -121,28 +122,18 @@ func (t *Tape) op2(k kind, a, b Var) Var {
 
 // Taint marks the recording as not replayable: its caller made a decision
 // or took a number from a tape value that Replay would not make again.
-func (t *Tape) Taint() { t.tainted = true }
-
-// Replayable reports whether Replay can compute every node of the
-// recording again: no opaque nodes, no values read out by callers.
-func (t *Tape) Replayable() bool {
-	if t.tainted {
-		return false
+func (t *Tape) Taint() {
+	if t.why.cause == 0 {
+		t.note(Tainted, -1)
 	}
-	for _, k := range t.kind {
-		if k == kOpaque {
-			return false
-		}
-	}
-	return true
 }
 
 // Replay sets the inputs in to x and computes every node again in recorded
 // order, as recording computed it, so that Gradient then differentiates
 // at x; nothing is allocated. It needs a replayable tape. ok is false when
-// a Func node's value is NaN: Func functions return NaN where recording
-// would have taken another path (a check failing at the new values), and
-// the caller must then record afresh.
+// a Guard's check gives another answer than at recording, or a Func node's
+// value is NaN (a Func returns NaN where recording would have taken
+// another path): the caller must then record afresh.
 func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 	if len(in) != len(x) {
 		panic("ad: Replay needs one value per input")
@@ -155,7 +146,7 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 	}
 	ok = true
 	val, par, d := t.val, t.par, t.d
-	nf, nr := 0, 0
+	nf, ng, nr := 0, 0, 0
 	for i := 0; i < len(val); i++ {
 		lo := t.off[i]
 		switch k := t.kind[i]; k {
@@ -182,6 +173,17 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			clear(dd)
 			val[i] = fn.f(xs, dd)
 			if math.IsNaN(val[i]) {
+				ok = false
+			}
+		case kGuard:
+			g := t.guards[ng]
+			ng++
+			hi := t.off[i+1]
+			xs := t.scratch(int(hi - lo))
+			for j, p := range par[lo:hi] {
+				xs[j] = val[p]
+			}
+			if g.pred(xs) != g.want {
 				ok = false
 			}
 		case kRun:

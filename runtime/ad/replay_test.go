@@ -3,6 +3,8 @@ package ad
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -125,8 +127,8 @@ func TestReplayIsRecording(t *testing.T) {
 		}
 		prog.Reset()
 		in, out := randomProgram(prog, seed, x)
-		if !prog.Replayable() {
-			t.Fatalf("seed %d: a program of tape operations is not replayable", seed)
+		if ok, why := prog.Replayable(); !ok {
+			t.Fatalf("seed %d: a program of tape operations is not replayable: %v", seed, why)
 		}
 		for range 3 {
 			for i := range x {
@@ -158,13 +160,17 @@ func TestReplayIsRecording(t *testing.T) {
 }
 
 // A node the tape cannot compute again, or a value read out by the caller,
-// makes the recording not replayable; Reset forgets it.
+// makes the recording not replayable, and Replayable says which came first
+// and where; Reset forgets it.
 func TestNotReplayable(t *testing.T) {
-	cases := map[string]func(t *Tape, a Var){
-		"Node":  func(t *Tape, a Var) { t.Node(1, []Var{a}, []float64{2}) },
-		"Open":  func(t *Tape, a Var) { t.Open(1) },
-		"Value": func(t *Tape, a Var) { t.Value(a) },
-		"Taint": func(t *Tape, a Var) { t.Taint() },
+	cases := map[string]struct {
+		f     func(t *Tape, a Var) Var
+		cause Cause
+	}{
+		"Node":  {func(t *Tape, a Var) Var { return t.Node(1, []Var{a}, []float64{2}) }, OpaqueNode},
+		"Open":  {func(t *Tape, a Var) Var { v, _, _ := t.Open(1); return v }, OpenNode},
+		"Value": {func(t *Tape, a Var) Var { t.Value(a); return a }, ValueRead},
+		"Taint": {func(t *Tape, a Var) Var { t.Taint(); return -1 }, Tainted},
 	}
 	for _, name := range []string{"Node", "Open", "Value", "Taint"} {
 		tape := NewTape()
@@ -172,18 +178,42 @@ func TestNotReplayable(t *testing.T) {
 		tape.Exp(a)
 		tape.Peek(a)
 		tape.Node(3, nil, nil) // a constant
-		if !tape.Replayable() {
-			t.Fatalf("%s: replayable operations reported not replayable", name)
+		if ok, why := tape.Replayable(); !ok || why != nil {
+			t.Fatalf("%s: replayable operations reported not replayable (%v)", name, why)
 		}
-		cases[name](tape, a)
-		if tape.Replayable() {
-			t.Errorf("%s: reported replayable", name)
+		c := cases[name]
+		v := c.f(tape, a)
+		tape.Value(a) // a later read does not replace the first reason
+		ok, why := tape.Replayable()
+		if ok || why == nil {
+			t.Fatalf("%s: reported replayable", name)
+		}
+		if why.Cause != c.cause || why.Var != v {
+			t.Errorf("%s: reason %+v, want cause %d var %d", name, why, c.cause, v)
+		}
+		if !strings.HasPrefix(why.Where, "runtime/ad/replay_test.go:") {
+			t.Errorf("%s: reported at %q, want this file", name, why.Where)
 		}
 		tape.Reset()
 		tape.Exp(tape.Input(2))
-		if !tape.Replayable() {
-			t.Errorf("%s: Reset does not make the tape replayable again", name)
+		if ok, why := tape.Replayable(); !ok {
+			t.Errorf("%s: Reset does not make the tape replayable again (%v)", name, why)
 		}
+	}
+}
+
+// Ancestors follows scalar parents and vector operations back to the
+// inputs.
+func TestAncestors(t *testing.T) {
+	tape := NewTape()
+	a, b, c := tape.Input(1), tape.Input(2), tape.Input(3)
+	m := tape.MatVec(false, []float64{1, 2}, 1, 2, []Var{a, b})
+	s := tape.Exp(tape.Add(m[0], a))
+	if got := tape.Ancestors(s); !slices.Equal(got, []Var{a, b}) {
+		t.Errorf("Ancestors = %v, want %v", got, []Var{a, b})
+	}
+	if got := tape.Ancestors(c); !slices.Equal(got, []Var{c}) {
+		t.Errorf("Ancestors of an input = %v", got)
 	}
 }
 
@@ -204,5 +234,42 @@ func TestReplayReportsFailedFunc(t *testing.T) {
 	}
 	if tape.Replay([]Var{a}, []float64{-1}) {
 		t.Error("a NaN Func node is not reported")
+	}
+}
+
+// A Guard that holds at the new point leaves the replay good and the
+// recording replayable; one whose answer changes makes Replay report it.
+func TestGuard(t *testing.T) {
+	tape := NewTape()
+	a := tape.Input(1)
+	b := tape.Input(2)
+	positive := func(x []float64) bool { return x[0] > 0 }
+	if !tape.Guard([]Var{a}, positive) {
+		t.Fatal("Guard: a > 0 at a = 1 reported false")
+	}
+	if tape.Guard([]Var{a, b}, func(x []float64) bool { return x[0] > x[1] }) {
+		t.Fatal("Guard: a > b at 1, 2 reported true")
+	}
+	out := tape.Mul(a, b)
+	if ok, why := tape.Replayable(); !ok {
+		t.Fatalf("a tape with guards is not replayable: %v", why)
+	}
+	in := []Var{a, b}
+	g := make([]float64, 2)
+	if !tape.Replay(in, []float64{3, 4}) {
+		t.Fatal("Replay fails where both guards give their recorded answers")
+	}
+	tape.Gradient(g, out, in)
+	if tape.Peek(out) != 12 || g[0] != 4 || g[1] != 3 {
+		t.Errorf("replay at (3, 4): %v, gradient %v", tape.Peek(out), g)
+	}
+	if tape.Replay(in, []float64{-1, 4}) {
+		t.Error("Replay succeeds where a > 0 fails")
+	}
+	if tape.Replay(in, []float64{5, 4}) {
+		t.Error("Replay succeeds where a > b, false at recording, holds")
+	}
+	if !tape.Replay(in, []float64{0.5, 4}) {
+		t.Error("Replay fails back at a point where both guards hold again")
 	}
 }

@@ -21,12 +21,14 @@ type Tape struct {
 	// fns are the nodes recorded by Func, in the order recorded, with the
 	// functions that compute them (so they can be computed again).
 	fns []fnNode
+	// guards are the checks recorded by Guard, in the order recorded.
+	guards []guard
 	// kind and cst say how each node was computed, so that Replay can
-	// compute it again (replay.go); tainted is set when a caller read a
-	// value out of the recording.
-	kind    []kind
-	cst     []float64
-	tainted bool
+	// compute it again (replay.go); why is the first node or read that
+	// makes the recording not replayable (why.go).
+	kind []kind
+	cst  []float64
+	why  firstTaint
 }
 
 // Fn computes a node's value from its parents' values x and writes the
@@ -54,9 +56,11 @@ func (t *Tape) Reset() {
 	t.runs = t.runs[:0]
 	clear(t.fns)
 	t.fns = t.fns[:0]
+	clear(t.guards)
+	t.guards = t.guards[:0]
 	t.kind = t.kind[:0]
 	t.cst = t.cst[:0]
-	t.tainted = false
+	t.why.cause = 0
 }
 
 // Len is the number of nodes on the tape.
@@ -65,7 +69,9 @@ func (t *Tape) Len() int { return len(t.val) }
 // Value returns the value of v. Whatever the caller does with it, Replay
 // would not do again, so the recording is no longer replayable (Taint).
 func (t *Tape) Value(v Var) float64 {
-	t.tainted = true
+	if t.why.cause == 0 {
+		t.note(ValueRead, v)
+	}
 	return t.val[v]
 }
 
@@ -92,10 +98,14 @@ func (t *Tape) Node(value float64, parents []Var, partials []float64) Var {
 	t.d = append(t.d, partials...)
 	t.off = append(t.off, int32(len(t.par)))
 	t.mark(kConst, 0)
+	v := Var(len(t.val) - 1)
 	if len(parents) > 0 {
-		t.kind[len(t.kind)-1] = kOpaque
+		t.kind[v] = kOpaque
+		if t.why.cause == 0 {
+			t.note(OpaqueNode, v)
+		}
 	}
-	return Var(len(t.val) - 1)
+	return v
 }
 
 // mark records the kind of the node just appended.
@@ -123,6 +133,37 @@ func (t *Tape) Func(parents []Var, f Fn) Var {
 	v := Var(len(t.val) - 1)
 	t.fns = append(t.fns, fnNode{v: v, f: f})
 	return v
+}
+
+// Pred is a check on parents' values x; it must depend on nothing but x
+// and what it captured when it was recorded.
+type Pred func(x []float64) bool
+
+type guard struct {
+	pred Pred
+	want bool
+}
+
+// Guard records a check of the parents' values and returns its result:
+// the caller branches on it (a symmetry check, a support check, an `if` on
+// a parameter) and the recording stays replayable, because Replay
+// evaluates pred again and reports false when its answer differs from the
+// recording's, so that the caller records afresh. The check is a node of
+// the tape with value 0 that nothing depends on.
+func (t *Tape) Guard(parents []Var, pred Pred) bool {
+	n := len(parents)
+	t.par = append(t.par, parents...)
+	t.d = append(t.d, make([]float64, n)...)
+	x := t.scratch(n)
+	for i, p := range parents {
+		x[i] = t.val[p]
+	}
+	ok := pred(x)
+	t.val = append(t.val, 0)
+	t.off = append(t.off, int32(len(t.par)))
+	t.mark(kGuard, 0)
+	t.guards = append(t.guards, guard{pred: pred, want: ok})
+	return ok
 }
 
 // Add is a + b.
@@ -240,7 +281,11 @@ func (t *Tape) Open(n int) (v Var, par []Var, d []float64) {
 	t.d = append(t.d, make([]float64, n)...)
 	t.off = append(t.off, int32(len(t.par)))
 	t.mark(kOpaque, 0)
-	return Var(len(t.val) - 1), t.par[lo:], t.d[lo:]
+	v = Var(len(t.val) - 1)
+	if t.why.cause == 0 {
+		t.note(OpenNode, v)
+	}
+	return v, t.par[lo:], t.d[lo:]
 }
 
 // SetValue sets the value of a node made by Open.

@@ -16,6 +16,9 @@ type vecOp interface {
 	// backward adds the operation's contribution to its operands'
 	// adjoints in adj, given the adjoints of its results, out.
 	backward(t *Tape, out, adj []float64)
+	// operands are the nodes the results are computed from (for
+	// Ancestors; nil slices for constant operands).
+	operands() [][]Var
 }
 
 // run is a vector operation and its results, nodes lo to hi−1.
@@ -75,6 +78,8 @@ func (t *Tape) MatVec(trans bool, a []float64, rows, cols int, x []Var) []Var {
 	op.forward(t, y)
 	return seq(first, n)
 }
+
+func (op *matVec) operands() [][]Var { return [][]Var{op.x} }
 
 func (op *matVec) forward(t *Tape, y []float64) {
 	m, n := len(op.x), len(y)

@@ -44,6 +44,10 @@ const (
 	Interpreter Stream = 0x72756e // "run"
 	// Builtin is a builtin's stream, seeded by its seed argument.
 	Builtin Stream = 0x6b6d6c // "kml"
+	// ReplayCheck places the points near a model's first point at which
+	// lang/model compares a replay of its recording with fresh walks,
+	// seeded by the number of free reals.
+	ReplayCheck Stream = 0x72706c79 // "rply"
 )
 
 // Index returns the stream of the i-th unit of work (chain, start, path,

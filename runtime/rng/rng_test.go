@@ -24,6 +24,7 @@ var historic = map[string]struct {
 	"BKESplit":           {BKESplit, 0x626b65},
 	"Interpreter":        {Interpreter, 0x72756e},
 	"Builtin":            {Builtin, 0x6b6d6c},
+	"ReplayCheck":        {ReplayCheck, 0x72706c79},
 }
 
 func TestStreamsKeepTheirValues(t *testing.T) {
