@@ -176,14 +176,10 @@ type ADMat struct {
 func (*ADNum) Type() string     { return "number" }
 func (*ADVec) Type() string     { return "vector" }
 func (*ADMat) Type() string     { return "matrix" }
-func (a *ADNum) String() string { return FormatNumber(a.T.Value(a.V)) }
-func (a *ADVec) String() string {
-	xs := make([]float64, len(a.Vs))
-	for i, v := range a.Vs {
-		xs[i] = a.T.Value(v)
-	}
-	return formatVector(xs)
-}
+// String peeks (ADNum.Peek): printing a value, or a label built from it,
+// decides nothing, so it does not stop a model from replaying.
+func (a *ADNum) String() string { return FormatNumber(a.Peek()) }
+func (a *ADVec) String() string { return formatVector(a.Peeks()) }
 
 func (a *ADMat) String() string { return formatMatrix(a.Dense()) }
 
@@ -212,6 +208,31 @@ func (a *ADVec) Values() []float64 {
 		xs[i] = a.T.Value(v)
 	}
 	return xs
+}
+
+// Peek is the number's value without marking the recording as having read
+// it (ad.Tape.Peek): for a value that is only passed on to a node that
+// recomputes it from its parents at replay (a kernel's hyperparameter read
+// by eval.FuncNode, a VecFunc or a Guard), never for a decision a replay
+// would not make again.
+func (a *ADNum) Peek() float64 { return a.T.Peek(a.V) }
+
+// Peeks is Values without marking the recording (see ADNum.Peek).
+func (a *ADVec) Peeks() []float64 {
+	xs := make([]float64, len(a.Vs))
+	for i, v := range a.Vs {
+		xs[i] = a.T.Peek(v)
+	}
+	return xs
+}
+
+// PeekFloat is ToFloat for a number, on the tape or not, without marking
+// the recording (see ADNum.Peek).
+func PeekFloat(v Value) (float64, bool) {
+	if a, ok := v.(*ADNum); ok {
+		return a.Peek(), true
+	}
+	return ToFloat(v)
 }
 
 // IsAD reports whether v depends on model parameters, at any depth of a

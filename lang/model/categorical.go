@@ -34,7 +34,7 @@ func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (ev
 	}
 	beta := make([]float64, k)
 	for j := range beta {
-		beta[j], _, _ = paramAt(c.Beta, j)
+		beta[j], _, _ = paramPeek(c.Beta, j) // recomputed by the node below
 	}
 	m := math.Inf(-1)
 	for _, b := range beta {
@@ -59,13 +59,30 @@ func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (ev
 	if t == nil || !eval.IsAD(c.Beta) {
 		return eval.Num(total), nil
 	}
-	var parents []ad.Var
-	var partials []float64
-	for j := 0; j < k; j++ {
-		if _, v, isAD := paramAt(c.Beta, j); isAD {
-			parents = append(parents, v)
-			partials = append(partials, count[j]-n*math.Exp(beta[j]-lse))
-		}
+	// One replayable node that recomputes the sum, in the same order, from
+	// the log-odds at each replay.
+	params := make([]eval.Value, k)
+	for j := range params {
+		params[j] = eval.Elem(c.Beta, j)
 	}
-	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+	return eval.FuncNode(params, func(b, d []float64) float64 {
+		m := math.Inf(-1)
+		for _, bj := range b {
+			m = math.Max(m, bj)
+		}
+		z := 0.0
+		for _, bj := range b {
+			z += math.Exp(bj - m)
+		}
+		lse := m + math.Log(z)
+		total := 0.0
+		for _, y := range ys {
+			total += b[int(y)-1]
+		}
+		total -= n * lse
+		for j := range d {
+			d[j] = count[j] - n*math.Exp(b[j]-lse)
+		}
+		return total
+	}), nil
 }

@@ -47,7 +47,7 @@ func (d *Dirichlet) K() int { return paramLen(d.Alpha) }
 func (d *Dirichlet) Alphas() []float64 {
 	out := make([]float64, d.K())
 	for i := range out {
-		out[i], _, _ = paramAt(d.Alpha, i)
+		out[i], _, _ = paramPeek(d.Alpha, i) // see recompute
 	}
 	return out
 }
@@ -78,40 +78,39 @@ func (d *Dirichlet) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Valu
 	if err != nil {
 		return nil, fmt.Errorf("%s must be a simplex of %d elements or a matrix with %d columns (one simplex per row) for %s, got %s", what, k, k, d, eval.Describe(x))
 	}
-	alpha := d.Alphas()
-	xs := make([]float64, k)
-	dx := make([]float64, k)
-	da := make([]float64, k)
-	daSum := make([]float64, k)
-	total := 0.0
-	var parents []ad.Var
-	var partials []float64
-	for r, row := range rows {
-		for i := range xs {
-			xs[i], _, _ = row.at(i)
-		}
-		if row.t == nil && !dist.IsSimplex(xs) {
-			return nil, &SupportError{fmt.Sprintf("%s is not a simplex (positive elements summing to 1) in row %d: %s", what, r+1, formatFloats(xs))}
-		}
-		total += dist.DirichletLogPDF(xs, alpha, dx, da)
-		for i := range xs {
-			daSum[i] += da[i]
-			if _, v, isAD := row.at(i); isAD && t != nil {
-				parents, partials = append(parents, v), append(partials, dx[i])
+	return recompute(t, func() (float64, []ad.Var, []float64, error) {
+		alpha := d.Alphas()
+		xs := make([]float64, k)
+		dx := make([]float64, k)
+		da := make([]float64, k)
+		daSum := make([]float64, k)
+		total := 0.0
+		var parents []ad.Var
+		var partials []float64
+		for r, row := range rows {
+			for i := range xs {
+				xs[i], _, _ = row.at(i)
+			}
+			if row.t == nil && !dist.IsSimplex(xs) {
+				return 0, nil, nil, &SupportError{fmt.Sprintf("%s is not a simplex (positive elements summing to 1) in row %d: %s", what, r+1, formatFloats(xs))}
+			}
+			total += dist.DirichletLogPDF(xs, alpha, dx, da)
+			for i := range xs {
+				daSum[i] += da[i]
+				if _, v, isAD := row.at(i); isAD && t != nil {
+					parents, partials = append(parents, v), append(partials, dx[i])
+				}
 			}
 		}
-	}
-	if t != nil {
-		for i := range alpha {
-			if _, v, isAD := paramAt(d.Alpha, i); isAD {
-				parents, partials = append(parents, v), append(partials, daSum[i])
+		if t != nil {
+			for i := range alpha {
+				if _, v, isAD := paramPeek(d.Alpha, i); isAD {
+					parents, partials = append(parents, v), append(partials, daSum[i])
+				}
 			}
 		}
-	}
-	if len(parents) == 0 {
-		return eval.Num(total), nil
-	}
-	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+		return total, parents, partials, nil
+	})
 }
 
 // LogPDF is logpdf(d, x) outside a model: a number for a vector, one value

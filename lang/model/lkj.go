@@ -53,52 +53,51 @@ func (d *LKJCholesky) transformFor(p eval.ModelParam) (vecTransform, error) {
 // LogDensity is the LKJ log density of the factor x (a K×K matrix, on the
 // tape or data), recording ∂/∂Lₖₖ and ∂/∂eta.
 func (d *LKJCholesky) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
-	eta, ev, etaAD := paramAt(d.Eta, 0)
-	var diag []float64
-	var dvs []ad.Var
-	switch x := x.(type) {
-	case *eval.ADMat:
-		if x.Rows != x.Cols {
-			return nil, fmt.Errorf("%s must be a square matrix for %s, got a %d×%d matrix", what, d, x.Rows, x.Cols)
+	return recompute(t, func() (float64, []ad.Var, []float64, error) {
+		eta, ev, etaAD := paramPeek(d.Eta, 0) // see recompute
+		var diag []float64
+		var dvs []ad.Var
+		switch x := x.(type) {
+		case *eval.ADMat:
+			if x.Rows != x.Cols {
+				return 0, nil, nil, fmt.Errorf("%s must be a square matrix for %s, got a %d×%d matrix", what, d, x.Rows, x.Cols)
+			}
+			for i := 0; i < x.Rows; i++ {
+				v := x.Vs[i*x.Cols+i]
+				dvs = append(dvs, v)
+				diag = append(diag, x.T.Peek(v))
+			}
+		case *eval.Mat:
+			r, c := x.Dims()
+			if r != c || r < 2 || (d.K > 0 && r != d.K) {
+				return 0, nil, nil, fmt.Errorf("%s must be a K×K matrix (K ≥ 2) for %s, got %s", what, d, eval.Describe(x))
+			}
+			if _, _, err := (choleskyCorrTransform{k: r}).check(what, x); err != nil {
+				return 0, nil, nil, &SupportError{err.Error()}
+			}
+			for i := 0; i < r; i++ {
+				diag = append(diag, x.M.At(i, i))
+			}
+		default:
+			return 0, nil, nil, fmt.Errorf("%s must be the Cholesky factor of a correlation matrix (a K×K matrix) for %s, got %s", what, d, eval.Describe(x))
 		}
-		for i := 0; i < x.Rows; i++ {
-			v := x.Vs[i*x.Cols+i]
-			dvs = append(dvs, v)
-			diag = append(diag, x.T.Value(v))
+		dd := make([]float64, len(diag))
+		lp, deta := dist.LKJCholeskyLogPDF(diag, eta, dd)
+		if t == nil {
+			return lp, nil, nil, nil
 		}
-	case *eval.Mat:
-		r, c := x.Dims()
-		if r != c || r < 2 || (d.K > 0 && r != d.K) {
-			return nil, fmt.Errorf("%s must be a K×K matrix (K ≥ 2) for %s, got %s", what, d, eval.Describe(x))
+		var parents []ad.Var
+		var partials []float64
+		for i, v := range dvs {
+			if i > 0 { // L₁₁ = 1 is a constant
+				parents, partials = append(parents, v), append(partials, dd[i])
+			}
 		}
-		if _, _, err := (choleskyCorrTransform{k: r}).check(what, x); err != nil {
-			return nil, &SupportError{err.Error()}
+		if etaAD {
+			parents, partials = append(parents, ev), append(partials, deta)
 		}
-		for i := 0; i < r; i++ {
-			diag = append(diag, x.M.At(i, i))
-		}
-	default:
-		return nil, fmt.Errorf("%s must be the Cholesky factor of a correlation matrix (a K×K matrix) for %s, got %s", what, d, eval.Describe(x))
-	}
-	dd := make([]float64, len(diag))
-	lp, deta := dist.LKJCholeskyLogPDF(diag, eta, dd)
-	if t == nil {
-		return eval.Num(lp), nil
-	}
-	var parents []ad.Var
-	var partials []float64
-	for i, v := range dvs {
-		if i > 0 { // L₁₁ = 1 is a constant
-			parents, partials = append(parents, v), append(partials, dd[i])
-		}
-	}
-	if etaAD {
-		parents, partials = append(parents, ev), append(partials, deta)
-	}
-	if len(parents) == 0 {
-		return eval.Num(lp), nil
-	}
-	return &eval.ADNum{T: t, V: t.Node(lp, parents, partials)}, nil
+		return lp, parents, partials, nil
+	})
 }
 
 // LogPDF is logpdf(d, L) outside a model for a K×K factor L; −Inf when L

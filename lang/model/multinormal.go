@@ -68,7 +68,7 @@ func (m *MultiNormal) Dim() int { return m.k }
 
 // mean returns mu's element i, with its tape node when it has one.
 func (m *MultiNormal) mean(i int) (float64, ad.Var, bool) {
-	return paramAt(m.Mu, min(i, paramLen(m.Mu)-1))
+	return paramPeek(m.Mu, min(i, paramLen(m.Mu)-1)) // see recompute
 }
 
 // LogDensity sums log N(xᵣ | mu, Σ) over the rows r of x (one row for a
@@ -82,59 +82,61 @@ func (m *MultiNormal) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Va
 	if m.adL != nil {
 		return m.adLogDensity(t, rows)
 	}
-	k := m.k
-	z := mat.NewVecDense(k, nil)
-	g := mat.NewVecDense(k, nil)
-	total := 0.0
-	var parents []ad.Var
-	var partials []float64
-	muGrad := make([]float64, k)
-	anyMu := false
-	for _, r := range rows {
-		for i := 0; i < k; i++ {
-			mu, _, _ := m.mean(i)
-			xi, _, _ := r.at(i)
-			z.SetVec(i, xi-mu)
-		}
-		// z ← L⁻¹(x − mu); g ← L⁻ᵀ z = Σ⁻¹(x − mu).
-		if err := z.SolveVec(m.L, z); err != nil {
-			return nil, err
-		}
-		total += -0.5*mat.Dot(z, z) - m.logDL - 0.5*float64(k)*math.Log(2*math.Pi)
-		if t == nil {
-			continue
-		}
-		if err := g.SolveVec(m.L.T(), z); err != nil {
-			return nil, err
-		}
-		for i := 0; i < k; i++ {
-			if _, xv, xad := r.at(i); xad {
-				parents, partials = append(parents, xv), append(partials, -g.AtVec(i))
+	return recompute(t, func() (float64, []ad.Var, []float64, error) {
+		k := m.k
+		z := mat.NewVecDense(k, nil)
+		g := mat.NewVecDense(k, nil)
+		total := 0.0
+		var parents []ad.Var
+		var partials []float64
+		muGrad := make([]float64, k)
+		anyMu := false
+		for _, r := range rows {
+			for i := 0; i < k; i++ {
+				mu, _, _ := m.mean(i)
+				xi, _, _ := r.at(i)
+				z.SetVec(i, xi-mu)
 			}
-			if _, _, muAD := m.mean(i); muAD {
-				muGrad[i] += g.AtVec(i)
-				anyMu = true
+			// z ← L⁻¹(x − mu); g ← L⁻ᵀ z = Σ⁻¹(x − mu).
+			if err := z.SolveVec(m.L, z); err != nil {
+				return 0, nil, nil, err
 			}
-		}
-	}
-	if t == nil || (len(parents) == 0 && !anyMu) {
-		return eval.Num(total), nil
-	}
-	if anyMu {
-		switch mu := m.Mu.(type) {
-		case *eval.ADNum:
-			s := 0.0
-			for _, v := range muGrad {
-				s += v
+			total += -0.5*mat.Dot(z, z) - m.logDL - 0.5*float64(k)*math.Log(2*math.Pi)
+			if t == nil {
+				continue
 			}
-			parents, partials = append(parents, mu.V), append(partials, s)
-		case *eval.ADVec:
-			for i, v := range mu.Vs {
-				parents, partials = append(parents, v), append(partials, muGrad[i])
+			if err := g.SolveVec(m.L.T(), z); err != nil {
+				return 0, nil, nil, err
+			}
+			for i := 0; i < k; i++ {
+				if _, xv, xad := r.at(i); xad {
+					parents, partials = append(parents, xv), append(partials, -g.AtVec(i))
+				}
+				if _, _, muAD := m.mean(i); muAD {
+					muGrad[i] += g.AtVec(i)
+					anyMu = true
+				}
 			}
 		}
-	}
-	return &eval.ADNum{T: t, V: t.Node(total, parents, partials)}, nil
+		if t == nil || (len(parents) == 0 && !anyMu) {
+			return total, nil, nil, nil
+		}
+		if anyMu {
+			switch mu := m.Mu.(type) {
+			case *eval.ADNum:
+				s := 0.0
+				for _, v := range muGrad {
+					s += v
+				}
+				parents, partials = append(parents, mu.V), append(partials, s)
+			case *eval.ADVec:
+				for i, v := range mu.Vs {
+					parents, partials = append(parents, v), append(partials, muGrad[i])
+				}
+			}
+		}
+		return total, parents, partials, nil
+	})
 }
 
 // mvRow is one K-vector of values or tape nodes.
@@ -146,7 +148,7 @@ type mvRow struct {
 
 func (r mvRow) at(i int) (float64, ad.Var, bool) {
 	if r.t != nil {
-		return r.t.Value(r.vs[i]), r.vs[i], true
+		return r.t.Peek(r.vs[i]), r.vs[i], true // see recompute
 	}
 	return r.f[i], 0, false
 }

@@ -18,13 +18,34 @@ func NewMultiNormalAD(mu eval.Value, l *eval.ADMat, label string) (*MultiNormal,
 	if l.Cols != k {
 		return nil, fmt.Errorf("L must be square, got %d×%d", l.Rows, l.Cols)
 	}
+	// The checks are a guard, so the model still replays: a replay makes
+	// them again at the new values and walks, to report, when they fail.
+	var parents []ad.Var // the diagonal, then the upper triangle
 	for i := 0; i < k; i++ {
-		if d := l.T.Value(l.Vs[i*k+i]); !(d > 0) || math.IsInf(d, 0) {
-			return nil, fmt.Errorf("the Cholesky factor's diagonal must be positive, got %v at [%d, %d]", d, i+1, i+1)
-		}
+		parents = append(parents, l.Vs[i*k+i])
+	}
+	for i := 0; i < k; i++ {
 		for j := i + 1; j < k; j++ {
-			if x := l.T.Value(l.Vs[i*k+j]); x != 0 {
-				return nil, fmt.Errorf("L must be lower triangular, but L[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x))
+			parents = append(parents, l.Vs[i*k+j])
+		}
+	}
+	factor := func(x []float64) bool {
+		for i, v := range x {
+			if i < k && (!(v > 0) || math.IsInf(v, 0)) || i >= k && v != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if !l.T.Guard(parents, factor) {
+		for i := 0; i < k; i++ {
+			if d := l.T.Peek(l.Vs[i*k+i]); !(d > 0) || math.IsInf(d, 0) {
+				return nil, fmt.Errorf("the Cholesky factor's diagonal must be positive, got %v at [%d, %d]", d, i+1, i+1)
+			}
+			for j := i + 1; j < k; j++ {
+				if x := l.T.Peek(l.Vs[i*k+j]); x != 0 {
+					return nil, fmt.Errorf("L must be lower triangular, but L[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x))
+				}
 			}
 		}
 	}

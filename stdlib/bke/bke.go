@@ -115,7 +115,7 @@ func bkeBuiltin(a *eval.Args) (eval.Value, error) {
 	default:
 		return nil, a.Errorf("noise", "noise (τ²) must be a number or a parameter, got %s", eval.Describe(v))
 	}
-	if x, _ := eval.ToFloat(f.noise); !(x > 0) {
+	if x, _ := eval.PeekFloat(f.noise); !(x > 0) {
 		return nil, a.Errorf("noise", "noise (τ²) must be positive, got %v", x)
 	}
 	f.zv = a.Value("landmarks")
@@ -158,7 +158,7 @@ func (f *bkeFamily) hyper() rbke.Hyper {
 	if f.amp >= 0 {
 		h.Amp = hv[f.amp]
 	}
-	h.Tau2, _ = eval.ToFloat(f.noise)
+	h.Tau2, _ = eval.PeekFloat(f.noise)
 	return h
 }
 
@@ -192,22 +192,53 @@ func (f *bkeFamily) LogLik(ev *model.Eval, data eval.Value) (eval.Value, error) 
 		lp, err := md.LogDensity(h, nil)
 		return eval.Num(lp), err
 	}
-	var g rbke.Grad
-	lp, err := md.LogDensity(h, &g)
-	if err != nil {
-		return nil, err
-	}
-	// The gradient with respect to the kernel's hyperparameters, then τ².
+	// One replayable node: at every replay the closure reads the
+	// hyperparameters and τ² from its parents, checks them as the builtins
+	// would (NaN sends the evaluation back to a walk, which reports), and
+	// computes the pseudolikelihood and its gradient again.
 	params := append(append([]eval.Value(nil), f.kernel.Hyper...), f.noise)
-	dh := make([]float64, len(params))
-	for j, i := range f.ell {
-		dh[i] = g.Ell[j]
+	var recErr error
+	out := eval.FuncNode(params, func(x, d []float64) float64 {
+		h, ok := f.hyperAt(x)
+		if !ok {
+			return math.NaN()
+		}
+		var g rbke.Grad
+		lp, err := md.LogDensity(h, &g)
+		if recErr = err; err != nil {
+			return math.NaN()
+		}
+		clear(d)
+		for j, i := range f.ell {
+			d[i] = g.Ell[j]
+		}
+		if f.amp >= 0 {
+			d[f.amp] = g.Amp
+		}
+		d[len(d)-1] = g.Tau2
+		return lp
+	})
+	if recErr != nil {
+		return nil, recErr
+	}
+	return out, nil
+}
+
+// hyperAt is the BKE hyperparameters at x, the values of the kernel's
+// hyperparameters followed by τ²; ok is false outside their support.
+func (f *bkeFamily) hyperAt(x []float64) (rbke.Hyper, bool) {
+	h := rbke.Hyper{Amp: 1, Tau2: x[len(x)-1]}
+	for _, i := range f.ell {
+		h.Ell = append(h.Ell, x[i])
 	}
 	if f.amp >= 0 {
-		dh[f.amp] = g.Amp
+		h.Amp = x[f.amp]
 	}
-	dh[len(dh)-1] = g.Tau2
-	return eval.Node(lp, params, dh), nil
+	ok := h.Tau2 > 0 && h.Amp > 0 && !math.IsInf(h.Tau2, 1) && !math.IsInf(h.Amp, 1)
+	for _, l := range h.Ell {
+		ok = ok && l > 0 && !math.IsInf(l, 1)
+	}
+	return h, ok
 }
 
 // bkeAt returns the first bke observation's parameters at the unconstrained

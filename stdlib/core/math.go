@@ -124,11 +124,13 @@ func atan2(a *eval.Args) (eval.Value, error) {
 	out := make([]eval.Value, max(len(ys), len(xs)))
 	for i := range out {
 		y, x := ys[min(i, len(ys)-1)], xs[min(i, len(xs)-1)]
-		yv, _ := eval.ToFloat(y)
-		xv, _ := eval.ToFloat(x)
-		r2 := xv*xv + yv*yv
 		// ∂/∂y atan2(y, x) = x/r², ∂/∂x = −y/r².
-		out[i] = eval.Node(math.Atan2(yv, xv), []eval.Value{y, x}, []float64{xv / r2, -yv / r2})
+		out[i] = eval.FuncNode([]eval.Value{y, x}, func(v, d []float64) float64 {
+			yv, xv := v[0], v[1]
+			r2 := xv*xv + yv*yv
+			d[0], d[1] = xv/r2, -yv/r2
+			return math.Atan2(yv, xv)
+		})
 	}
 	if !yVec && !xVec {
 		return out[0], nil
@@ -208,7 +210,7 @@ func vectorArg(a *eval.Args, name string) ([]eval.Value, []float64, error) {
 	}
 	fs := make([]float64, len(xs))
 	for i, x := range xs {
-		fs[i], _ = eval.ToFloat(x)
+		fs[i], _ = eval.PeekFloat(x) // the nodes made from xs recompute them
 	}
 	return xs, fs, nil
 }
@@ -230,17 +232,18 @@ func lse(xs []float64) float64 {
 }
 
 func logSumExp(a *eval.Args) (eval.Value, error) {
-	xs, fs, err := vectorArg(a, "x")
+	xs, _, err := vectorArg(a, "x")
 	if err != nil {
 		return nil, err
 	}
-	l := lse(fs)
-	// ∂/∂xᵢ = softmax(x)ᵢ.
-	d := make([]float64, len(fs))
-	for i, x := range fs {
-		d[i] = math.Exp(x - l)
-	}
-	return eval.Node(l, xs, d), nil
+	return eval.FuncNode(xs, func(v, d []float64) float64 {
+		l := lse(v)
+		// ∂/∂xᵢ = softmax(x)ᵢ.
+		for i, x := range v {
+			d[i] = math.Exp(x - l)
+		}
+		return l
+	}), nil
 }
 
 // softmax is e^xᵢ/Σe^xⱼ, or its log; on the tape each output depends on every
@@ -250,28 +253,26 @@ func softmax(a *eval.Args, log bool) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := lse(fs)
-	s := make([]float64, len(fs))
-	for i, x := range fs {
-		s[i] = math.Exp(x - l)
-	}
 	out := make([]eval.Value, len(fs))
-	d := make([]float64, len(fs))
 	for i := range out {
-		for j := range d {
-			d[j] = -s[j]
-			if i == j {
-				d[j]++
+		out[i] = eval.FuncNode(xs, func(v, d []float64) float64 {
+			l := lse(v)
+			si := math.Exp(v[i] - l)
+			for j := range d {
+				sj := math.Exp(v[j] - l)
+				d[j] = -sj
+				if i == j {
+					d[j]++
+				}
+				if !log {
+					d[j] *= si
+				}
 			}
-			if !log {
-				d[j] *= s[i]
+			if log {
+				return v[i] - l
 			}
-		}
-		if log {
-			out[i] = eval.Node(fs[i]-l, xs, d)
-		} else {
-			out[i] = eval.Node(s[i], xs, d)
-		}
+			return si
+		})
 	}
 	return vector(out), nil
 }

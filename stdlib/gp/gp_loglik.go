@@ -10,6 +10,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 // observations reads the data observed through the latent function: n
@@ -37,7 +38,7 @@ func (g *gpLatent) observations(data eval.Value) ([]float64, error) {
 func scalarParam(lik *model.DistVal, i int) (float64, error) {
 	switch v := lik.Params[i].(type) {
 	case eval.Num, *eval.ADNum:
-		x, _ := eval.ToFloat(v)
+		x, _ := eval.PeekFloat(v) // the node that uses it recomputes it
 		return x, nil
 	}
 	return 0, fmt.Errorf("with a latent GP, %s's %s must be a number or a scalar parameter, got %s",
@@ -107,18 +108,35 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	for _, p := range params {
 		ad = ad || eval.IsAD(p)
 	}
-	var grad []float64
-	if ad {
-		grad = make([]float64, len(params))
-	}
-	lp, err := rgp.NonGaussian(s, k, g.x, y, l, grad)
-	if err != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
-	}
 	if !ad {
+		lp, err := rgp.NonGaussian(s, k, g.x, y, l, nil)
+		if err != nil {
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+		}
 		return eval.Num(lp), nil
 	}
-	return eval.Node(lp, params, grad), nil
+	// One replayable node: the closure rebuilds the kernel and the
+	// likelihood from its parents' values at every replay (NaN, and so a
+	// walk that reports, where either refuses them).
+	nk := k.NumHyper()
+	var recErr error
+	out := eval.FuncNode(params, func(x, d []float64) float64 {
+		kk, err := k.WithHyper(x[:nk])
+		if err != nil {
+			return math.NaN()
+		}
+		ll := l
+		ll.Params = x[nk:]
+		lp, err := rgp.NonGaussian(s, kk, g.x, y, ll, d)
+		if recErr = err; err != nil {
+			return math.NaN()
+		}
+		return lp
+	})
+	if recErr != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", recErr, k)}
+	}
+	return out, nil
 }
 
 // nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
@@ -193,30 +211,50 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y [
 		return nil, err
 	}
 	k := g.kernel.K
-	var grad []float64
-	ad := g.HasAD() || eval.IsAD(lik.Params[1])
-	if ad {
-		grad = make([]float64, k.NumHyper()+1)
-	}
-	var lp float64
+	var z *mat.Dense
 	if g.lowRank() {
 		if s.Kind != rgp.MLM {
 			return nil, fmt.Errorf("the Nyström path (inducing points) gives the marginal likelihood only; objective %q needs inducing: \"exact\"", ev.Objective().Name)
 		}
-		var z *mat.Dense
-		if z, err = g.inducingPoints(ev); err == nil {
-			lp, err = rgp.LowRankLogMarginal(k, g.x, z, y, sigma*sigma, grad)
+		if z, err = g.inducingPoints(ev); err != nil {
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
 		}
-	} else {
-		lp, err = rgp.Gaussian(s, k, g.x, y, sigma*sigma, grad)
 	}
-	if err != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+	// logLik is the objective at kernel kk and noise sd sig, with its
+	// gradient in kk's hyperparameters then σ² written to grad if not nil.
+	logLik := func(kk kernels.Kernel, sig float64, grad []float64) (float64, error) {
+		if z != nil {
+			return rgp.LowRankLogMarginal(kk, g.x, z, y, sig*sig, grad)
+		}
+		return rgp.Gaussian(s, kk, g.x, y, sig*sig, grad)
 	}
-	if !ad {
+	if !g.HasAD() && !eval.IsAD(lik.Params[1]) {
+		lp, err := logLik(k, sigma, nil)
+		if err != nil {
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+		}
 		return eval.Num(lp), nil
 	}
+	// One replayable node: the closure rebuilds the kernel from its
+	// parents' values at every replay, as the non-Gaussian case does.
 	params := append(append([]eval.Value(nil), g.kernel.Hyper...), lik.Params[1])
-	grad[len(grad)-1] *= 2 * sigma // σ² → σ
-	return eval.Node(lp, params, grad), nil
+	nk := k.NumHyper()
+	var recErr error
+	out := eval.FuncNode(params, func(x, d []float64) float64 {
+		sig := x[nk]
+		kk, err := k.WithHyper(x[:nk])
+		if err != nil {
+			return math.NaN()
+		}
+		lp, err := logLik(kk, sig, d)
+		if recErr = err; err != nil {
+			return math.NaN()
+		}
+		d[nk] *= 2 * sig // σ² → σ
+		return lp
+	})
+	if recErr != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", recErr, k, sigma)}
+	}
+	return out, nil
 }

@@ -198,7 +198,10 @@ func (h *hyper) UnpackArg(name string, v eval.Value) error {
 		h.X, h.V = float64(v), v
 		return nil
 	case *eval.ADNum:
-		h.X, h.V = v.Value(), v
+		// Peeked: every node that uses a kernel recomputes it from the
+		// hyperparameters' values at replay (gram's VecFunc, bke's and
+		// gp's FuncNode), and checks them there.
+		h.X, h.V = v.Peek(), v
 		return nil
 	}
 	return fmt.Errorf("%s must be a number, got %s", name, eval.Describe(v))
@@ -225,7 +228,7 @@ func (l *lengthscale) UnpackArg(name string, v eval.Value) error {
 		}
 		return nil
 	case *eval.ADVec:
-		l.Ell, l.V = v.Values(), make([]eval.Value, len(v.Vs))
+		l.Ell, l.V = v.Peeks(), make([]eval.Value, len(v.Vs))
 		for i, node := range v.Vs {
 			l.V[i] = &eval.ADNum{T: v.T, V: node}
 		}

@@ -55,13 +55,6 @@ func (k *KernelVal) HasAD() bool {
 	return false
 }
 
-// Record returns value as a eval.Num, or, when hyperparameters depend on model
-// parameters, as a tape node whose partials are dHyper (the derivative of
-// value with respect to each hyperparameter).
-func (k *KernelVal) Record(value float64, dHyper []float64) eval.Value {
-	return eval.Node(value, k.Hyper, dHyper)
-}
-
 // Binary builds sum and product kernels and scales a kernel by a number.
 func (k *KernelVal) Binary(op string, y eval.Value, right bool) (eval.Value, bool, error) {
 	switch y := y.(type) {
@@ -87,7 +80,7 @@ func (k *KernelVal) Binary(op string, y eval.Value, right bool) (eval.Value, boo
 		}
 		return nil, true, fmt.Errorf("kernels combine with + and *, not %s", op)
 	case eval.Num, *eval.ADNum:
-		c, _ := eval.ToFloat(y)
+		c, _ := eval.PeekFloat(y) // the scale is a hyperparameter (Hyper[0])
 		if op == "*" {
 			s, err := kernels.NewScaled(c, k.K)
 			if err != nil {
