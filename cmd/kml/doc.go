@@ -2,7 +2,7 @@
 // prompt.
 //
 //	kml run FILE.kml [--seed N] [--json]
-//	kml check FILE.kml
+//	kml check [--explain] FILE.kml
 //	kml repl
 //	kml version
 //	kml help

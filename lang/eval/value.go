@@ -173,9 +173,10 @@ type ADMat struct {
 	Vs         []ad.Var
 }
 
-func (*ADNum) Type() string     { return "number" }
-func (*ADVec) Type() string     { return "vector" }
-func (*ADMat) Type() string     { return "matrix" }
+func (*ADNum) Type() string { return "number" }
+func (*ADVec) Type() string { return "vector" }
+func (*ADMat) Type() string { return "matrix" }
+
 // String peeks (ADNum.Peek): printing a value, or a label built from it,
 // decides nothing, so it does not stop a model from replaying.
 func (a *ADNum) String() string { return FormatNumber(a.Peek()) }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// check --explain runs the program to its first fit, explains each model
+// it has defined, reports the ones after the fit as not reached, and never
+// prints the program's output.
+func TestCheckExplain(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.kml")
+	src := `let y = [0.1, -0.3, 0.8]
+print("not shown")
+model plain {
+  mu ~ normal(0, 1)
+  y ~ normal(mu, 1)
+}
+model branchy {
+  a ~ normal(0, 1)
+  b = if a > 0 then a else -2 * a
+  y ~ normal(b, 1)
+}
+let fit = optimize(branchy)
+print(fit)
+model later {
+  s ~ gamma(2, 2)
+  y ~ normal(0, s)
+}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"check", "--explain", file}, strings.NewReader(""), &stdout, &stderr); status != exitOK {
+		t.Fatalf("status %d, stderr %s", status, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	want := []string{
+		"model plain: replayed",
+		"model branchy: walked: the value of a is read at ",
+		"model later: not reached: the run stops at the first fit, at " + file + ":12:",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("output:\n%s", stdout.String())
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+
+	// A model that fails at its starting point is a positioned runtime
+	// error.
+	bad := filepath.Join(dir, "bad.kml")
+	if err := os.WriteFile(bad, []byte("let y = [-1, 2]\nmodel m {\n  s ~ gamma(2, 2)\n  y ~ gamma(2, s)\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	status := run([]string{"check", "--explain", bad}, strings.NewReader(""), &stdout, &stderr)
+	if status != exitRuntime || !strings.Contains(stderr.String(), "bad.kml:4:5: error: y has element 1") || strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("status %d, stderr %q", status, stderr.String())
+	}
+}

@@ -1,0 +1,62 @@
+package model
+
+import (
+	"math"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// Explaining: under the interpreter's Options.Explain (`kml check
+// --explain`), Sample, Optimize and Profile do not fit. They take one
+// gradient of the density they were given at its starting point, hand its
+// ReplayStatus to the hook and fail with eval.ErrExplained, which ends the
+// run at the first fit: no later statement sees a result that is not a
+// fit's.
+
+// explainFit explains c at q (the origin when nil) if the interpreter asks
+// for it; asked is false when it does not.
+func explainFit(th *eval.Thread, c *Compiled, q []float64) (asked bool, err error) {
+	hook := th.Interp().Options().Explain
+	if hook == nil {
+		return false, nil
+	}
+	st, err := statusAt(th, c, q)
+	if err != nil {
+		return true, err
+	}
+	hook(c.Model, st)
+	return true, eval.ErrExplained
+}
+
+// Explain compiles m as sample does (prior, likelihood and Jacobian, no
+// parameter held), takes one gradient at the origin of the unconstrained
+// scale and returns the density's ReplayStatus. pos is where a compile
+// error with no position of its own is reported.
+func Explain(th *eval.Thread, pos ast.Pos, m *eval.Model) (string, error) {
+	c, err := Compile(th, pos, m, nil, Terms{Prior: true, Likelihood: true, Jacobian: true})
+	if err != nil {
+		return "", err
+	}
+	return statusAt(th, c, nil)
+}
+
+// statusAt is the ReplayStatus of a fresh density of c after one gradient
+// at q, whose NaN entries (coordinates a fit would choose) are taken at
+// the origin, as all of them are when q is nil.
+func statusAt(th *eval.Thread, c *Compiled, q []float64) (string, error) {
+	p := make([]float64, c.Dim())
+	if len(q) == len(p) {
+		for i, x := range q {
+			if !math.IsNaN(x) {
+				p[i] = x
+			}
+		}
+	}
+	q = p
+	d := c.NewDensity(th.Fork())
+	if _, err := d.LogDensity(make([]float64, c.Dim()), q); err != nil {
+		return "", err
+	}
+	return d.ReplayStatus(), nil
+}
