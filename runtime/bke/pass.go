@@ -3,10 +3,9 @@ package bke
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
+	"github.com/kml-lang/kml/runtime/internal/par"
 )
 
 // blockRows is the number of data rows summed together before their block
@@ -122,38 +121,21 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	ps := &pass{md: md, p: p, grad: grad, jac: jac, np: len(p.ell)}
 	ps.shifts()
 
-	nb := (md.n + blockRows - 1) / blockRows
+	nb := par.NumBlocks(md.n, blockRows)
 	size := ps.blockSize()
 	buf := make([]float64, nb*size)
 	errs := make([]error, nb)
-	workers := min(md.workers, nb, max(1, md.n*md.m/minEntriesPerWorker))
-	var next atomic.Int64
-	work := func() {
-		sc := ps.newScratch()
-		for {
-			b := int(next.Add(1)) - 1
-			if b >= nb {
+	workers := min(md.workers, max(1, md.n*md.m/minEntriesPerWorker))
+	par.Each(md.n, blockRows, workers, ps.newScratch, func(sc *scratch, b, lo, hi int) {
+		bs := ps.view(buf[b*size : (b+1)*size])
+		for i := lo; i < hi; i++ {
+			if err := ps.row(sc, bs, i); err != nil {
+				errs[b] = err
 				return
 			}
-			bs := ps.view(buf[b*size : (b+1)*size])
-			for i := b * blockRows; i < min((b+1)*blockRows, md.n); i++ {
-				if err := ps.row(sc, bs, i); err != nil {
-					errs[b] = err
-					break
-				}
-			}
 		}
-	}
-	if workers <= 1 {
-		work()
-	} else {
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); work() }()
-		}
-		wg.Wait()
-	}
+	})
+	// The first error in row order, whichever block failed first in time.
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

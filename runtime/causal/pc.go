@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/kml-lang/kml/runtime/internal/par"
 )
 
 // CITest returns the p-value of the test of variable i ⟂ variable j given
@@ -118,23 +118,10 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 			break
 		}
 		out := make([]edgeOutcome, len(jobs))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < min(s.Workers, len(jobs)); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(jobs) {
-						return
-					}
-					i, j := jobs[k][0], jobs[k][1]
-					out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha)
-				}
-			}()
-		}
-		wg.Wait()
+		par.Blocks(len(jobs), 1, s.Workers, func(k, _, _ int) {
+			i, j := jobs[k][0], jobs[k][1]
+			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha)
+		})
 		for k, o := range out {
 			res.Tests += o.tests
 			if o.err != nil {

@@ -2,11 +2,10 @@ package gp
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
@@ -77,38 +76,12 @@ func ContractCross(dst []float64, k kernels.Kernel, x, z *mat.Dense, g *mat.Dens
 }
 
 // rowSums adds into dst (length nh) what row(i, buf, acc) accumulates into
-// acc for every row i < n, in parallel. Rows are taken in blocks by
-// whichever worker is free, but each block sums into its own slot and the
-// slots are added in order, so the result does not depend on the schedule.
-// buf is a worker's scratch of length nh.
+// acc for every row i < n, in parallel: par.Sums over blocks of 16 rows,
+// so the result does not depend on the schedule. buf is a worker's
+// scratch of length nh.
 func rowSums(dst []float64, n, nh int, row func(i int, buf, acc []float64)) {
-	const block = 16
-	nb := (n + block - 1) / block
-	sums := make([]float64, nb*nh)
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, nh)
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= nb {
-					return
-				}
-				acc := sums[b*nh : (b+1)*nh]
-				for i := b * block; i < min((b+1)*block, n); i++ {
-					row(i, buf, acc)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for b := range nb {
-		for h, v := range sums[b*nh : (b+1)*nh] {
-			dst[h] += v
-		}
-	}
+	newBuf := func() []float64 { return make([]float64, nh) }
+	par.Sums(dst[:nh], n, 16, runtime.GOMAXPROCS(0), newBuf, func(buf []float64, i int, acc []float64) {
+		row(i, buf, acc)
+	})
 }

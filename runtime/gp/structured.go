@@ -3,10 +3,9 @@ package gp
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -128,33 +127,11 @@ func (t *term) value(xi, xj []float64, diag bool) float64 {
 	return 1
 }
 
-// rowBlocks runs f on blocks of rows [i0, i1) of an n×n upper triangle,
-// handed out in order to GOMAXPROCS workers; f receives its block index.
-func rowBlocks(n, block int, f func(b, i0, i1 int)) {
-	nb := (n + block - 1) / block
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1)) - 1
-				if b >= nb {
-					return
-				}
-				f(b, b*block, min((b+1)*block, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // fillSym writes the upper triangle of K + diag(noise) (row-major, stride
 // n) for the terms on the rows of xs (n×d row-major).
 func fillSym(dst []float64, terms []term, xs []float64, n, d int, noise []float64) {
-	rowBlocks(n, 16, func(_, i0, i1 int) {
+	// Blocks of 16 rows of the triangle, handed out in order.
+	par.Blocks(n, 16, runtime.GOMAXPROCS(0), func(_, i0, i1 int) {
 		for i := i0; i < i1; i++ {
 			xi := xs[i*d : (i+1)*d]
 			row := dst[i*n:]
@@ -180,33 +157,21 @@ func fillSym(dst []float64, terms []term, xs []float64, n, d int, noise []float6
 // the upper triangle of w (row-major, stride n), with a sum that does not
 // depend on the schedule.
 func contractSym(dst []float64, terms []term, xs []float64, n, d int, w []float64) {
-	nh := len(dst)
 	clear(dst)
-	const block = 16
-	nb := (n + block - 1) / block
-	sums := make([]float64, nb*nh)
-	rowBlocks(n, block, func(b, i0, i1 int) {
-		acc := sums[b*nh : (b+1)*nh]
-		for i := i0; i < i1; i++ {
-			xi := xs[i*d : (i+1)*d]
-			row := w[i*n:]
-			for j := i; j < n; j++ {
-				xj := xs[j*d : (j+1)*d]
-				wij := row[j]
-				if i == j {
-					wij *= 0.5 // the diagonal counts once, each pair i < j twice
-				}
-				for m := range terms {
-					contractTerm(acc, &terms[m], xi, xj, i == j, wij, i*n+j)
-				}
+	par.Sums(dst, n, 16, runtime.GOMAXPROCS(0), nil, func(_ struct{}, i int, acc []float64) {
+		xi := xs[i*d : (i+1)*d]
+		row := w[i*n:]
+		for j := i; j < n; j++ {
+			xj := xs[j*d : (j+1)*d]
+			wij := row[j]
+			if i == j {
+				wij *= 0.5 // the diagonal counts once, each pair i < j twice
+			}
+			for m := range terms {
+				contractTerm(acc, &terms[m], xi, xj, i == j, wij, i*n+j)
 			}
 		}
 	})
-	for b := range nb {
-		for h, v := range sums[b*nh : (b+1)*nh] {
-			dst[h] += v
-		}
-	}
 	// The lengthscale sums above are Σ wᵢⱼ c b Δ²/ℓ²; ∂/∂ℓ multiplies by
 	// 1/ℓ (∂b/∂ℓ_d = b Δ_d²/ℓ_d³).
 	for m := range terms {

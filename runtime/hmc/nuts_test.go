@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,6 +200,31 @@ func TestInitialPointIsRespected(t *testing.T) {
 	for _, ch := range r.Chains {
 		if ch.Init[0] != 1.5 || ch.Init[1] <= -2 || ch.Init[1] >= 2 {
 			t.Errorf("init %v, want [1.5, uniform]", ch.Init)
+		}
+	}
+}
+
+// panicky panics after a number of evaluations, a bug in a model.
+type panicky struct {
+	Model
+	left *atomic.Int64
+}
+
+func (p panicky) LogDensity(grad, q []float64) (float64, error) {
+	if p.left.Add(-1) < 0 {
+		panic("boom")
+	}
+	return p.Model.LogDensity(grad, q)
+}
+
+func TestPanicInChainIsAnError(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		left := new(atomic.Int64)
+		left.Store(500) // past initialisation, inside the chains
+		m := panicky{testmodel.StdNormal{D: 2}, left}
+		_, err := Sample(context.Background(), factory(m), Settings{Chains: 3, Warmup: 100, Draws: 50, Seed: 1, Workers: workers})
+		if err == nil || !strings.Contains(err.Error(), "internal error: boom") || !strings.HasPrefix(err.Error(), "hmc: chain ") {
+			t.Fatalf("workers=%d: err %v", workers, err)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,29 +74,23 @@ func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*R
 	if err != nil {
 		return nil, err
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, s.Workers)
+	// At most Workers chains run at once, each on a model no other running
+	// chain holds; chain c's stream depends on c alone.
 	errs := make([]error, s.Chains)
 	var gradEvals atomic.Int64
-	for c := 0; c < s.Chains; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			defer func() {
-				// A panic in a chain (a bug in a model) must not take the
-				// process down; it becomes the run's error.
-				if r := recover(); r != nil {
-					errs[c] = fmt.Errorf("hmc: internal error in chain %d: %v", c+1, r)
-				}
-			}()
-			chain, n, err := runChain(ctx, models[c], inits[c], chainRand(s.Seed, c), s, progress)
-			gradEvals.Add(n)
-			res.Chains[c], errs[c] = chain, err
-		}(c)
+	pool := models[:min(s.Workers, len(models))]
+	panics := inference.ForEach(pool, s.Chains, func(c int, m Model) {
+		chain, n, err := runChain(ctx, m, inits[c], chainRand(s.Seed, c), s, progress)
+		gradEvals.Add(n)
+		res.Chains[c], errs[c] = chain, err
+	})
+	for c, p := range panics {
+		if p != nil {
+			// A panic in a chain (a bug in a model) must not take the
+			// process down; it becomes the run's error.
+			res.Chains[c], errs[c] = nil, fmt.Errorf("hmc: chain %d: %w", c+1, p)
+		}
 	}
-	wg.Wait()
 	res.GradEvals += gradEvals.Load()
 	res.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil {

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -227,35 +228,30 @@ func Profile(ctx context.Context, newObj func() (Model, error), points [][]float
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(points)))
+	objs, err := NewModels(newObj, workers)
+	if err != nil {
+		return nil, err
+	}
+	type worker struct {
+		o    Model
+		grad []float64
+	}
+	var taken atomic.Int64
+	newWorker := func() worker {
+		o := objs[taken.Add(1)-1]
+		return worker{o, make([]float64, o.Dim())}
+	}
 	out := make([]float64, len(points))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		o, err := newObj()
-		if err != nil {
-			return nil, err
-		}
-		wg.Add(1)
-		go func(o Model) {
-			defer wg.Done()
-			grad := make([]float64, o.Dim())
-			for i := range next {
-				lp, err := safeEval(o, grad, points[i])
-				if err != nil || math.IsNaN(lp) {
-					lp = math.Inf(-1)
-				}
-				out[i] = lp
-			}
-		}(o)
-	}
-	for i := range points {
+	par.Each(len(points), 1, workers, newWorker, func(w worker, i, _, _ int) {
 		if ctx.Err() != nil {
-			break
+			return
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		lp, err := safeEval(w.o, w.grad, points[i])
+		if err != nil || math.IsNaN(lp) {
+			lp = math.Inf(-1)
+		}
+		out[i] = lp
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

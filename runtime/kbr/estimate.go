@@ -69,7 +69,7 @@ type PreimageSettings struct {
 // a step is not finite, or MaxIter steps do not meet the tolerance, it
 // returns the normalised weighted mean with converged false.
 func Preimage(k kernels.Kernel, x *mat.Dense, w []float64, s PreimageSettings) (pt []float64, converged bool, err error) {
-	if !isGaussian(k) {
+	if _, _, ok := kernels.AsRBF(k); !ok {
 		return nil, false, fmt.Errorf("the fixed-point pre-image needs a Gaussian (rbf) kernel, got %s", k)
 	}
 	start, err := Mean(x, w, true)
@@ -117,12 +117,4 @@ func Preimage(k kernels.Kernel, x *mat.Dense, w []float64, s PreimageSettings) (
 		}
 	}
 	return start, false, nil
-}
-
-func isGaussian(k kernels.Kernel) bool {
-	if s, ok := k.(*kernels.Scaled); ok {
-		k = s.K
-	}
-	st, ok := k.(*kernels.Stationary)
-	return ok && st.IsRBF()
 }

@@ -47,6 +47,28 @@ func NewScaled(c float64, k Kernel) (*Scaled, error) {
 	return &Scaled{C: c, K: k}, nil
 }
 
+// SplitScaled returns c and inner when k is c·inner (a *Scaled), and 1
+// and k otherwise. It peels one level only, the one whose c is k's first
+// hyperparameter: c₁·(c₂·k) gives c₁ and c₂·k.
+func SplitScaled(k Kernel) (c float64, inner Kernel) {
+	if s, ok := k.(*Scaled); ok {
+		return s.C, s.K
+	}
+	return 1, k
+}
+
+// AsRBF reports whether k is rbf(ℓ) or c·rbf(ℓ), and returns c (1 when
+// unscaled) and the rbf kernel: the kernels with closed forms that others
+// lack (Gaussian integrals, spectral densities, log-space sums).
+func AsRBF(k Kernel) (c float64, rbf *Stationary, ok bool) {
+	c, inner := SplitScaled(k)
+	st, ok := inner.(*Stationary)
+	if !ok || !st.IsRBF() {
+		return 0, nil, false
+	}
+	return c, st, true
+}
+
 func sameDim(a, b Kernel) error {
 	if da, db := a.Dim(), b.Dim(); da != 0 && db != 0 && da != db {
 		return fmt.Errorf("cannot combine %s (inputs of dimension %d) with %s (dimension %d)", a, da, b, db)

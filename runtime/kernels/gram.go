@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -307,27 +307,11 @@ func newGrid(x, y *mat.Dense, workers int) *grid {
 // parallel runs body over row blocks on the workers. Blocks are handed out
 // in order, which balances the triangular work of a symmetric grid.
 func (g *grid) parallel(body func(i0, i1 int)) {
-	nb := (g.n + blockRows - 1) / blockRows
-	if g.workers <= 1 || nb <= 1 {
+	if g.workers <= 1 || g.n <= blockRows {
 		body(0, g.n)
 		return
 	}
-	next := make(chan int, nb)
-	for b := 0; b < nb; b++ {
-		next <- b
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(g.workers, nb); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range next {
-				body(b*blockRows, min((b+1)*blockRows, g.n))
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks(g.n, blockRows, g.workers, func(_, i0, i1 int) { body(i0, i1) })
 }
 
 // jStart is the first column computed in row i.

@@ -129,10 +129,7 @@ type RFF struct {
 // frequencies with 2ν degrees of freedom), isotropic or ARD, optionally
 // scaled by a constant.
 func NewRFF(k Kernel, dim, features int, seed uint64) (*RFF, error) {
-	c := 1.0
-	if s, ok := k.(*Scaled); ok {
-		c, k = s.C, s.K
-	}
+	c, k := SplitScaled(k)
 	st, ok := k.(*Stationary)
 	if !ok || st.kind == profRQ {
 		return nil, fmt.Errorf("random Fourier features need an rbf, laplacian or matern kernel, got %s", k)

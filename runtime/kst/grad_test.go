@@ -33,7 +33,8 @@ func TestLogPDFGrad(t *testing.T) {
 			dens = append(dens, m)
 		}
 	}
-	for _, k := range []kernels.Kernel{rbf, m52} {
+	scaled, _ := kernels.NewScaled(2.5, rbf)
+	for _, k := range []kernels.Kernel{rbf, m52, scaled} {
 		e, err := NewKDE(k, x)
 		if err != nil {
 			t.Fatal(err)

@@ -44,8 +44,8 @@ func (e *KDE) LogPDF(dst []float64, x *mat.Dense) error {
 		return err
 	}
 	r, _ := x.Dims()
-	if st, ok := e.k.(*kernels.Stationary); ok && st.IsRBF() {
-		e.logpdfRBF(dst, x, st.Ell)
+	if c, st, ok := kernels.AsRBF(e.k); ok && c > 0 {
+		e.logpdfRBF(dst, x, st.Ell, c)
 		return nil
 	}
 	eachBlock(r, func(i0, i1 int) {
@@ -64,11 +64,11 @@ func (e *KDE) LogPDF(dst []float64, x *mat.Dense) error {
 	return nil
 }
 
-// logpdfRBF is LogPDF for the rbf kernel, in log space: log k = −u/2 with
-// u the scaled squared distance, summed by log-sum-exp, so a point far from
-// every training point (at a small lengthscale) keeps a finite log density
-// where the kernel values themselves underflow.
-func (e *KDE) logpdfRBF(dst []float64, x *mat.Dense, ell []float64) {
+// logpdfRBF is LogPDF for the kernel c·rbf(ell), in log space: log k =
+// log c − u/2 with u the scaled squared distance, summed by log-sum-exp, so
+// a point far from every training point (at a small lengthscale) keeps a
+// finite log density where the kernel values themselves underflow.
+func (e *KDE) logpdfRBF(dst []float64, x *mat.Dense, ell []float64, c float64) {
 	r, _ := x.Dims()
 	inv := make([]float64, e.d)
 	for j := range inv {
@@ -96,18 +96,26 @@ func (e *KDE) logpdfRBF(dst []float64, x *mat.Dense, ell []float64) {
 			for _, v := range lk {
 				s += math.Exp(v - top)
 			}
-			dst[q] = top + math.Log(s/float64(e.n))
+			dst[q] = addLog(top+math.Log(s/float64(e.n)), c)
 		}
 	})
+}
+
+// addLog is v + log c, and v itself when c = 1 (bit for bit, even −0).
+func addLog(v, c float64) float64 {
+	if c == 1 {
+		return v
+	}
+	return v + math.Log(c)
 }
 
 // LogPDFGrad returns log q(x) at one point and writes ∇_x log q(x) into
 // grad: Σ_i ∇k(x, x_i) / Σ_i k(x, x_i), computed with weights relative to
 // the largest kernel value for rbf, so it stays finite where the values
-// underflow.
+// underflow (for c·rbf too: c cancels from the gradient).
 func (e *KDE) LogPDFGrad(grad, x []float64) float64 {
 	clear(grad)
-	if st, ok := e.k.(*kernels.Stationary); ok && st.IsRBF() {
+	if c, st, ok := kernels.AsRBF(e.k); ok && c > 0 {
 		lk := make([]float64, e.n)
 		top := math.Inf(-1)
 		for i := 0; i < e.n; i++ {
@@ -131,7 +139,7 @@ func (e *KDE) LogPDFGrad(grad, x []float64) float64 {
 		for j := range grad {
 			grad[j] /= s
 		}
-		return top + math.Log(s/float64(e.n))
+		return addLog(top+math.Log(s/float64(e.n)), c)
 	}
 	g := make([]float64, e.d)
 	s := 0.0

@@ -260,7 +260,8 @@ func TestKDE(t *testing.T) {
 	}
 	rbf, _ := kernels.NewRBF([]float64{0.7, 1.1})
 	m52, _ := kernels.NewMatern(5, []float64{0.7})
-	for _, k := range []kernels.Kernel{rbf, m52} {
+	scaled, _ := kernels.NewScaled(2.5, rbf)
+	for _, k := range []kernels.Kernel{rbf, m52, scaled} {
 		e, err := NewKDE(k, x)
 		if err != nil {
 			t.Fatal(err)
@@ -294,5 +295,12 @@ func TestKDELogSpace(t *testing.T) {
 	want1 := -u2/2 + math.Log((1+math.Exp(-(u1-u2)/2))/2)
 	if !relClose(got[1], want1, 1e-12) {
 		t.Errorf("far: %v, want %v", got[1], want1)
+	}
+	// c·rbf takes the same path, shifted by log c.
+	scaled, _ := kernels.NewScaled(3, k)
+	e, _ = NewKDE(scaled, mat.NewDense(2, 2, []float64{0, 0, 0.01, 0}))
+	got = logpdf(t, e, mat.NewDense(1, 2, []float64{3, 0}))
+	if want := want1 + math.Log(3); !relClose(got[0], want, 1e-12) {
+		t.Errorf("far, 3·rbf: %v, want %v", got[0], want)
 	}
 }

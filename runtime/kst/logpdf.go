@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -59,24 +59,7 @@ func checkQuery(dst []float64, x *mat.Dense, d int) error {
 // eachBlock runs body on the row blocks [i0, i1) of an r-row query, spread
 // over GOMAXPROCS goroutines. Blocks are fixed, so results are deterministic.
 func eachBlock(r int, body func(i0, i1 int)) {
-	nb := (r + blockRows - 1) / blockRows
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	next := make(chan int, nb)
-	for b := 0; b < nb; b++ {
-		next <- b
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range next {
-				body(b*blockRows, min((b+1)*blockRows, r))
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks(r, blockRows, runtime.GOMAXPROCS(0), func(_, i0, i1 int) { body(i0, i1) })
 }
 
 // LogPDF writes log q(x) for each row of x: the predictive density of the

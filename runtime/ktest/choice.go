@@ -35,10 +35,8 @@ type Chosen struct {
 // stationary (or a scaled stationary kernel).
 func Given(k kernels.Kernel) Chosen {
 	c := Chosen{Kernel: k, Choice: ChoiceGiven}
-	if s, ok := k.(*kernels.Scaled); ok {
-		k = s.K
-	}
-	if st, ok := k.(*kernels.Stationary); ok {
+	_, inner := kernels.SplitScaled(k)
+	if st, ok := inner.(*kernels.Stationary); ok {
 		c.Ell = append([]float64(nil), st.Ell...)
 	}
 	return c

@@ -3,9 +3,10 @@ package ktest
 import (
 	"context"
 	"math/bits"
-	"sync"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/kml-lang/kml/runtime/internal/par"
 )
 
 // The exact MMD null by the method of four Russians. eᵀKe is a sum over
@@ -79,26 +80,13 @@ func exactChunk(ctx context.Context, f *exactForms, m int, s Settings, ids []int
 	t := f.tile
 	nt := (n + t - 1) / t
 	part := make([]float64, nt*nb) // part[J*nb+b]
-	next := make(chan int, nt)
-	for j := 0; j < nt; j++ {
-		next <- j
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(s.Workers, nt); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			table := make([]float64, (1<<groupRows)*t)
-			for jt := range next {
-				if ctx.Err() != nil {
-					return
-				}
-				f.tileSums(jt, e, masks, nb, ng, table, part[jt*nb:(jt+1)*nb])
-			}
-		}()
-	}
-	wg.Wait()
+	newTable := func() []float64 { return make([]float64, (1<<groupRows)*t) }
+	par.Each(nt, 1, s.Workers, newTable, func(table []float64, jt, _, _ int) {
+		if ctx.Err() != nil {
+			return
+		}
+		f.tileSums(jt, e, masks, nb, ng, table, part[jt*nb:(jt+1)*nb])
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -2,10 +2,10 @@ package ktest
 
 import (
 	"context"
-	"sync"
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -50,43 +50,33 @@ func (f *featureForms) labelNull(ctx context.Context, m int, s Settings) (float6
 	obs := stat(s0[0], r0[0], e0)
 
 	null := make([]float64, s.Permutations)
-	blocks := (s.Permutations + permBlock - 1) / permBlock
-	next := make(chan int, blocks)
-	for k := 0; k < blocks; k++ {
-		next <- k
+	type scratch struct {
+		e, buf []float64
+		sx, rx [permBlock]float64
+		perm   []int
 	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(s.Workers, blocks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e := make([]float64, permBlock*nTot)
-			buf := make([]float64, permBlock*f.r)
-			var sx, rx [permBlock]float64
-			perm := make([]int, nTot)
-			for k := range next {
-				if ctx.Err() != nil {
-					return
-				}
-				lo := k * permBlock
-				rows := min(permBlock, s.Permutations-lo)
-				clear(e)
-				for b := 0; b < rows; b++ {
-					shuffled(s.Seed, lo+b, perm)
-					eb := e[b*nTot : (b+1)*nTot]
-					for _, i := range perm[:m] {
-						eb[i] = 1
-					}
-				}
-				f.forms(e[:rows*nTot], rows, buf, sx[:rows], rx[:rows])
-				for b := 0; b < rows; b++ {
-					null[lo+b] = stat(sx[b], rx[b], e[b*nTot:(b+1)*nTot])
-				}
+	newScratch := func() *scratch {
+		return &scratch{e: make([]float64, permBlock*nTot), buf: make([]float64, permBlock*f.r), perm: make([]int, nTot)}
+	}
+	par.Each(s.Permutations, permBlock, s.Workers, newScratch, func(w *scratch, _, lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
+		rows := hi - lo
+		e := w.e
+		clear(e)
+		for b := 0; b < rows; b++ {
+			shuffled(s.Seed, lo+b, w.perm)
+			eb := e[b*nTot : (b+1)*nTot]
+			for _, i := range w.perm[:m] {
+				eb[i] = 1
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		f.forms(e[:rows*nTot], rows, w.buf, w.sx[:rows], w.rx[:rows])
+		for b := 0; b < rows; b++ {
+			null[lo+b] = stat(w.sx[b], w.rx[b], e[b*nTot:(b+1)*nTot])
+		}
+	})
 	return obs, null, ctx.Err()
 }
 
@@ -95,27 +85,17 @@ func (f *featureForms) labelNull(ctx context.Context, m int, s Settings) (float6
 // newBody, and permutation b comes from its own seeded stream. When ctx is
 // cancelled the workers stop and it returns ctx.Err().
 func permutationsVec(ctx context.Context, n int, s Settings, newBody func() func(b int, perm []int)) error {
-	var wg sync.WaitGroup
-	next := make(chan int, s.Permutations)
-	for b := 0; b < s.Permutations; b++ {
-		next <- b
+	type worker struct {
+		body func(b int, perm []int)
+		perm []int
 	}
-	close(next)
-	for w := 0; w < min(s.Workers, s.Permutations); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body := newBody()
-			perm := make([]int, n)
-			for b := range next {
-				if ctx.Err() != nil {
-					return
-				}
-				shuffled(s.Seed, b, perm)
-				body(b, perm)
-			}
-		}()
-	}
-	wg.Wait()
+	newWorker := func() worker { return worker{newBody(), make([]int, n)} }
+	par.Each(s.Permutations, 1, s.Workers, newWorker, func(w worker, b, _, _ int) {
+		if ctx.Err() != nil {
+			return
+		}
+		shuffled(s.Seed, b, w.perm)
+		w.body(b, w.perm)
+	})
 	return ctx.Err()
 }

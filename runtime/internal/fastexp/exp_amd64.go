@@ -2,7 +2,7 @@
 
 package fastexp
 
-import "golang.org/x/sys/cpu"
+import "github.com/kml-lang/kml/runtime/internal/cpufeat"
 
 // The vectorised kernels in exp_amd64.s. expsAVX2 and expsAVX512 handle
 // len(x) rounded down to a multiple of their lane count (4 or 8), and need
@@ -20,31 +20,11 @@ func expsAVX512(dst, x []float64, a, b float64)
 //go:noescape
 func expsAVX512Tail(dst, x []float64, a, b float64)
 
-// useAVX2 and useAVX512 select the kernel, from the CPU's features (which
-// golang.org/x/sys/cpu reports only when the OS saves the registers too).
-// Tests clear them to exercise the fallback.
-var (
-	useAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	useAVX512 = useAVX2 && cpu.X86.HasAVX512F
-)
-
-// Vectorised reports which vectorised kernel Exps uses: "avx512", "avx2"
-// or "none".
-func Vectorised() string {
-	switch {
-	case useAVX512:
-		return "avx512"
-	case useAVX2:
-		return "avx2"
-	}
-	return "none"
-}
-
 // expsVec runs the vectorised kernel on the largest prefix it handles and
 // returns that prefix's length.
 func expsVec(dst, x []float64, a, b float64) int {
 	switch {
-	case useAVX512:
+	case cpufeat.Vector >= cpufeat.AVX512:
 		n := len(x) &^ 7
 		if n > 0 {
 			expsAVX512(dst[:n], x[:n], a, b)
@@ -53,7 +33,7 @@ func expsVec(dst, x []float64, a, b float64) int {
 			expsAVX512Tail(dst[n:len(x)], x[n:], a, b)
 		}
 		return len(x)
-	case useAVX2:
+	case cpufeat.Vector >= cpufeat.AVX2:
 		n := len(x) &^ 3
 		if n > 0 {
 			expsAVX2(dst[:n], x[:n], a, b)

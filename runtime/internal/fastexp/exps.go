@@ -1,6 +1,14 @@
 package fastexp
 
-import "math"
+import (
+	"math"
+
+	"github.com/kml-lang/kml/runtime/internal/cpufeat"
+)
+
+// Vectorised reports which vectorised kernel Exps uses: "avx512", "avx2"
+// or "none" (cpufeat.Vector).
+func Vectorised() string { return cpufeat.Vector.String() }
 
 // MaxArg is the largest argument Exps evaluates; above it the result is
 // +Inf (e^709 ≈ 8.2e307; the exponent field of 2^k would overflow beyond).

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -13,6 +14,20 @@ import (
 type path struct {
 	name string
 	use  func() (restore func())
+}
+
+// paths returns the kernels this machine can run, "go" (the fallback)
+// first, each with a function that selects it.
+func paths() []path {
+	var ps []path
+	for _, l := range cpufeat.Levels() {
+		name := l.String()
+		if l == cpufeat.None {
+			name = "go"
+		}
+		ps = append(ps, path{name, func() func() { return cpufeat.Use(l) }})
+	}
+	return ps
 }
 
 // expsArgs returns seeded arguments over the whole range kernels use,

@@ -1,5 +1,11 @@
 package sqdist
 
+import "github.com/kml-lang/kml/runtime/internal/cpufeat"
+
+// Vectorised reports which vectorised kernel Row uses: "avx512", "avx2" or
+// "none" (cpufeat.Vector).
+func Vectorised() string { return cpufeat.Vector.String() }
+
 // Row sets dst[j] = Σ_d (yt[d·stride + j] − x[d])² for j < len(dst): the
 // squared distances from x to the points whose coordinate d is the row
 // yt[d·stride:] of a column-major layout. Rounding as the direct sum in

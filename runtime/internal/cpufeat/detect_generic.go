@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package cpufeat
+
+func detect() Level { return None }
