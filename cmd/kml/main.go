@@ -18,8 +18,6 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/grammar"
-	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/lang/repl"
 	_ "github.com/kml-lang/kml/stdlib"
 )
@@ -54,11 +52,9 @@ run options:
   --max-memory SIZE  the most one dense result (a Gram matrix, a product)
                may take, e.g. 2GB (default half the machine's memory)
 
-check --explain runs the program (its output discarded) up to its first
-sample, optimize or profile, which takes one gradient at its starting point
-instead of fitting and ends the run; models not fitted by then are evaluated
-once at the origin, and models declared after that fit are not reached.
-Then it prints "model NAME: replayed" or "model NAME: walked: REASON".
+check --explain runs only the statements the file's models need (no fit, no
+output), takes one gradient of each model at the origin, and prints
+"model NAME: replayed" or "model NAME: walked: REASON".
 
 Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
@@ -239,76 +235,6 @@ func checkFile(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	return explainFile(file, opts, stdout, stderr)
-}
-
-// explainFile prints, for each model file declares, whether its log
-// density is replayed or walked and why. The program runs as `kml run`
-// runs it (its output discarded) until its first fit: sample, optimize
-// or profile then takes one gradient of its model's density at its
-// starting point instead of fitting, and the run ends there, so no
-// statement ever sees a result that is not a fit's. The models the run
-// has defined and not fitted are then compiled as sample would compile
-// them and evaluated once at the origin. A model declared after the first
-// fit is reported as not reached; a file without models is not run.
-func explainFile(file string, opts eval.Options, stdout, stderr io.Writer) int {
-	src, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitRuntime
-	}
-	f, err := grammar.Parse(file, string(src))
-	if err != nil { // CheckFile has parsed it already
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitStatic
-	}
-	var names []string
-	seen := map[string]bool{}
-	for _, st := range f.Stmts {
-		if m, ok := st.(*ast.Model); ok && !seen[m.Name.Name] {
-			seen[m.Name.Name] = true
-			names = append(names, m.Name.Name)
-		}
-	}
-	if len(names) == 0 {
-		fmt.Fprintf(stdout, "%s declares no model\n", file)
-		return exitOK // nothing to explain, so nothing is run
-	}
-	status := map[*eval.Model]string{}
-	stopped := false
-	opts.Stdout = io.Discard
-	opts.Explain = func(m *eval.Model, st string) {
-		status[m], stopped = st, true
-	}
-	ctx, stop := interruptible()
-	defer stop()
-	opts.Context = ctx
-	in := eval.New(opts)
-	_, err = in.EvalFile(file)
-	stopAt := ""
-	if err != nil {
-		var one *ast.Error
-		if !stopped || !errors.As(err, &one) {
-			return report(in, err, stderr)
-		}
-		stopAt = one.Pos.String()
-	}
-	th := in.NewThread(ctx)
-	for _, name := range names {
-		v, _ := in.Lookup(name)
-		m, ok := v.(*eval.Model)
-		if !ok {
-			fmt.Fprintf(stdout, "model %s: not reached: the run stops at the first fit, at %s\n", name, stopAt)
-			continue
-		}
-		st, done := status[m]
-		if !done {
-			if st, err = model.Explain(th, m.Decl().At, m); err != nil {
-				return report(in, err, stderr)
-			}
-		}
-		fmt.Fprintf(stdout, "model %s: %s\n", name, st)
-	}
-	return exitOK
 }
 
 // report prints err for the user and returns the exit status.

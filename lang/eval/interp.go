@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -53,19 +52,11 @@ type Options struct {
 	// (lang/model), for comparison. cmd/kml and the kml package set it
 	// when the environment has KML_REPLAY=0.
 	NoReplay bool
-	// Explain, when set, makes the fitting builtins (sample, optimize,
-	// profile) explain instead of fit: each compiles its model as it
-	// would, takes one gradient of the log density at its starting point,
-	// hands the model and its replay status ("replayed", "walked: ...") to
-	// Explain, and fails with ErrExplained, which ends the run there, so
-	// that no later statement sees a result that is not a fit's.
-	// `kml check --explain` sets it.
-	Explain func(m *Model, status string)
+	// KeepStmt, when set, runs only the top-level statements it keeps (by
+	// position; all are checked): `kml check --explain` runs the slice of
+	// a program its models need.
+	KeepStmt func(pos ast.Pos) bool
 }
-
-// ErrExplained is the error a fitting builtin stops the run with under
-// Options.Explain.
-var ErrExplained = errors.New("the run stops at the first fit to explain its model")
 
 // Interpreter runs KML source in a session: names bound by one Eval are
 // visible to the next, as at the REPL. It is not safe for concurrent Evals.
@@ -199,7 +190,16 @@ func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (V
 	}
 	env := NewEnv(in.env)
 	th := in.newThread(ctx)
-	v, err := th.stmts(f.Stmts, env, true)
+	run := f.Stmts
+	if keep := in.opts.KeepStmt; keep != nil {
+		run = nil
+		for _, st := range f.Stmts {
+			if keep(st.Pos()) {
+				run = append(run, st)
+			}
+		}
+	}
+	v, err := th.stmts(run, env, true)
 	// Merge what this input bound into the session, so the next input sees it.
 	for _, b := range scope.Bindings() {
 		in.scope.Define(b)

@@ -7,28 +7,6 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 )
 
-// Explaining: under the interpreter's Options.Explain (`kml check
-// --explain`), Sample, Optimize and Profile do not fit. They take one
-// gradient of the density they were given at its starting point, hand its
-// ReplayStatus to the hook and fail with eval.ErrExplained, which ends the
-// run at the first fit: no later statement sees a result that is not a
-// fit's.
-
-// explainFit explains c at q (the origin when nil) if the interpreter asks
-// for it; asked is false when it does not.
-func explainFit(th *eval.Thread, c *Compiled, q []float64) (asked bool, err error) {
-	hook := th.Interp().Options().Explain
-	if hook == nil {
-		return false, nil
-	}
-	st, err := statusAt(th, c, q)
-	if err != nil {
-		return true, err
-	}
-	hook(c.Model, st)
-	return true, eval.ErrExplained
-}
-
 // Explain compiles m as sample does (prior, likelihood and Jacobian, no
 // parameter held), takes one gradient at the origin of the unconstrained
 // scale and returns the density's ReplayStatus. pos is where a compile

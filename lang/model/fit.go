@@ -13,9 +13,6 @@ import (
 // the draws, lets the observation families check a spread of them, and
 // summarises them with the sampler's and the families' warnings.
 func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
-	if asked, err := explainFit(th, c, s.InitPoint); asked {
-		return nil, err
-	}
 	res, err := hmc.Sample(th.Context(), func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
 		return nil, err
@@ -100,9 +97,6 @@ type Optimum struct {
 // Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
 // gives the starts, seed and initial point), cancelled by th's context.
 func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
-	if asked, err := explainFit(th, c, s.Init); asked {
-		return nil, err
-	}
 	if s.GradTol == 0 && HasLatent(c.Model) {
 		s.GradTol = GPGradTol
 	}
@@ -200,17 +194,6 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 		if err == nil { // outside the prior's support: zero density
 			points[i] = q
 		}
-	}
-	if th.Interp().Options().Explain != nil {
-		var start []float64
-		for _, q := range points {
-			if q != nil {
-				start = q
-				break
-			}
-		}
-		_, err := explainFit(th, c, start)
-		return nil, err
 	}
 	newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
 	out := make([]float64, len(grid))
