@@ -80,6 +80,33 @@ var gradShapes = []gradShape{
 	}},
 	garchShape(200),
 	garchShape(400),
+	// The kernel half (issue 24): a BKE lengthscale and amplitude on 200
+	// one-dimensional points with 20 landmarks, and a latent GP regression
+	// on 100 points in 2 dimensions.
+	{"bke200", `model m {
+  ell ~ gamma(2, 2)
+  a ~ gamma(2, 2)
+  X ~ bke(a * rbf(ell), noise: 1, landmarks: Z)
+}`, func(r *rand.Rand) map[string]eval.Value {
+		x := mat.NewDense(200, 1, nil)
+		for i := range 200 {
+			x.Set(i, 0, r.NormFloat64())
+		}
+		z := mat.NewDense(20, 1, nil)
+		for i := range 20 {
+			z.Set(i, 0, -2+4*float64(i)/19)
+		}
+		return map[string]eval.Value{"X": eval.NewMat(x), "Z": eval.NewMat(z)}
+	}},
+	{"gplatent100", `model m {
+  ell ~ gamma(2, 2)
+  s ~ gamma(2, 2)
+  f ~ gp(X, rbf(ell))
+  y ~ normal(f, s)
+}`, func(r *rand.Rand) map[string]eval.Value {
+		x, y := regression(r, 100, 2)
+		return map[string]eval.Value{"X": x, "y": y}
+	}},
 }
 
 // garchShape is GARCH(1,1) on T points, its variance recursion written with
