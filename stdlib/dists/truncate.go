@@ -41,9 +41,14 @@ func truncateDist(a *eval.Args, fam dist.Family, params []eval.Value) (eval.Valu
 		}
 	}
 	d := &model.DistVal{Family: tr, Params: append(params, bounds...)}
-	if p, ok := d.Scalar(); ok && !d.HasAD() {
-		if err := tr.Check(p); err != nil {
-			return nil, a.Fail("%v", err)
+	// Checked now only when no parameter is on the tape: reading a
+	// parameter's value here would stop the model from replaying, and the
+	// family's density checks its parameters at every evaluation anyway.
+	if !d.HasAD() {
+		if p, ok := d.Scalar(); ok {
+			if err := tr.Check(p); err != nil {
+				return nil, a.Fail("%v", err)
+			}
 		}
 	}
 	return d, nil
