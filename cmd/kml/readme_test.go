@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,40 @@ func TestReadmeProgramRuns(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "ell") {
 		t.Errorf("no summary printed:\n%s", stdout.String())
+	}
+}
+
+// TestDocsStandAlone checks that the README and docs/ name no file a user of
+// the repository does not have: every `*.md` they mention and every relative
+// link resolves inside the repository.
+func TestDocsStandAlone(t *testing.T) {
+	root := repoRoot(t)
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	docs = append(docs, filepath.Join(root, "README.md"))
+	mdName := regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_-]+\.md\b`)
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, name := range mdName.FindAllString(line, -1) {
+				if strings.Contains(name, "://") {
+					continue
+				}
+				found := false
+				for _, base := range []string{filepath.Dir(doc), root} {
+					p := filepath.Join(base, name)
+					if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+						if _, err := os.Stat(p); err == nil {
+							found = true
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s:%d names %s, which is not in the repository", filepath.Base(doc), i+1, name)
+				}
+			}
+		}
 	}
 }
