@@ -277,3 +277,30 @@ func TestLongMinusRunIsLinear(t *testing.T) {
 		t.Errorf("---1 is %v, want -1", e.(*ast.Number).Value)
 	}
 }
+
+// TestNamesAreNFC checks that a name typed in NFD (e and a combining acute)
+// is the name typed in NFC (é), and that positions and carets still count
+// the characters as written.
+func TestNamesAreNFC(t *testing.T) {
+	nfd, nfc := "e\u0301t", "\u00e9t"
+	f, err := Parse("t.kml", "let "+nfd+" = 2\nprint("+nfd+" + "+nfc+", x)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Stmts[0].(*ast.Let).Name.Name; got != nfc {
+		t.Errorf("the NFD name parsed as %q, want %q", got, nfc)
+	}
+	args := f.Stmts[1].(*ast.ExprStmt).X.(*ast.Call).Args
+	sum := args[0].(*ast.Binary)
+	if x, y := sum.X.(*ast.Ident).Name, sum.Y.(*ast.Ident).Name; x != nfc || y != nfc {
+		t.Errorf("names %q and %q, want both %q", x, y, nfc)
+	}
+	pos := args[1].Pos()
+	if pos.Col != 17 {
+		t.Errorf("x is at column %d, want 17 (characters as written)", pos.Col)
+	}
+	want := "print(" + nfd + " + " + nfc + ", x)\n" + strings.Repeat(" ", 15) + "^\n"
+	if got := ast.Snippet("let "+nfd+" = 2\nprint("+nfd+" + "+nfc+", x)\n", pos); got != want {
+		t.Errorf("snippet\n%s\nwant\n%s", got, want)
+	}
+}
