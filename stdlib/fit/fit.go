@@ -40,7 +40,7 @@ func registerFit(reg *eval.Registry) {
 			}
 			v, ok := p.Attr(name)
 			if !ok {
-				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, strings.Join(p.AttrNames(), ", "), strings.Join(model.SamplerColumns, ", "))
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, model.NameList(p.AttrNames()), strings.Join(model.SamplerColumns, ", "))
 			}
 			return v, nil
 		})
