@@ -183,8 +183,19 @@ func (r *session) command(line string) bool {
 			fmt.Fprintln(r.errw, "usage: :load FILE")
 			return false
 		}
+		// The file must lie in a directory the session may read, as
+		// read_csv's files must; relative paths inside it then resolve
+		// against its own directory.
+		if _, err := r.in.Sandbox().ReadPath(r.in.BaseDir(), arg); err != nil {
+			fmt.Fprintf(r.errw, "error: :load: %v\n", err)
+			return false
+		}
+		path := arg
+		if wd, _ := os.Getwd(); !filepath.IsAbs(arg) && r.in.BaseDir() != wd {
+			path = filepath.Join(r.in.BaseDir(), arg)
+		}
 		_, err := r.run(func(ctx context.Context) (eval.Value, error) {
-			return r.in.EvalFileContext(ctx, arg)
+			return r.in.EvalFileContext(ctx, path)
 		})
 		if err != nil {
 			r.in.Sources().Print(r.errw, err)
