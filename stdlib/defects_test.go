@@ -60,3 +60,33 @@ func TestPlotNonFiniteAndEmpty(t *testing.T) {
 		t.Errorf("plot([]) wrote a file")
 	}
 }
+
+// TestGeneratedVectorDrawsAndBooleans checks that draw from a distribution
+// with vector parameters gives one draw per element (Stan's
+// normal_rng(vector, sigma)), that a boolean generated quantity is recorded
+// as 0/1, and that an error in the generated block is placed there.
+func TestGeneratedVectorDrawsAndBooleans(t *testing.T) {
+	const model = `let y = [28, 8, -3]
+model m {
+  theta[3] ~ normal(0, 5)
+  y ~ normal(theta, 10)
+  generated {
+    p = theta[1] > 0
+    y_rep = draw(normal(theta, 10), N)
+  }
+}
+let post = sample(m, chains: 1, warmup: 50, draws: 50, seed: 1)
+`
+	_, out := run(t, "let N = 3\n"+model+`let p = post.p
+print(cols(post.y_rep), len(p), sum(p == 0) + sum(p == 1), mean(p) > 0.5)
+let d = draw(normal([0, 100], 1), seed: 1)
+let e = draw(normal([0, 100], 1), 4, seed: 1)
+print(len(d), d[2] > 90, len(e), e[4] > 90, e[3] < 10)
+`)
+	if want := "3 50 50 true\n2 true 4 true true\n"; out.String() != want {
+		t.Errorf("got\n%swant\n%s", out, want)
+	}
+	expectError(t, "let N = 5\n"+model, "t.kml:8:37: error: draw: n = 5 is not a multiple of 3")
+	expectError(t, "let N = 5\n"+model, "note: in the model's generated block, run for each draw by the call at t.kml:11:12")
+	expectError(t, `print(draw(normal([0, 1], [1, 2, 3])))`, "its vector parameters have lengths 2 and 3")
+}
