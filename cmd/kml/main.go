@@ -40,7 +40,7 @@ Usage:
   kml check FILE.kml                                       parse and check without running
   kml check --explain FILE.kml   also say, for each model, whether its gradient
                                  replays the first recording or walks the model, and why
-  kml repl                               the interactive prompt (also: kml on a terminal)
+  kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
   kml version                            print the version
   kml help                               print this help
 
@@ -48,7 +48,8 @@ run options:
   --seed N   seed for random functions called without seed: (default 1)
   --json     print writes each argument as a line of JSON
   --allow DIR  let the script read and write DIR too (repeatable); by default
-               it may use only its own directory and what is below it
+               it may use only its own directory and what is below it (for
+               repl, the working directory; :load runs only files it may read)
   --max-memory SIZE  the most one dense result (a Gram matrix, a product)
                may take, e.g. 2GB (default half the machine's memory)
 
@@ -89,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	}()
 	if len(args) == 0 {
 		if terminal(stdin) {
-			return runREPL(stdin, stdout, stderr)
+			return runREPL(nil, stdin, stdout, stderr)
 		}
 		fmt.Fprint(stderr, usage)
 		return exitStatic
@@ -100,11 +101,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	case "check":
 		return checkFile(args[1:], stdout, stderr)
 	case "repl":
-		if len(args) > 1 {
-			fmt.Fprintf(stderr, "error: kml repl takes no arguments\n")
+		allowed, ok := replOptions(args[1:], stderr)
+		if !ok {
 			return exitStatic
 		}
-		return runREPL(stdin, stdout, stderr)
+		return runREPL(allowed, stdin, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK
@@ -259,9 +260,37 @@ func report(in *eval.Interpreter, err error, stderr io.Writer) int {
 	return exitRuntime
 }
 
-func runREPL(stdin io.Reader, stdout, stderr io.Writer) int {
+// replOptions parses `kml repl [--allow DIR]...`.
+func replOptions(args []string, stderr io.Writer) ([]string, bool) {
+	var allowed []string
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || name != "allow" {
+			fmt.Fprintf(stderr, "error: kml repl takes only --allow DIR, got %q\n", args[i])
+			return nil, false
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				fmt.Fprintf(stderr, "error: --allow needs a value\n")
+				return nil, false
+			}
+			i++
+			val = args[i]
+		}
+		if fi, err := os.Stat(val); err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "error: --allow %s: not a directory\n", val)
+			return nil, false
+		}
+		allowed = append(allowed, val)
+	}
+	return allowed, true
+}
+
+// runREPL starts the prompt with the working directory and the --allow
+// ones granted, as kml run grants a script's directory.
+func runREPL(allowed []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	wd, _ := os.Getwd()
-	in := eval.New(eval.Options{Stdout: stdout, Stderr: stderr, Dirs: []string{wd}, BaseDir: wd, Progress: terminal(stderr), NoReplay: noReplay()})
+	in := eval.New(eval.Options{Stdout: stdout, Stderr: stderr, Dirs: append([]string{wd}, allowed...), BaseDir: wd, Progress: terminal(stderr), NoReplay: noReplay()})
 	rc, ok := stdin.(io.ReadCloser)
 	if !ok {
 		rc = io.NopCloser(stdin)

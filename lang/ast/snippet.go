@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,6 +37,8 @@ func Snippet(src string, pos Pos) string {
 		}
 		if r == '\t' {
 			caret.WriteByte('\t')
+		} else if unicode.In(r, unicode.Mn, unicode.Me) {
+			// A combining mark takes no cell of its own.
 		} else {
 			caret.WriteByte(' ')
 		}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -168,13 +169,26 @@ func (p *exprParser) power() (ast.Expr, error) {
 		}
 		x = &ast.Binary{OpPos: astPos(op.Pos), Op: "^", X: x, Y: rhs}
 	}
-	for i := len(prefixes) - 1; i >= 0; i-- {
-		op := prefixes[i]
-		if n, ok := x.(*ast.Number); ok && op.Value == "-" {
-			// Fold a minus into a number literal so -1 prints and checks as one.
-			x = &ast.Number{At: astPos(op.Pos), Value: -n.Value, Text: "-" + n.Text}
-			continue
+	i := len(prefixes) - 1
+	if n, ok := x.(*ast.Number); ok {
+		// Fold the minuses next to a number literal into it so -1 prints and
+		// checks as one; all of them at once, so a long run of minuses costs
+		// linear, not quadratic, work.
+		j := i
+		for j >= 0 && prefixes[j].Value == "-" {
+			j--
 		}
+		if k := i - j; k > 0 {
+			v := n.Value
+			if k%2 == 1 {
+				v = -v
+			}
+			x = &ast.Number{At: astPos(prefixes[j+1].Pos), Value: v, Text: strings.Repeat("-", k) + n.Text}
+			i = j
+		}
+	}
+	for ; i >= 0; i-- {
+		op := prefixes[i]
 		x = &ast.Unary{OpPos: astPos(op.Pos), Op: op.Value, X: x}
 	}
 	return x, nil

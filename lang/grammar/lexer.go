@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/kml-lang/kml/lang/ast"
 )
@@ -110,11 +111,20 @@ func (t token) is(typ lexer.TokenType) bool { return lexer.TokenType(t.typ) == t
 // source is what the tokens point into.
 type source struct {
 	file, src string
+	// nfc holds, by offset, the NFC form of each name not written in it:
+	// é typed as e and a combining accent is the same name as é typed as
+	// one character. Positions still count the characters as written.
+	nfc map[int32]string
 }
 
 func (s *source) value(t token) string {
 	if t.n < 0 {
 		return synthValue(t.typ)
+	}
+	if s.nfc != nil && lexer.TokenType(t.typ) == tokIdent {
+		if v, ok := s.nfc[t.off]; ok {
+			return v
+		}
 	}
 	return s.src[t.off : t.off+t.n]
 }
@@ -242,6 +252,11 @@ func (s *scanner) run() {
 				typ := tokIdent
 				if keywords[word] {
 					typ = tokKeyword
+				} else if !isASCII(word) && !norm.NFC.IsNormalString(word) {
+					if s.nfc == nil {
+						s.nfc = map[int32]string{}
+					}
+					s.nfc[int32(s.off)] = norm.NFC.String(word)
 				}
 				s.emit(typ, start, n)
 				s.advance(n)
@@ -282,6 +297,15 @@ func (s *scanner) run() {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *scanner) identLen() int {
 	n := 0
 	for s.off+n < len(s.src) {
@@ -294,7 +318,9 @@ func (s *scanner) identLen() int {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(s.src[s.off+n:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.No, r) {
+		// Combining marks continue a name: a name in NFD spells é as e
+		// and U+0301.
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.In(r, unicode.No, unicode.Mn, unicode.Mc) {
 			break
 		}
 		n += size

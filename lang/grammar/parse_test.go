@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -239,5 +240,67 @@ func TestByteOrderMarkAndCRLF(t *testing.T) {
 	}
 	if len(f.Stmts) != 2 || f.Stmts[0].Pos().Col != 1 || f.Stmts[1].Pos().Line != 2 {
 		t.Errorf("want two statements, the first at column 1, got %d", len(f.Stmts))
+	}
+}
+
+// TestLongMinusRunIsLinear parses 50,000 nested unary minuses and bounds the
+// bytes allocated per minus: folding them into the literal one at a time
+// copied the literal's text each time, quadratic work (1.25 GB here).
+func TestLongMinusRunIsLinear(t *testing.T) {
+	const n = 50000
+	src := "print(" + strings.Repeat("-", n) + "1)\n"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, err := Parse("t.kml", src)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perMinus := (after.TotalAlloc - before.TotalAlloc) / n; perMinus > 1000 {
+		t.Errorf("parsing %d minuses allocated %d bytes per minus; want linear work", n, perMinus)
+	}
+	num, ok := f.Stmts[0].(*ast.ExprStmt).X.(*ast.Call).Args[0].(*ast.Number)
+	if !ok || num.Value != 1 {
+		t.Errorf("%d minuses before 1 parsed as %#v, want the number 1", n, num)
+	}
+	for src, want := range map[string]string{"---1": "---1", "-!-1": "(-(!-1))", "- - x": "(-(-x))", "--2^2": "(-(-(2 ^ 2)))"} {
+		e, err := ParseExpr("t.kml", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ast.Format(e); got != want {
+			t.Errorf("%q parsed as %s, want %s", src, got, want)
+		}
+	}
+	if e, _ := ParseExpr("t.kml", "---1"); e.(*ast.Number).Value != -1 {
+		t.Errorf("---1 is %v, want -1", e.(*ast.Number).Value)
+	}
+}
+
+// TestNamesAreNFC checks that a name typed in NFD (e and a combining acute)
+// is the name typed in NFC (é), and that positions and carets still count
+// the characters as written.
+func TestNamesAreNFC(t *testing.T) {
+	nfd, nfc := "e\u0301t", "\u00e9t"
+	f, err := Parse("t.kml", "let "+nfd+" = 2\nprint("+nfd+" + "+nfc+", x)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Stmts[0].(*ast.Let).Name.Name; got != nfc {
+		t.Errorf("the NFD name parsed as %q, want %q", got, nfc)
+	}
+	args := f.Stmts[1].(*ast.ExprStmt).X.(*ast.Call).Args
+	sum := args[0].(*ast.Binary)
+	if x, y := sum.X.(*ast.Ident).Name, sum.Y.(*ast.Ident).Name; x != nfc || y != nfc {
+		t.Errorf("names %q and %q, want both %q", x, y, nfc)
+	}
+	pos := args[1].Pos()
+	if pos.Col != 17 {
+		t.Errorf("x is at column %d, want 17 (characters as written)", pos.Col)
+	}
+	want := "print(" + nfd + " + " + nfc + ", x)\n" + strings.Repeat(" ", 15) + "^\n"
+	if got := ast.Snippet("let "+nfd+" = 2\nprint("+nfd+" + "+nfc+", x)\n", pos); got != want {
+		t.Errorf("snippet\n%s\nwant\n%s", got, want)
 	}
 }

@@ -260,7 +260,7 @@ func (c *Compiled) warnImproper() {
 		}
 	}
 	if free > 0 && len(flat) == free {
-		c.warnOnce("improper", fmt.Sprintf("every parameter (%s) has the improper prior flat(): the posterior may be improper, which KML cannot check; give a parameter a proper prior if the data do not identify it", strings.Join(flat, ", ")))
+		c.warnOnce("improper", fmt.Sprintf("every parameter (%s) has the improper prior flat(): the posterior may be improper, which KML cannot check; give a parameter a proper prior if the data do not identify it", NameList(flat)))
 	}
 }
 
@@ -282,7 +282,7 @@ func hasParam(m *eval.Model, name string) bool {
 // NoParam is the error for a name that is not one of m's parameters.
 func NoParam(m *eval.Model, name string) error {
 	names := m.ParamNames()
-	return fmt.Errorf("model %s has no parameter %q; its parameters are %s", m.Name, name, strings.Join(names, ", "))
+	return fmt.Errorf("model %s has no parameter %q; its parameters are %s", m.Name, name, NameList(names))
 }
 
 // fixedValue checks a held value against the parameter's shape.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -144,15 +145,37 @@ func (d *Density) generated(g *ast.Generated, env *eval.Env) error {
 	for _, a := range g.Body {
 		v, err := d.th.Expr(a.Value, genv)
 		if err != nil {
-			return err
+			var ae *ast.Error
+			if !errors.As(err, &ae) || !ae.Pos.IsValid() {
+				ae = &ast.Error{Pos: a.Name.At, Msg: err.Error(), Cause: err}
+			}
+			return &GeneratedError{Err: ae}
 		}
 		genv.Define(a.Name.Name, v)
+		if b, ok := v.(eval.Bool); ok {
+			// A condition is recorded as 0 or 1, so its mean is the
+			// posterior probability.
+			x := 0.0
+			if b {
+				x = 1
+			}
+			*d.derived = append(*d.derived, DerivedValue{Name: a.Name.Name, Values: []float64{x}})
+			continue
+		}
 		if xs, vec, ok := numbers(v); ok {
 			*d.derived = append(*d.derived, DerivedValue{Name: a.Name.Name, Values: xs, Vector: vec})
 		}
 	}
 	return nil
 }
+
+// GeneratedError is an error in a model's generated block, positioned in
+// the block (at the failing call, or at the statement), so that the
+// fitting builtin reports it there rather than at its own call.
+type GeneratedError struct{ Err *ast.Error }
+
+func (e *GeneratedError) Error() string { return e.Err.Error() }
+func (e *GeneratedError) Unwrap() error { return e.Err }
 
 // plain is v's value off the tape: numbers, vectors and matrices lose their
 // tape nodes; other values are kept.

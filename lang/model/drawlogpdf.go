@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -37,13 +38,13 @@ func (dv *DistVal) DrawCall(a *eval.Args) (eval.Value, error) {
 	if err := a.Unpack("d", &d, "n?", &n); err != nil {
 		return nil, err
 	}
-	p, ok := d.Scalar()
-	if !ok {
-		return nil, a.Errorf("d", "cannot draw from %s: its parameters are vectors", d)
-	}
 	rng, err := a.Rand()
 	if err != nil {
 		return nil, err
+	}
+	p, ok := d.Scalar()
+	if !ok {
+		return drawVectorised(a, d.DistVal, int(n), rng)
 	}
 	if !a.Given("n") {
 		return eval.Num(d.Family.Rand(rng, p)), nil
@@ -51,6 +52,69 @@ func (dv *DistVal) DrawCall(a *eval.Args) (eval.Value, error) {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = d.Family.Rand(rng, p)
+	}
+	return &eval.Vec{Data: out}, nil
+}
+
+// drawVectorised draws from a distribution with vector parameters as
+// Stan's normal_rng(vector, sigma) does: one draw per element, the number
+// parameters broadcast. With n, n must be a multiple of the length and the
+// parameters are recycled (R's rnorm(n, mean = v)).
+func drawVectorised(a *eval.Args, d *DistVal, n int, rng *rand.Rand) (eval.Value, error) {
+	cols := make([][]float64, len(d.Params))
+	size := -1
+	for i, p := range d.Params {
+		xs, vec, ok := numbers(p)
+		if !ok {
+			return nil, a.Errorf("d", "cannot draw from %s: its parameter %d is %s, not a number or a vector", d, i+1, eval.Describe(p))
+		}
+		cols[i] = xs
+		if !vec {
+			continue
+		}
+		if size >= 0 && len(xs) != size {
+			return nil, a.Errorf("d", "cannot draw from %s: its vector parameters have lengths %d and %d", d, size, len(xs))
+		}
+		size = len(xs)
+	}
+	if size < 0 { // numbers off the tape only: as one draw, or n
+		p := make([]float64, len(cols))
+		for i, xs := range cols {
+			p[i] = xs[0]
+		}
+		if err := d.Family.Check(p); err != nil {
+			return nil, a.Errorf("d", "cannot draw from %s: %v", d, err)
+		}
+		if !a.Given("n") {
+			return eval.Num(d.Family.Rand(rng, p)), nil
+		}
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = d.Family.Rand(rng, p)
+		}
+		return &eval.Vec{Data: out}, nil
+	}
+	count := size
+	if a.Given("n") {
+		if size == 0 || n%size != 0 {
+			return nil, a.Errorf("n", "n = %d is not a multiple of %d, the length of %s's vector parameters; leave n out for one draw per element", n, size, d)
+		}
+		count = n
+	}
+	out := make([]float64, count)
+	p := make([]float64, len(cols))
+	for k := range out {
+		for i, xs := range cols {
+			if len(xs) == 1 && size != 1 {
+				p[i] = xs[0]
+			} else {
+				p[i] = xs[k%size]
+			}
+		}
+		if err := d.Family.Check(p); err != nil {
+			return nil, a.Errorf("d", "cannot draw from %s at element %d: %v", d, k%size+1, err)
+		}
+		out[k] = d.Family.Rand(rng, p)
 	}
 	return &eval.Vec{Data: out}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
 )
@@ -182,8 +183,19 @@ func (r *session) command(line string) bool {
 			fmt.Fprintln(r.errw, "usage: :load FILE")
 			return false
 		}
+		// The file must lie in a directory the session may read, as
+		// read_csv's files must; relative paths inside it then resolve
+		// against its own directory.
+		if _, err := r.in.Sandbox().ReadPath(r.in.BaseDir(), arg); err != nil {
+			fmt.Fprintf(r.errw, "error: :load: %v\n", err)
+			return false
+		}
+		path := arg
+		if wd, _ := os.Getwd(); !filepath.IsAbs(arg) && r.in.BaseDir() != wd {
+			path = filepath.Join(r.in.BaseDir(), arg)
+		}
 		_, err := r.run(func(ctx context.Context) (eval.Value, error) {
-			return r.in.EvalFileContext(ctx, arg)
+			return r.in.EvalFileContext(ctx, path)
 		})
 		if err != nil {
 			r.in.Sources().Print(r.errw, err)
@@ -294,10 +306,15 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		for _, cmd := range commands {
 			candidates = append(candidates, cmd[1:])
 		}
+		sort.Strings(candidates)
 	} else {
-		candidates = c.r.in.Names()
+		// At an argument of a call, the call's named arguments come first:
+		// sample(m, ch<Tab> offers chains: before chol.
+		candidates = c.namedArgs(line[:start])
+		names := c.r.in.Names()
+		sort.Strings(names)
+		candidates = append(candidates, names...)
 	}
-	sort.Strings(candidates)
 	var out [][]rune
 	for _, cand := range candidates {
 		if strings.HasPrefix(cand, prefix) && cand != prefix {
@@ -305,6 +322,63 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		}
 	}
 	return out, len([]rune(prefix))
+}
+
+// namedArgs returns "name: " for each parameter of the call whose
+// arguments before holds the start of, when the next word begins an
+// argument; nil elsewhere.
+func (c completer) namedArgs(before []rune) []string {
+	i := len(before)
+	for i > 0 && (before[i-1] == ' ' || before[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || (before[i-1] != '(' && before[i-1] != ',') {
+		return nil
+	}
+	// Find the innermost bracket still open, skipping strings.
+	var open []int
+	inString := false
+	for j := 0; j < i; j++ {
+		switch r := before[j]; {
+		case inString && r == '\\':
+			j++
+		case r == '"':
+			inString = !inString
+		case inString:
+		case r == '(' || r == '[' || r == '{':
+			open = append(open, j)
+		case (r == ')' || r == ']' || r == '}') && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 || before[open[len(open)-1]] != '(' {
+		return nil
+	}
+	end := open[len(open)-1]
+	k := end
+	for k > 0 && isNameRune(before[k-1]) {
+		k--
+	}
+	name := string(before[k:end])
+	var sig *check.Signature
+	if v, ok := c.r.in.Lookup(name); ok && v != nil {
+		if f, ok := v.(eval.Callable); ok {
+			sig = f.Signature()
+		}
+	} else if b, ok := c.r.in.Registry().Get(name); ok {
+		sig = b.Sig
+	}
+	if sig == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range sig.Params {
+		if p.Name != sig.Variadic {
+			out = append(out, p.Name+": ")
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func isNameRune(r rune) bool {

@@ -40,56 +40,54 @@ func nonEmpty(what string, xs []float64) string {
 }
 
 var reducers = []reducer{
-	{"sum(x)", "The sum of the elements: a number for a vector or n×1 matrix, per column for an n×d matrix.", func(xs []float64) (float64, string) {
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		return s, ""
+	{"sum(x)", "The sum of the elements: a number for a vector or n×1 matrix, per column for an n×d matrix; NaN if an element is NaN.", func(xs []float64) (float64, string) {
+		return sumOf(xs, 1), ""
 	}},
-	{"mean(x)", "The mean: a number for a vector or n×1 matrix, a vector of column means for an n×d matrix (rows are observations); the mean of a distribution; the weighted mean Σ w_i x_i / Σ w_i of a weighted sample (kbr).", func(xs []float64) (float64, string) {
+	{"mean(x)", "The mean: a number for a vector or n×1 matrix, a vector of column means for an n×d matrix (rows are observations); the mean of a distribution; the weighted mean Σ w_i x_i / Σ w_i of a weighted sample (kbr). NaN if an element is NaN; finite whenever the mean is (mean([1e308, 1e308]) is 1e308).", func(xs []float64) (float64, string) {
 		if e := nonEmpty("mean", xs); e != "" {
 			return 0, e
 		}
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		return s / float64(len(xs)), ""
+		return meanOf(xs), ""
 	}},
-	{"var(x)", "The sample variance (n − 1 denominator), per column for a matrix.", func(xs []float64) (float64, string) {
+	{"var(x)", "The sample variance (n − 1 denominator), per column for a matrix; NaN if an element is NaN.", func(xs []float64) (float64, string) {
 		if len(xs) < 2 {
 			return 0, "var needs at least 2 values"
 		}
 		return sampleVar(xs), ""
 	}},
-	{"sd(x)", "The sample standard deviation (n − 1 denominator), per column for a matrix; the standard deviation of a distribution.", func(xs []float64) (float64, string) {
+	{"sd(x)", "The sample standard deviation (n − 1 denominator), per column for a matrix; the standard deviation of a distribution. NaN if an element is NaN.", func(xs []float64) (float64, string) {
 		if len(xs) < 2 {
 			return 0, "sd needs at least 2 values"
 		}
 		return math.Sqrt(sampleVar(xs)), ""
 	}},
-	{"min(x)", "The smallest element, per column for a matrix.", func(xs []float64) (float64, string) {
+	{"min(x)", "The smallest element, per column for a matrix; NaN if an element is NaN.", func(xs []float64) (float64, string) {
 		if e := nonEmpty("min", xs); e != "" {
 			return 0, e
 		}
 		m := xs[0]
 		for _, x := range xs {
+			if math.IsNaN(x) {
+				return x, "" // math.Min(Inf, NaN) is Inf
+			}
 			m = math.Min(m, x)
 		}
 		return m, ""
 	}},
-	{"max(x)", "The largest element, per column for a matrix.", func(xs []float64) (float64, string) {
+	{"max(x)", "The largest element, per column for a matrix; NaN if an element is NaN.", func(xs []float64) (float64, string) {
 		if e := nonEmpty("max", xs); e != "" {
 			return 0, e
 		}
 		m := xs[0]
 		for _, x := range xs {
+			if math.IsNaN(x) {
+				return x, "" // math.Max(Inf, NaN) is Inf
+			}
 			m = math.Max(m, x)
 		}
 		return m, ""
 	}},
-	{"median(x)", "The median, per column for a matrix.", func(xs []float64) (float64, string) {
+	{"median(x)", "The median, per column for a matrix. A NaN element makes it NaN, wherever it sits.", func(xs []float64) (float64, string) {
 		if e := nonEmpty("median", xs); e != "" {
 			return 0, e
 		}
@@ -97,12 +95,53 @@ var reducers = []reducer{
 	}},
 }
 
-func sampleVar(xs []float64) float64 {
-	m := 0.0
+// sumOf is the sum of xs divided by n (1 for the sum, len(xs) for the
+// mean). When the running sum overflows, the result follows the elements,
+// not the order they are added in: a NaN element gives NaN, infinities of
+// both signs NaN, of one sign that infinity; and finite elements are summed
+// again scaled by the largest magnitude, so mean([1e308, 1e308]) is 1e308
+// and sum([1e308, 1e308, -1e308]) is 1e308.
+func sumOf(xs []float64, n float64) float64 {
+	s := 0.0
 	for _, x := range xs {
-		m += x
+		s += x
 	}
-	m /= float64(len(xs))
+	if !math.IsInf(s, 0) && !math.IsNaN(s) {
+		return s / n
+	}
+	pos, neg, scale := false, false, 0.0
+	for _, x := range xs {
+		switch {
+		case math.IsNaN(x):
+			return x
+		case math.IsInf(x, 1):
+			pos = true
+		case math.IsInf(x, -1):
+			neg = true
+		default:
+			scale = math.Max(scale, math.Abs(x))
+		}
+	}
+	switch {
+	case pos && neg:
+		return math.NaN()
+	case pos:
+		return math.Inf(1)
+	case neg:
+		return math.Inf(-1)
+	}
+	s = 0
+	for _, x := range xs {
+		s += x / scale
+	}
+	return s / n * scale
+}
+
+// meanOf is the mean of xs (see sumOf).
+func meanOf(xs []float64) float64 { return sumOf(xs, float64(len(xs))) }
+
+func sampleVar(xs []float64) float64 {
+	m := meanOf(xs)
 	s := 0.0
 	for _, x := range xs {
 		s += (x - m) * (x - m)
@@ -158,7 +197,7 @@ func registerReduce(reg *eval.Registry) {
 		}
 	}
 	reg.Register("quantile(x, p)",
-		"The p-quantile (p a number or vector in [0, 1]) by linear interpolation between order statistics (R's type 7); per column for a matrix.",
+		"The p-quantile (p a number or vector in [0, 1]) by linear interpolation between order statistics (R's type 7); per column for a matrix. A NaN element makes every quantile NaN, wherever it sits.",
 		func(a *eval.Args) (eval.Value, error) {
 			var ps []float64
 			if err := a.Unpack("p", &ps); err != nil {

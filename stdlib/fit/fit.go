@@ -3,6 +3,8 @@ package fit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -40,7 +42,7 @@ func registerFit(reg *eval.Registry) {
 			}
 			v, ok := p.Attr(name)
 			if !ok {
-				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, strings.Join(p.AttrNames(), ", "), strings.Join(model.SamplerColumns, ", "))
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, model.NameList(p.AttrNames()), strings.Join(model.SamplerColumns, ", "))
 			}
 			return v, nil
 		})
@@ -154,6 +156,13 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 func fitError(a *eval.Args, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return a.Interrupted(err)
+	}
+	var ge *model.GeneratedError
+	if errors.As(err, &ge) {
+		// Shown where it happened, in the generated block.
+		e := *ge.Err
+		e.Notes = append(slices.Clip(e.Notes), fmt.Sprintf("in the model's generated block, run for each draw by the call at %s", a.Pos))
+		return &e
 	}
 	return a.Fail("%v", err)
 }

@@ -1,8 +1,6 @@
 package fit
 
 import (
-	"strings"
-
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 )
@@ -36,7 +34,7 @@ func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, a.Errorf("values", "give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
+		return nil, a.Errorf("values", "give a value for every parameter of %s; missing %s", m.Name, model.NameList(missing))
 	}
 	c, err := model.Compile(a.Th, a.PosOf("values"), m.Model, values, terms)
 	if err != nil {

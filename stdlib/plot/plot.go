@@ -143,8 +143,14 @@ func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 		}
 		xlabel, ylabel, err = plotRecord(p, v)
 	case *eval.Vec:
+		if err := checkFinite(a, v.Data); err != nil {
+			return nil, err
+		}
 		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
 	case *eval.Mat:
+		if err := checkFinite(a, v.M.RawMatrix().Data); err != nil {
+			return nil, err
+		}
 		xlabel, ylabel, err = plotMatrix(a, p, v)
 	default:
 		return nil, fmt.Errorf("cannot plot %s; plot takes a posterior, a summary, a distribution, a record (profile, embedding, witness), a vector or a matrix", eval.Describe(v))
@@ -154,6 +160,27 @@ func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 	}
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	return p, nil
+}
+
+// checkFinite refuses data with nothing to draw, empty or all NaN and
+// infinite, and warns, at v, of the points left out, where lines break.
+func checkFinite(a *eval.Args, data []float64) error {
+	if len(data) == 0 {
+		return a.Errorf("v", "nothing to plot: v is empty")
+	}
+	bad := 0
+	for _, x := range data {
+		if isBad(x) {
+			bad++
+		}
+	}
+	switch {
+	case bad == len(data):
+		return a.Errorf("v", "nothing to plot: every value of v is NaN or infinite")
+	case bad > 0:
+		a.Th.Interp().Warn(a.PosOf("v"), fmt.Sprintf("plot: %d of %d values are NaN or infinite; they are left out, and lines are broken there", bad, len(data)))
+	}
+	return nil
 }
 
 func indexXY(ys []float64) plotter.XYs {
@@ -169,21 +196,59 @@ func addLine(p *plot.Plot, pts plotter.XYs, c color.Color, name string) error {
 }
 
 // addLineWidth adds a line of width points (thinner in a grid of panels).
+// The line is broken where a point is NaN or infinite rather than drawn
+// straight across the gap; a finite point alone between two gaps is a dot.
 func addLineWidth(p *plot.Plot, pts plotter.XYs, c color.Color, name string, width float64) error {
-	l, err := plotter.NewLine(finite(pts))
-	if err != nil {
-		return err
-	}
-	l.Color = c
-	l.Width = vg.Points(width)
-	p.Add(l)
-	if name != "" {
-		p.Legend.Add(name, l)
+	named := false
+	for _, run := range finiteRuns(pts) {
+		var thing plot.Thumbnailer
+		if len(run) == 1 {
+			s, err := plotter.NewScatter(run)
+			if err != nil {
+				return err
+			}
+			s.GlyphStyle.Color = c
+			s.GlyphStyle.Shape = draw.CircleGlyph{}
+			s.GlyphStyle.Radius = vg.Points(width)
+			p.Add(s)
+			thing = s
+		} else {
+			l, err := plotter.NewLine(run)
+			if err != nil {
+				return err
+			}
+			l.Color = c
+			l.Width = vg.Points(width)
+			p.Add(l)
+			thing = l
+		}
+		if name != "" && !named {
+			p.Legend.Add(name, thing)
+			named = true
+		}
 	}
 	return nil
 }
 
-// finite drops points a line cannot draw (a profile is -Inf where the
+// finiteRuns splits pts into the runs of consecutive points a line can draw.
+func finiteRuns(pts plotter.XYs) []plotter.XYs {
+	var runs []plotter.XYs
+	start := -1
+	for i, q := range pts {
+		if bad := isBad(q.X) || isBad(q.Y); bad && start >= 0 {
+			runs = append(runs, pts[start:i])
+			start = -1
+		} else if !bad && start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		runs = append(runs, pts[start:])
+	}
+	return runs
+}
+
+// finite drops points that cannot be drawn (a profile is -Inf where the
 // density is zero).
 func finite(pts plotter.XYs) plotter.XYs {
 	out := pts[:0:0]

@@ -275,7 +275,7 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 				pts = append(pts, plotter.XY{X: v.M.At(i, 0), Y: v.M.At(i, 1)})
 			}
 		}
-		s, err := plotter.NewScatter(pts)
+		s, err := plotter.NewScatter(finite(pts))
 		if err != nil {
 			return "", "", err
 		}

@@ -1,0 +1,92 @@
+package stdlib_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/eval"
+)
+
+// TestMissingNamesAreCapped checks that logp with thousands of missing
+// parameters names the first few and counts the rest, not all on one line.
+func TestMissingNamesAreCapped(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("model m {\n")
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "  a%d ~ normal(0, 1)\n", i)
+	}
+	b.WriteString("}\nprint(logp(m, {a1: 0}))\n")
+	expectError(t, b.String(), "missing a2, a3, a4, a5, a6, a7, a8, a9 and 1991 more\n")
+}
+
+// TestReductionsWithNaN checks the issue's examples: a NaN anywhere makes a
+// reduction NaN, and the mean of finite values is finite when it can be.
+func TestReductionsWithNaN(t *testing.T) {
+	_, out := run(t, `print(median([1, 2, 0/0, 4]), median([0/0, 1, 2]), quantile([5, 0/0, 1], [0.1, 0.9]))
+print(min([1/0, 0/0]), max([0/0, 1/0]), median([[1, 0/0], [2, 3], [4, 5]]))
+print(mean([1e308, 1e308]), sum([1e308, 1e308, -1e308]), var([1e308, 1e308]), sum([1e308, 1e308, -1/0]))
+`)
+	want := "NaN NaN [NaN, NaN]\nNaN NaN [2, NaN]\n1e+308 1e+308 0 -Inf\n"
+	if out.String() != want {
+		t.Errorf("got\n%swant\n%s", out, want)
+	}
+}
+
+// TestPlotNonFiniteAndEmpty checks that plot warns, at its argument, of NaN
+// and infinite values it leaves out, and refuses input with nothing to draw.
+func TestPlotNonFiniteAndEmpty(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{dir}, BaseDir: dir})
+	if _, err := in.Eval("t.kml", "let x = [1, 0/0, 1/0, 3]\nplot(x, to: \"a.png\")\n"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "t.kml:2:6: warning: plot: 2 of 4 values are NaN or infinite"; !strings.Contains(out.String(), want) {
+		t.Errorf("got %q, want a warning %q", out.String(), want)
+	}
+	for src, want := range map[string]string{
+		`plot([], to: "b.png")`:         "t.kml:1:6: error: plot: nothing to plot: v is empty",
+		`plot([0/0, 1/0], to: "c.png")`: "t.kml:1:6: error: plot: nothing to plot: every value of v is NaN or infinite",
+	} {
+		if msg := runIn(t, dir, src); !strings.Contains(msg, want) {
+			t.Errorf("%s: got %q, want %q", src, msg, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.png")); err == nil {
+		t.Errorf("plot([]) wrote a file")
+	}
+}
+
+// TestGeneratedVectorDrawsAndBooleans checks that draw from a distribution
+// with vector parameters gives one draw per element (Stan's
+// normal_rng(vector, sigma)), that a boolean generated quantity is recorded
+// as 0/1, and that an error in the generated block is placed there.
+func TestGeneratedVectorDrawsAndBooleans(t *testing.T) {
+	const model = `let y = [28, 8, -3]
+model m {
+  theta[3] ~ normal(0, 5)
+  y ~ normal(theta, 10)
+  generated {
+    p = theta[1] > 0
+    y_rep = draw(normal(theta, 10), N)
+  }
+}
+let post = sample(m, chains: 1, warmup: 50, draws: 50, seed: 1)
+`
+	_, out := run(t, "let N = 3\n"+model+`let p = post.p
+print(cols(post.y_rep), len(p), sum(p == 0) + sum(p == 1), mean(p) > 0.5)
+let d = draw(normal([0, 100], 1), seed: 1)
+let e = draw(normal([0, 100], 1), 4, seed: 1)
+print(len(d), d[2] > 90, len(e), e[4] > 90, e[3] < 10)
+`)
+	if want := "3 50 50 true\n2 true 4 true true\n"; out.String() != want {
+		t.Errorf("got\n%swant\n%s", out, want)
+	}
+	expectError(t, "let N = 5\n"+model, "t.kml:8:37: error: draw: n = 5 is not a multiple of 3")
+	expectError(t, "let N = 5\n"+model, "note: in the model's generated block, run for each draw by the call at t.kml:11:12")
+	expectError(t, `print(draw(normal([0, 1], [1, 2, 3])))`, "its vector parameters have lengths 2 and 3")
+}
