@@ -58,17 +58,29 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 	if err != nil {
 		return BKLResult{}, err
 	}
+	if err := s.defaults(md); err != nil {
+		return BKLResult{}, err
+	}
+	f := func(logEll float64) (float64, error) {
+		return md.LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
+	}
+	return bklSearch(f, s)
+}
+
+// defaults fills in s's zero fields, the grid's range from md's data and
+// landmarks, and checks them.
+func (s *BKLSettings) defaults(md *Model) error {
 	if s.Tau2 == 0 {
 		s.Tau2 = 1
 	}
 	if !(s.Tau2 > 0) || math.IsInf(s.Tau2, 1) {
-		return BKLResult{}, fmt.Errorf("bke: bkl: tau2 = %g must be positive and finite", s.Tau2)
+		return fmt.Errorf("bke: bkl: tau2 = %g must be positive and finite", s.Tau2)
 	}
 	if s.GridPoints == 0 {
 		s.GridPoints = 100
 	}
 	if s.GridPoints < 3 {
-		return BKLResult{}, fmt.Errorf("bke: bkl: %d grid points: need at least 3", s.GridPoints)
+		return fmt.Errorf("bke: bkl: %d grid points: need at least 3", s.GridPoints)
 	}
 	if s.Refine == 0 {
 		s.Refine = 3
@@ -79,7 +91,7 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 	if s.Lower == 0 || s.Upper == 0 {
 		med := md.medianDistance()
 		if !(med > 0) {
-			return BKLResult{}, fmt.Errorf("bke: bkl: every data row coincides with every landmark: no scale to search over")
+			return fmt.Errorf("bke: bkl: every data row coincides with every landmark: no scale to search over")
 		}
 		if s.Lower == 0 {
 			s.Lower = 1e-3 * med
@@ -89,12 +101,15 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 		}
 	}
 	if !(s.Lower > 0 && s.Upper > s.Lower) || math.IsInf(s.Upper, 1) {
-		return BKLResult{}, fmt.Errorf("bke: bkl: lengthscale range [%g, %g]: need 0 < lower < upper", s.Lower, s.Upper)
+		return fmt.Errorf("bke: bkl: lengthscale range [%g, %g]: need 0 < lower < upper", s.Lower, s.Upper)
 	}
+	return nil
+}
 
-	f := func(logEll float64) (float64, error) {
-		return md.LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
-	}
+// bklSearch maximises the profile f(log ℓ) globally: f on the log-spaced
+// grid of s, then golden-section refinement of the best s.Refine local
+// maxima of the grid.
+func bklSearch(f func(float64) (float64, error), s BKLSettings) (BKLResult, error) {
 	res := BKLResult{Grid: make([]float64, s.GridPoints), Profile: make([]float64, s.GridPoints)}
 	lo, hi := math.Log(s.Lower), math.Log(s.Upper)
 	step := (hi - lo) / float64(s.GridPoints-1)
@@ -111,7 +126,12 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 		}
 		res.Profile[k] = v
 	}
+	return refineProfile(f, res, s, firstErr)
+}
 
+// refineProfile finds the local maxima of res's grid profile of f and
+// refines the best s.Refine of them.
+func refineProfile(f func(float64) (float64, error), res BKLResult, s BKLSettings, firstErr error) (BKLResult, error) {
 	// Local maxima of the grid profile, best first.
 	var peaks []int
 	last := s.GridPoints - 1

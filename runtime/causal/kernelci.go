@@ -19,6 +19,8 @@ import (
 type KernelSpec struct {
 	Choice ktest.Choice
 	Kernel kernels.Kernel
+	// BKL are the settings of ChoiceBKL (zero: the default rules).
+	BKL ktest.BKLOptions
 }
 
 // KernelTest is the conditional-independence test of section 5 of the BKE
@@ -68,6 +70,12 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 	case ktest.ChoiceAggregate:
 	case ktest.ChoiceGiven:
 		s.chosen = ktest.Given(spec.Kernel)
+	case ktest.ChoiceBKL:
+		c, err := ktest.ChooseBKL(s.resid, seed, spec.BKL)
+		if err != nil {
+			return s, err
+		}
+		s.chosen = c
 	default:
 		c, err := ktest.Choose(spec.Choice, s.resid, seed)
 		if err != nil {

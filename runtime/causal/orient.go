@@ -3,10 +3,17 @@ package causal
 import "slices"
 
 // orient turns a skeleton (adj symmetric) with separating sets into a
-// CPDAG: every unshielded triple i — k — j (i, j not adjacent) with k not
-// in sep(i, j) becomes i → k ← j; an edge two such triples orient both
-// ways is left undirected and reported. Then Meek's rules 1–3 orient what
-// follows, applied one at a time in a fixed order until none applies.
+// partially directed acyclic graph: every unshielded triple i — k — j (i, j
+// not adjacent) with k not in sep(i, j) asks for i → k ← j. An edge that two
+// such triples ask to orient both ways is a conflict: it is left undirected,
+// locked against later rules, and reported. The remaining requests are
+// applied in a fixed order (tail, then head ascending), and one that would
+// close a directed cycle with the arrows already placed is refused and
+// reported as a conflict too (with wrong test answers the v-structures need
+// not come from any DAG). Then Meek's rules 1–3 orient what follows, never
+// a locked edge and never an edge whose orientation would close a directed
+// cycle. With correct tests of a faithful distribution neither refusal
+// happens and the result is the CPDAG.
 func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
 	n := len(adj)
 	want := make([][]bool, n) // want[i][k]: some v-structure asks i → k
@@ -26,28 +33,74 @@ func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
 		}
 	}
 	a := make([][]bool, n)
+	locked := make([][]bool, n)
 	for i := range a {
 		a[i] = append([]bool(nil), adj[i]...)
+		locked[i] = make([]bool, n)
 	}
 	var conflicts [][2]int
+	conflict := func(i, k int) {
+		locked[i][k], locked[k][i] = true, true
+		conflicts = append(conflicts, [2]int{min(i, k), max(i, k)})
+	}
 	for i := 0; i < n; i++ {
-		for k := 0; k < n; k++ {
-			switch {
-			case want[i][k] && want[k][i]:
-				if i < k {
-					conflicts = append(conflicts, [2]int{i, k})
-				}
-			case want[i][k]:
-				a[k][i] = false
+		for k := i + 1; k < n; k++ {
+			if want[i][k] && want[k][i] {
+				conflict(i, k)
 			}
 		}
 	}
-	meek(a)
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			if !want[i][k] || locked[i][k] {
+				continue
+			}
+			if directedPath(a, k, i) {
+				conflict(i, k)
+				continue
+			}
+			a[k][i] = false
+		}
+	}
+	slices.SortFunc(conflicts, func(x, y [2]int) int {
+		if x[0] != y[0] {
+			return x[0] - y[0]
+		}
+		return x[1] - y[1]
+	})
+	meek(a, locked)
 	return a, conflicts
 }
 
-// meek applies Meek's (1995) rules 1–3 to the PDAG a until none applies.
-func meek(a [][]bool) {
+// directedPath reports whether the PDAG a has a directed path from → … → to
+// (undirected edges are not followed).
+func directedPath(a [][]bool, from, to int) bool {
+	n := len(a)
+	seen := make([]bool, n)
+	stack := []int{from}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if v == to {
+			return true
+		}
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		for w := 0; w < n; w++ {
+			if a[v][w] && !a[w][v] && !seen[w] {
+				stack = append(stack, w)
+			}
+		}
+	}
+	return false
+}
+
+// meek applies Meek's (1995) rules 1–3 to the PDAG a until none applies,
+// leaving the locked edges undirected and refusing an orientation that
+// would close a directed cycle.
+func meek(a, locked [][]bool) {
 	n := len(a)
 	und := func(x, y int) bool { return a[x][y] && a[y][x] }
 	dir := func(x, y int) bool { return a[x][y] && !a[y][x] }
@@ -80,7 +133,7 @@ func meek(a [][]bool) {
 		changed = false
 		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {
-				if i != j && und(i, j) && rule(i, j) {
+				if i != j && und(i, j) && !locked[i][j] && rule(i, j) && !directedPath(a, j, i) {
 					a[j][i] = false
 					changed = true
 				}

@@ -37,7 +37,8 @@ type Removal struct {
 // Result is PC's output: the CPDAG as marks (Arrow[i][j] && Arrow[j][i]:
 // i — j undirected; Arrow[i][j] only: i → j), the removed edges with their
 // separating sets in the order they were found, the number of tests run,
-// and the pairs whose v-structures disagreed (left undirected).
+// and the pairs whose v-structures disagreed or would close a directed
+// cycle (left undirected).
 type Result struct {
 	N         int
 	Arrow     [][]bool

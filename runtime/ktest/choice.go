@@ -26,9 +26,16 @@ type Chosen struct {
 	Choice Choice
 	// Ell is the kernel's lengthscales (nil if it has none).
 	Ell []float64
-	// BKL only: the number of rows held out as landmarks and the fixed τ².
+	// BKL only: the number of rows held out as landmarks, the fixed τ²,
+	// the number of landmark draws averaged, each draw's own choice, the
+	// mean profile's local maxima (best first) and why the choice is
+	// fragile (empty if it is not); see ChooseBKL.
 	Landmarks int
 	Tau2      float64
+	Draws     int
+	DrawEll   []float64
+	Maxima    []bke.BKLMaximum
+	Fragile   string
 }
 
 // Given wraps a user's kernel, reading its lengthscales when it is
@@ -44,8 +51,7 @@ func Given(k kernels.Kernel) Chosen {
 
 // Choose picks an rbf kernel for data by rule c: ChoiceMedian, the median
 // heuristic (MedianHeuristic with seed); ChoiceBKL, Bayesian kernel
-// learning with τ² = 1 and min(50, n/5) rows held out (seeded) as the
-// landmarks. The rules are functions of the pooled sample (MMD) or of one
+// learning by ChooseBKL with the default settings. The rules are functions of the pooled sample (MMD) or of one
 // variable (HSIC), which a permutation leaves unchanged, so the tests keep
 // their level.
 func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
@@ -62,17 +68,7 @@ func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
 		}
 		ell = m
 	case ChoiceBKL:
-		n, d := data.Dims()
-		m := min(50, n/5)
-		if m < max(d, 1) {
-			return Chosen{}, fmt.Errorf("too few rows (%d) to hold out landmarks for bkl", n)
-		}
-		rest, z := bke.Split(data, m, seed)
-		r, err := bke.BKL(rest, z, bke.BKLSettings{Tau2: 1})
-		if err != nil {
-			return Chosen{}, err
-		}
-		ell, out.Landmarks, out.Tau2 = r.Ell, m, 1
+		return ChooseBKL(data, seed, BKLOptions{})
 	default:
 		return Chosen{}, fmt.Errorf("ktest: no rule %q to choose a kernel", c)
 	}

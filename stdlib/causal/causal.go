@@ -2,7 +2,9 @@ package causal
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kml-lang/kml/stdlib/kernel"
 	"github.com/kml-lang/kml/stdlib/ktest"
@@ -16,11 +18,11 @@ import (
 )
 
 func registerCausal(reg *eval.Registry) {
-	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5)`,
-		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", or both "aggregate") on the residuals. z empty ([]) is hsic_test on x and y. Returns hsic_test's record with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
+	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws = 5)`,
+		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" as in mmd_test. z empty ([]) is hsic_test on x and y. Returns hsic_test's record (with bkl) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
 		ciTestBuiltin)
-	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?)`,
-		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3. test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first (the "bkl" rule fixes tau2 = 1, so it depends on the data's scale). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot}: text is one edge per line, dot the graph for Graphviz.`,
+	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws = 5)`,
+		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first . landmarks, noise and draws set "bkl" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
 		pcBuiltin)
 	reg.Register(`prewhiten(x, order = "aic", max_order = 10)`,
 		`Removes temporal autocorrelation from each column of x (rows in time order): the residuals of a least-squares autoregression x_t = c + a_1 x_{t-1} + ... + a_p x_{t-p} + e_t, fitted on the rows max_order+1.. for every p and column so the residuals stay paired. order: "aic" (p in 0..max_order chosen per column by AIC) or a whole number (p fixed, max_order = order). Returns {x: the residuals (the first max_order rows dropped), order: the order of each column, coef: per column [c, a_1, ..., a_p], dropped: the rows dropped}.`,
@@ -34,7 +36,13 @@ func kernelSpec(a *eval.Args, name string) (rcausal.KernelSpec, error) {
 		return rcausal.KernelSpec{Choice: rktest.ChoiceGiven, Kernel: v.K}, nil
 	case eval.Str:
 		switch c := rktest.Choice(v); c {
-		case rktest.ChoiceMedian, rktest.ChoiceBKL, rktest.ChoiceAggregate:
+		case rktest.ChoiceBKL:
+			o, err := ktest.BKLOptions(a)
+			if err != nil {
+				return rcausal.KernelSpec{}, err
+			}
+			return rcausal.KernelSpec{Choice: c, BKL: o}, nil
+		case rktest.ChoiceMedian, rktest.ChoiceAggregate:
 			return rcausal.KernelSpec{Choice: c}, nil
 		}
 	}
@@ -138,7 +146,11 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		return nil, a.Fail("%v", err)
 	}
-	return ciRecord(r, kx.Choice == rktest.ChoiceAggregate), nil
+	rec := ciRecord(r, kx.Choice == rktest.ChoiceAggregate)
+	if kx.Choice != rktest.ChoiceAggregate {
+		ktest.BKLFields(a, rec, r.X, r.Y)
+	}
+	return rec, nil
 }
 
 // ciRecord is ci_test's record: hsic_test's fields and the regressions.
@@ -272,6 +284,9 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	s.Workers = 1 // PC runs the tests in parallel
 	var ci rcausal.CITest
+	var mu sync.Mutex
+	fragile := map[string]float64{}
+	var bklSpec rcausal.KernelSpec
 	kernelDesc := eval.Value(eval.NoneValue)
 	switch test {
 	case "kernel":
@@ -286,7 +301,27 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 		if k.Kernel != nil {
 			kernelDesc = eval.Str(k.Kernel.String())
 		}
-		ci = rcausal.KernelTest{KX: k, KY: k, Method: method, Settings: s}.ForPC(data, s.Seed, nil)
+		var record func(i, j int, set []int, r rcausal.CIResult)
+		if k.Choice == rktest.ChoiceBKL {
+			record = func(i, j int, set []int, r rcausal.CIResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, side := range []struct {
+					v int
+					c rktest.Chosen
+				}{{i, r.X}, {j, r.Y}} {
+					if side.c.Fragile != "" {
+						key := names[side.v]
+						if len(set) > 0 {
+							key += " | " + strings.Join(pick(names, set), ", ")
+						}
+						fragile[key] = side.c.Ell[0]
+					}
+				}
+			}
+		}
+		ci = rcausal.KernelTest{KX: k, KY: k, Method: method, Settings: s}.ForPC(data, s.Seed, record)
+		bklSpec = k
 	case "fisher_z":
 		if ci, err = rcausal.FisherZ(data); err != nil {
 			return nil, a.Errorf("data", "%v", err)
@@ -303,6 +338,24 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	rec := pcRecord(res, names)
 	rec.Set("alpha", eval.Num(alpha)).Set("test", eval.Str(test)).Set("kernel", kernelDesc)
+	if bklSpec.Choice == rktest.ChoiceBKL {
+		setting := func(name string) eval.Value { return a.Value(name) }
+		rec.Set("bkl", eval.NewRecord().Set("landmarks", setting("landmarks")).Set("noise", setting("noise")).
+			Set("draws", setting("draws")))
+		keys := make([]string, 0, len(fragile))
+		for key := range fragile {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		fl := &eval.List{}
+		for _, key := range keys {
+			fl.Elems = append(fl.Elems, eval.Str(key))
+		}
+		rec.Set("fragile", fl)
+		if len(keys) > 0 {
+			a.Th.Interp().Warn(a.Pos, fmt.Sprintf("bkl: %d of the lengthscales chosen (residuals of variable | set) are fragile, e.g. %s (ℓ = %.3g); the list is in the result's fragile field", len(keys), keys[0], fragile[keys[0]]))
+		}
+	}
 	return rec, nil
 }
 
@@ -347,6 +400,15 @@ func pcRecord(res *rcausal.Result, names []string) *eval.Record {
 	return eval.NewRecord().Set("edges", edges).Set("removed", removed).Set("conflicts", conflicts).
 		Set("names", nameList(seq(len(names)))).Set("tests", eval.Num(res.Tests)).
 		Set("text", eval.Str(strings.TrimSuffix(text.String(), "\n"))).Set("dot", eval.Str(dot.String()))
+}
+
+// pick returns the names at the indices ix.
+func pick(names []string, ix []int) []string {
+	out := make([]string, len(ix))
+	for k, i := range ix {
+		out[k] = names[i]
+	}
+	return out
 }
 
 func seq(n int) []int {

@@ -58,11 +58,11 @@ func registerKtests(reg *eval.Registry) {
 			}
 			return eval.Num(v), nil
 		})
-	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10)`,
-		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample, τ² = 1) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and landmarks and tau2 (bkl), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, landmarks = "auto", noise = "auto", draws = 5)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample: the log pseudolikelihood averaged over draws seeded landmark draws of landmarks rows, τ² = noise; "auto": m = max(50, ⌈√n⌉) ≤ n/5 and τ² = m/10, see docs/language.md) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and bkl: {landmarks, tau2, draws, draw_ell, maxima: [{ell, logp}], fragile} (bkl; a warning when the choice is fragile), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
 		mmdTest)
-	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5)`,
-		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and landmarks and tau2 ({x, y}, bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws = 5)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable, with landmarks, noise and draws as mmd_test), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and bkl: {x, y} of mmd_test's bkl records (bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
 		hsicTest)
 }
 
@@ -86,7 +86,18 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 	case *kernel.KernelVal:
 		return rktest.Given(v.K), nil
 	case eval.Str:
-		if v == "median" || v == "bkl" {
+		if v == "bkl" {
+			o, err := BKLOptions(a)
+			if err != nil {
+				return rktest.Chosen{}, err
+			}
+			c, err := rktest.ChooseBKL(data, seed, o)
+			if err != nil {
+				return c, a.Errorf(name, "%v", err)
+			}
+			return c, nil
+		}
+		if v == "median" {
 			c, err := rktest.Choose(rktest.Choice(v), data, seed)
 			if err != nil {
 				return c, a.Errorf(name, "%v", err)
@@ -262,7 +273,8 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	rec := ResultRecord(r)
 	rec.Set("ell", EllValue(c.Ell)).Set("choice", eval.Str(c.Choice))
 	if c.Choice == rktest.ChoiceBKL {
-		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
+		rec.Set("bkl", BKLRecord(c))
+		WarnFragile(a, "the pooled sample", c)
 	}
 	return rec, nil
 }
@@ -328,20 +340,26 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	rec := ResultRecord(r)
 	rec.Set("ell", eval.NewRecord().Set("x", EllValue(cx.Ell)).Set("y", EllValue(cy.Ell)))
 	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
-	lm, t2 := eval.NewRecord(), eval.NewRecord()
+	BKLFields(a, rec, cx, cy)
+	return rec, nil
+}
+
+// BKLFields sets an HSIC record's bkl field, {x, y} of BKLRecord for the
+// sides chosen by BKL, and warns at the call for a fragile choice.
+func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
+	b := eval.NewRecord()
 	for _, v := range []struct {
 		name string
 		c    rktest.Chosen
 	}{{"x", cx}, {"y", cy}} {
 		if v.c.Choice == rktest.ChoiceBKL {
-			lm.Set(v.name, eval.Num(v.c.Landmarks))
-			t2.Set(v.name, eval.Num(v.c.Tau2))
+			b.Set(v.name, BKLRecord(v.c))
+			WarnFragile(a, v.name, v.c)
 		}
 	}
 	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {
-		rec.Set("landmarks", lm).Set("tau2", t2)
+		rec.Set("bkl", b)
 	}
-	return rec, nil
 }
 
 // denseTooBig reports that mats n×n Gram matrices would take more than half

@@ -1,0 +1,157 @@
+package ktest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/bke"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// BKLOptions are the settings of the "bkl" kernel choice. The zero value is
+// the default rule (docs/language.md, "Choosing BKL's settings", and the
+// study in bench/bklstudy).
+type BKLOptions struct {
+	// Landmarks is the number m of rows held out as landmarks; 0: the rule
+	// DefaultLandmarks.
+	Landmarks int
+	// Tau2 is the fixed noise τ²; 0: the rule DefaultTau2(m).
+	Tau2 float64
+	// Draws is the number of independent landmark draws whose profiles are
+	// averaged; 0: DefaultDraws.
+	Draws int
+}
+
+// DefaultDraws is the number of landmark draws the "bkl" choice averages.
+const DefaultDraws = 5
+
+// DefaultLandmarks is the default landmark count for n rows in d
+// dimensions: max(50, ⌈√n⌉), at most n/5, and at least d + 1 (the
+// pseudolikelihood needs m > d); 0 if no such count exists.
+func DefaultLandmarks(n, d int) int {
+	m := max(50, int(math.Ceil(math.Sqrt(float64(n)))))
+	m = min(m, n/5)
+	if m < d+1 {
+		m = d + 1
+		if m > n/2 {
+			return 0
+		}
+	}
+	return m
+}
+
+// DefaultTau2 is the default τ² for m landmarks: m/10. The pseudo-
+// observations of a row weigh Σ_j (K_ij − μ̂_j)²/τ², a sum over m landmarks,
+// against the row's Jacobian term, which does not grow with m; τ² ∝ m keeps
+// their balance whatever m is (τ² = 1 at the paper's m = 10).
+func DefaultTau2(m int) float64 { return float64(m) / 10 }
+
+// FragileFactor is how far (as a ratio) the landmark draws' own choices may
+// spread before the choice is called fragile; FragileSE is how many
+// standard errors (over the draws) the best mode must lead the second by.
+const (
+	FragileFactor = 2
+	FragileSE     = 2
+)
+
+// ChooseBKL picks the rbf lengthscale of data by Bayesian kernel learning
+// with the settings o (zero fields by the default rules): the maximiser of
+// the log pseudolikelihood averaged over o.Draws seeded landmark draws of m
+// rows each, τ² fixed. The chosen record reports the settings, the mean
+// profile's local maxima, each draw's own choice and, in Fragile, why the
+// choice is fragile (empty if it is not).
+func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
+	n, d := data.Dims()
+	m := o.Landmarks
+	if m == 0 {
+		if m = DefaultLandmarks(n, d); m == 0 {
+			return Chosen{}, fmt.Errorf("too few rows (%d) to hold out more landmarks than the %d dimensions for bkl", n, d)
+		}
+	}
+	if m <= d || m >= n {
+		return Chosen{}, fmt.Errorf("bkl: cannot hold out %d landmarks from %d rows in %d dimensions (need %d < m < %d)", m, n, d, d, n)
+	}
+	tau2 := o.Tau2
+	if tau2 == 0 {
+		tau2 = DefaultTau2(m)
+	}
+	draws := o.Draws
+	if draws == 0 {
+		draws = DefaultDraws
+	}
+	r, err := bke.BKLDraws(data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
+	if err != nil {
+		return Chosen{}, err
+	}
+	k, err := kernels.NewRBF([]float64{r.Ell})
+	if err != nil {
+		return Chosen{}, err
+	}
+	c := Chosen{Kernel: k, Choice: ChoiceBKL, Ell: []float64{r.Ell}, Landmarks: m, Tau2: tau2,
+		Draws: draws, DrawEll: r.DrawEll, Maxima: r.Maxima}
+	c.Fragile = fragile(data, m, draws, seed, tau2, r)
+	return c, nil
+}
+
+// fragile says why a BKL choice is fragile: the draws' own choices spread
+// by more than FragileFactor, or the second mode of the mean profile is
+// within FragileSE standard errors (over the draws) of the first.
+func fragile(data *mat.Dense, m, draws int, seed uint64, tau2 float64, r bke.BKLDrawsResult) string {
+	var why []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, e := range r.DrawEll {
+		lo, hi = math.Min(lo, e), math.Max(hi, e)
+	}
+	if hi > FragileFactor*lo {
+		why = append(why, fmt.Sprintf("the %d landmark draws alone choose ℓ from %.3g to %.3g", draws, lo, hi))
+	}
+	if len(r.Maxima) > 1 && draws > 1 {
+		diff, err := modeDifferences(data, m, draws, seed, tau2, r.Maxima[0].Ell, r.Maxima[1].Ell)
+		if err == nil {
+			mean, se := meanSE(diff)
+			if mean <= FragileSE*se {
+				why = append(why, fmt.Sprintf("the second mode ℓ = %.3g trails the first by %.3g ± %.3g (SE over draws) in log pseudolikelihood", r.Maxima[1].Ell, mean, se))
+			}
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// modeDifferences is, per landmark draw, the log pseudolikelihood at ell1
+// minus that at ell2.
+func modeDifferences(data *mat.Dense, m, draws int, seed uint64, tau2, ell1, ell2 float64) ([]float64, error) {
+	out := make([]float64, draws)
+	for r := range out {
+		rest, z := bke.Split(data, m, bke.DrawSeed(seed, r))
+		md, err := bke.New(rest, z, bke.Options{})
+		if err != nil {
+			return nil, err
+		}
+		a, err := md.LogDensity(bke.Hyper{Ell: []float64{ell1}, Tau2: tau2}, nil)
+		if err != nil {
+			return nil, err
+		}
+		b, err := md.LogDensity(bke.Hyper{Ell: []float64{ell2}, Tau2: tau2}, nil)
+		if err != nil {
+			return nil, err
+		}
+		out[r] = a - b
+	}
+	return out, nil
+}
+
+func meanSE(x []float64) (float64, float64) {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	mean := s / float64(len(x))
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
+}
