@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -29,6 +30,8 @@ type Chosen struct {
 	// BKL only: the number of rows held out as landmarks and the fixed τ².
 	Landmarks int
 	Tau2      float64
+	// Bayes only: the posterior draws' summary and diagnostics.
+	Bayes *BayesInfo
 }
 
 // Given wraps a user's kernel, reading its lengthscales when it is
@@ -75,6 +78,8 @@ func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
 			return Chosen{}, err
 		}
 		ell, out.Landmarks, out.Tau2 = r.Ell, m, 1
+	case ChoiceBayes:
+		return ChooseBayes(context.Background(), data, BayesSettings{}, seed)
 	default:
 		return Chosen{}, fmt.Errorf("ktest: no rule %q to choose a kernel", c)
 	}
