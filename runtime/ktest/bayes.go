@@ -29,7 +29,7 @@ type BayesSettings struct {
 	// Chains, Warmup and PerChain are the NUTS run: Chains chains (default
 	// 2, so that R-hat can compare them), each Warmup adaptation
 	// iterations (default 200) and PerChain kept iterations (default
-	// max(50, 5·⌈S/Chains⌉)); the S draws are taken evenly spaced from the
+	// max(100, 5·⌈S/Chains⌉)); the S draws are taken evenly spaced from the
 	// Chains·PerChain kept ones.
 	Chains, Warmup, PerChain int
 	// Landmarks is the number m of rows held out (seeded) as the BKE
@@ -56,7 +56,7 @@ func (s BayesSettings) withDefaults() BayesSettings {
 		s.Warmup = 200
 	}
 	if s.PerChain <= 0 {
-		s.PerChain = max(50, 5*((s.Draws+s.Chains-1)/s.Chains))
+		s.PerChain = max(100, 5*((s.Draws+s.Chains-1)/s.Chains))
 	}
 	if s.Tau2 == 0 {
 		s.Tau2 = 1
@@ -88,7 +88,7 @@ type BayesInfo struct {
 	ChainMeans  []float64
 	// Seconds is the NUTS run's wall time.
 	Seconds float64
-	// Warnings are the sampler's diagnostics in words (R-hat above 1.05,
+	// Warnings are the sampler's diagnostics in words (R-hat above 1.1,
 	// divergences); the test is valid whatever they say, but a mixture of
 	// far-apart lengthscales averages a powerful and a powerless statistic.
 	Warnings []string
@@ -177,9 +177,10 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 	sort.Float64s(sorted)
 	info.Mean = mean(ells)
 	info.Q5, info.Q95 = stats.SortedQuantile(sorted, 0.05), stats.SortedQuantile(sorted, 0.95)
-	if info.Rhat > 1.05 {
+	if info.Rhat > 1.1 {
 		info.Warnings = append(info.Warnings, fmt.Sprintf(
-			"R-hat %.2f: the chains disagree (means of ell %s), likely different modes; the draws mix them", info.Rhat, fmtList(info.ChainMeans)))
+			"R-hat %.2f: the chains disagree (their means of ell: %s): the posterior may have several modes, or the chains are too short; the draws mix them",
+			info.Rhat, fmtList(info.ChainMeans)))
 	}
 	if info.Divergences > 0 {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("%d of %d NUTS transitions diverged", info.Divergences, s.Chains*s.PerChain))
