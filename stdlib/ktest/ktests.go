@@ -58,11 +58,11 @@ func registerKtests(reg *eval.Registry) {
 			}
 			return eval.Num(v), nil
 		})
-	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10)`,
-		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample, τ² = 1) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and landmarks and tau2 (bkl), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, draws = 20)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample, τ² = 1), "bayes" (the mean of the rbf kernels at draws lengthscales drawn by NUTS from the BKE posterior of the pooled sample, τ² = 1, Gamma(1, 1) prior: the statistic is the mean of MMD² over the draws, and the permutations keep the draws) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and landmarks and tau2 (bkl, bayes), bayes (the draws' mean, q5 and q95, the prior, nuts: {chains, warmup, iterations, divergences, rhat, ess, chain_means}, warnings), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
 		mmdTest)
-	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5)`,
-		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and landmarks and tau2 ({x, y}, bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, draws = 20)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median", "bkl" or "bayes" (each of its own variable; with "bayes" on both the statistic is the mean of HSIC over all pairs of x's and y's draws), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and landmarks and tau2 ({x, y}, bkl, bayes), bayes ({x, y}, as mmd_test's) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
 		hsicTest)
 }
 
@@ -86,6 +86,20 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 	case *kernel.KernelVal:
 		return rktest.Given(v.K), nil
 	case eval.Str:
+		if v == "bayes" {
+			bs, err := BayesSettings(a)
+			if err != nil {
+				return rktest.Chosen{}, err
+			}
+			c, err := rktest.ChooseBayes(a.Th.Context(), data, bs, seed)
+			if err != nil {
+				if e := a.Th.Context().Err(); e != nil {
+					return c, a.Interrupted(e)
+				}
+				return c, a.Errorf(name, "%v", err)
+			}
+			return c, nil
+		}
 		if v == "median" || v == "bkl" {
 			c, err := rktest.Choose(rktest.Choice(v), data, seed)
 			if err != nil {
@@ -94,7 +108,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			return c, nil
 		}
 	}
-	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl", "bayes" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
 }
 
 func isAggregate(a *eval.Args, name string) bool {
@@ -261,8 +275,11 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	}
 	rec := ResultRecord(r)
 	rec.Set("ell", EllValue(c.Ell)).Set("choice", eval.Str(c.Choice))
-	if c.Choice == rktest.ChoiceBKL {
+	if c.Choice == rktest.ChoiceBKL || c.Choice == rktest.ChoiceBayes {
 		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
+	}
+	if c.Bayes != nil {
+		rec.Set("bayes", BayesRecord(c.Bayes))
 	}
 	return rec, nil
 }
@@ -333,14 +350,15 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 		name string
 		c    rktest.Chosen
 	}{{"x", cx}, {"y", cy}} {
-		if v.c.Choice == rktest.ChoiceBKL {
+		if v.c.Choice == rktest.ChoiceBKL || v.c.Choice == rktest.ChoiceBayes {
 			lm.Set(v.name, eval.Num(v.c.Landmarks))
 			t2.Set(v.name, eval.Num(v.c.Tau2))
 		}
 	}
-	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {
+	if cx.Landmarks > 0 || cy.Landmarks > 0 {
 		rec.Set("landmarks", lm).Set("tau2", t2)
 	}
+	BayesFields(rec, cx, cy)
 	return rec, nil
 }
 
