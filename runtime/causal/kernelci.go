@@ -14,11 +14,13 @@ import (
 )
 
 // KernelSpec is how the HSIC kernel of one side is chosen: a Kernel given
-// (Choice ktest.ChoiceGiven), or ChoiceMedian, ChoiceBKL or
+// (Choice ktest.ChoiceGiven), or ChoiceMedian, ChoiceBKL, ChoiceBayes or
 // ChoiceAggregate (then both sides), as hsic_test chooses.
 type KernelSpec struct {
 	Choice ktest.Choice
 	Kernel kernels.Kernel
+	// Bayes configures ChoiceBayes.
+	Bayes ktest.BayesSettings
 }
 
 // KernelTest is the conditional-independence test of section 5 of the BKE
@@ -68,6 +70,12 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 	case ktest.ChoiceAggregate:
 	case ktest.ChoiceGiven:
 		s.chosen = ktest.Given(spec.Kernel)
+	case ktest.ChoiceBayes:
+		c, err := ktest.ChooseBayes(ctx, s.resid, spec.Bayes, seed)
+		if err != nil {
+			return s, err
+		}
+		s.chosen = c
 	default:
 		c, err := ktest.Choose(spec.Choice, s.resid, seed)
 		if err != nil {
