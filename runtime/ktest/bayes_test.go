@@ -245,10 +245,29 @@ func TestBayesPower(t *testing.T) {
 	}
 }
 
+// studentPoints are n×d independent Student-t draws with 3 degrees of
+// freedom: heavy tails, where a lengthscale chosen on the data can sit at
+// the spacing of the bulk or of the outliers.
+func studentPoints(rng *rand.Rand, n, d int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			var c float64
+			for k := 0; k < 3; k++ {
+				g := rng.NormFloat64()
+				c += g * g
+			}
+			x.Set(i, j, rng.NormFloat64()/math.Sqrt(c/3))
+		}
+	}
+	return x
+}
+
 // bayesLevel runs reps seeded replications of the "bayes" test under the
-// null (n + n standard normal rows for MMD; n independent pairs for HSIC)
+// null (n + n standard normal rows for MMD; n independent pairs for HSIC;
+// Student-t(3) rows when heavy)
 // on workers goroutines and returns the rejection rate at α = 0.05.
-func bayesLevel(t *testing.T, hsic bool, reps, n, perms int, bs BayesSettings) float64 {
+func bayesLevel(t *testing.T, hsic, heavy bool, reps, n, perms int, bs BayesSettings) float64 {
 	const alpha = 0.05
 	var mu sync.Mutex
 	rejected := 0
@@ -270,7 +289,14 @@ func bayesLevel(t *testing.T, hsic bool, reps, n, perms int, bs BayesSettings) f
 				if hsic {
 					stream = 2606
 				}
+				if heavy {
+					stream += 2
+				}
 				rng := rand.New(rand.NewPCG(uint64(r), stream))
+				randomPoints := randomPoints
+				if heavy {
+					randomPoints = studentPoints
+				}
 				seed := uint64(r) + 1000
 				s := Settings{Permutations: perms, Seed: seed, Workers: 1}
 				var res Result
@@ -308,33 +334,42 @@ func bayesLevel(t *testing.T, hsic bool, reps, n, perms int, bs BayesSettings) f
 
 // TestBayesLevelUnderTheNull: the rejection rate of the "bayes" tests at
 // α = 0.05 lies within 3 SE of α over seeded replications. The default
-// run is a smoke test (30 replications of 25 + 25 rows, band ±0.119); KML_LONG=1 runs the
-// validation (200 replications of 40 + 40 rows, S = 10, 199 permutations;
-// SE 0.0154, band ±0.046):
+// run is a smoke test (30 replications of 25 + 25 rows, S = 10, short
+// chains; band ±0.119); KML_LONG=1 runs the validation at the default
+// NUTS settings (200 replications of 40 + 40 rows, S = 20, 199
+// permutations; SE 0.0154, band ±0.046), normal and Student-t(3) data:
 //
 //	KML_LONG=1 go test ./runtime/ktest -run TestBayesLevel -v
 func TestBayesLevelUnderTheNull(t *testing.T) {
 	reps, n, perms := 30, 25, 99
 	bs := BayesSettings{Draws: 10, Warmup: 100, PerChain: 50, Workers: 1}
+	cases := []struct {
+		name        string
+		hsic, heavy bool
+	}{{"mmd", false, false}, {"hsic", true, false}}
 	if os.Getenv("KML_LONG") != "" {
 		reps, n, perms = 200, 40, 199
-		bs.Warmup = 200
+		bs = BayesSettings{Workers: 1}
+		cases = append(cases, struct {
+			name        string
+			hsic, heavy bool
+		}{"mmd t3", false, true}, struct {
+			name        string
+			hsic, heavy bool
+		}{"hsic t3", true, true})
 	}
 	const alpha = 0.05
 	se := math.Sqrt(alpha * (1 - alpha) / float64(reps))
-	for _, hsic := range []bool{false, true} {
-		name := "mmd"
-		if hsic {
-			name = "hsic"
-		}
+	for _, c := range cases {
+		name := c.name
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			rate := bayesLevel(t, hsic, reps, n, perms, bs)
+			rate := bayesLevel(t, c.hsic, c.heavy, reps, n, perms, bs)
 			if math.Abs(rate-alpha) > 3*se {
 				t.Errorf("rejection rate %.3f under the null, want %.2f ± %.3f", rate, alpha, 3*se)
 			}
 			t.Logf("%s: rejection rate %.3f ± %.4f (SE) over %d replications, n = %d, S = %d, %d permutations, %.1f s",
-				name, rate, se, reps, n, bs.Draws, perms, time.Since(start).Seconds())
+				name, rate, se, reps, n, bs.withDefaults().Draws, perms, time.Since(start).Seconds())
 		})
 	}
 }
