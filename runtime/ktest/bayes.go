@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/rng"
 	"github.com/kml-lang/kml/runtime/stats"
 )
 
@@ -86,12 +89,26 @@ type BayesInfo struct {
 	Divergences int
 	Rhat, ESS   float64
 	ChainMeans  []float64
-	// Seconds is the NUTS run's wall time.
+	// Modes are the local maxima of the posterior of ℓ on the grid
+	// (gridStart), at most three, highest first; Inits are
+	// the chains' starting lengthscales.
+	Modes []BayesMode
+	Inits []float64
+	// Seconds is the wall time of the grid and the NUTS run.
 	Seconds float64
 	// Warnings are the sampler's diagnostics in words (R-hat above 1.1,
 	// divergences); the test is valid whatever they say, but a mixture of
 	// far-apart lengthscales averages a powerful and a powerless statistic.
 	Warnings []string
+}
+
+// BayesMode is a local maximum of the posterior of ℓ on ChooseBayes's grid
+// with the posterior mass of its basin.
+type BayesMode struct {
+	Ell, Mass float64
+	// Below is how far the log posterior at the mode lies below the
+	// grid's highest value, in nats.
+	Below float64
 }
 
 // ChooseBayes draws S lengthscales from the BKE posterior of data (the
@@ -100,9 +117,10 @@ type BayesInfo struct {
 // function of the rows as a multiset and of seed. The posterior is that of the isotropic ℓ of
 // the derived pseudolikelihood (bke.Model.LogDensity) with τ² fixed and the
 // landmarks held out by bke.Split(data, m, seed), under a Gamma(shape,
-// rate) prior; NUTS samples u = log(ℓ/c), c the median heuristic of data,
-// so that uniform initial points in (−2, 2) are spread around the data's
-// scale. A permutation of the labels (MMD) or of the pairing (HSIC) leaves
+// rate) prior. NUTS samples u = log(ℓ/c), c the median heuristic of data;
+// its chains start at quantiles of the posterior evaluated on a grid of
+// 100 values of u (gridStart), because the posterior can have far-apart
+// modes that a chain does not cross. A permutation of the labels (MMD) or of the pairing (HSIC) leaves
 // the multiset unchanged, so the draws are held fixed by a permutation
 // test and the test keeps its level.
 //
@@ -143,17 +161,20 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 	if err != nil {
 		return Chosen{}, err
 	}
-	res, err := hmc.Sample(ctx, func() (hmc.Model, error) {
-		return &ellPosterior{md: md, tau2: s.Tau2, shape: s.Shape, rate: s.Rate, scale: scale}, nil
-	}, hmc.Settings{Chains: s.Chains, Warmup: s.Warmup, Draws: s.PerChain, Seed: seed,
-		Init: hmc.InitUniform, Workers: s.Workers})
+	newPost := func() *ellPosterior {
+		return &ellPosterior{md: md, tau2: s.Tau2, shape: s.Shape, rate: s.Rate, scale: scale}
+	}
+	start := time.Now()
+	info := &BayesInfo{Settings: s}
+	inits := gridStart(newPost(), s.Chains, info)
+	chains, err := runChains(ctx, newPost, inits, s, seed)
 	if err != nil {
 		return Chosen{}, fmt.Errorf("bayes: NUTS: %w", err)
 	}
-	info := &BayesInfo{Settings: s, Seconds: res.Elapsed.Seconds()}
-	logs := make([][]float64, len(res.Chains))
+	info.Seconds = time.Since(start).Seconds()
+	logs := make([][]float64, len(chains))
 	var all []float64 // ℓ, chain after chain
-	for c, ch := range res.Chains {
+	for c, ch := range chains {
 		info.Divergences += ch.Divergences()
 		logs[c] = make([]float64, len(ch.Draws))
 		var sum float64
@@ -182,6 +203,17 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 			"R-hat %.2f: the chains disagree (their means of ell: %s): the posterior may have several modes, or the chains are too short; the draws mix them",
 			info.Rhat, fmtList(info.ChainMeans)))
 	}
+	var big []string
+	for _, md := range info.Modes {
+		if md.Mass >= 0.05 {
+			big = append(big, fmt.Sprintf("%.3g (%.2f)", md.Ell, md.Mass))
+		}
+	}
+	if len(big) > 1 {
+		info.Warnings = append(info.Warnings, fmt.Sprintf(
+			"the posterior of ell has %d modes with mass of 5%% or more, at %s: the draws mix a powerful and a powerless kernel, in proportions set by the chains' starting points",
+			len(big), strings.Join(big, ", ")))
+	}
 	if info.Divergences > 0 {
 		info.Warnings = append(info.Warnings, fmt.Sprintf("%d of %d NUTS transitions diverged", info.Divergences, s.Chains*s.PerChain))
 	}
@@ -190,6 +222,109 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 		return Chosen{}, err
 	}
 	return Chosen{Kernel: k, Choice: ChoiceBayes, Ell: ells, Landmarks: m, Tau2: s.Tau2, Bayes: info}, nil
+}
+
+// gridPoints is the size of the grid on which ChooseBayes evaluates the
+// posterior before sampling: u = log(ℓ/c) from log 10⁻³ to log 10², as BKL's.
+const gridPoints = 100
+
+// gridStart evaluates the log posterior of u on the grid, records its
+// modes (local maxima with the posterior mass of their basins, the grid
+// cells between the neighbouring minima) in info, and returns the chains'
+// starting points: chain c starts at the grid posterior's (c + ½)/C
+// quantile. The posterior of ℓ can have modes separated by hundreds of
+// nats, which a chain started in the wrong one never leaves; starting from
+// the grid puts the chains where the mass is, and in different modes when
+// no mode holds most of it.
+func gridStart(p *ellPosterior, chains int, info *BayesInfo) []float64 {
+	lo, hi := math.Log(1e-3), math.Log(1e2)
+	step := (hi - lo) / (gridPoints - 1)
+	u := make([]float64, gridPoints)
+	lp := make([]float64, gridPoints)
+	top := math.Inf(-1)
+	for k := range u {
+		u[k] = lo + float64(k)*step
+		lp[k] = p.value(u[k])
+		top = math.Max(top, lp[k])
+	}
+	if math.IsInf(top, -1) {
+		// Nothing evaluates: let NUTS report it from the middle.
+		out := make([]float64, chains)
+		return out
+	}
+	w := make([]float64, gridPoints)
+	var total float64
+	for k, v := range lp {
+		w[k] = math.Exp(v - top)
+		total += w[k]
+	}
+	for k := range w {
+		w[k] /= total
+	}
+	// Modes: each local maximum owns the cells down to the minima on
+	// either side.
+	for k := range lp {
+		if math.IsInf(lp[k], -1) || (k > 0 && lp[k-1] >= lp[k]) || (k < gridPoints-1 && lp[k+1] > lp[k]) {
+			continue
+		}
+		mass := w[k]
+		for j := k - 1; j >= 0 && lp[j] <= lp[j+1]; j-- {
+			mass += w[j]
+		}
+		for j := k + 1; j < gridPoints && lp[j] <= lp[j-1]; j++ {
+			mass += w[j]
+		}
+		info.Modes = append(info.Modes, BayesMode{Ell: p.scale * math.Exp(u[k]), Mass: mass, Below: top - lp[k]})
+	}
+	sort.SliceStable(info.Modes, func(a, b int) bool { return info.Modes[a].Below < info.Modes[b].Below })
+	if len(info.Modes) > 3 {
+		info.Modes = info.Modes[:3]
+	}
+	out := make([]float64, chains)
+	for c := range out {
+		target, cum := (float64(c)+0.5)/float64(chains), 0.0
+		for k := range w {
+			cum += w[k]
+			if cum >= target || k == gridPoints-1 {
+				out[c] = u[k]
+				break
+			}
+		}
+		info.Inits = append(info.Inits, p.scale*math.Exp(out[c]))
+	}
+	return out
+}
+
+// runChains runs one NUTS chain from each starting point, at most
+// s.Workers at once, chain c seeded from (seed, rng.BayesChain + c).
+func runChains(ctx context.Context, newPost func() *ellPosterior, inits []float64, s BayesSettings, seed uint64) ([]*hmc.Chain, error) {
+	chains := make([]*hmc.Chain, len(inits))
+	errs := make([]error, len(inits))
+	sem := make(chan struct{}, s.Workers)
+	var wg sync.WaitGroup
+	for c := range inits {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, err := hmc.Sample(ctx, func() (hmc.Model, error) { return newPost(), nil }, hmc.Settings{
+				Chains: 1, Warmup: s.Warmup, Draws: s.PerChain, Workers: 1,
+				Seed: rng.New(seed, rng.BayesChain.Index(c)).Uint64(), InitPoint: []float64{inits[c]}})
+			if err != nil {
+				errs[c] = err
+				return
+			}
+			chains[c] = res.Chains[0]
+		}(c)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return chains, nil
 }
 
 // sortedRows copies data with its rows in lexicographic order, so that
@@ -243,6 +378,17 @@ type ellPosterior struct {
 }
 
 func (p *ellPosterior) Dim() int { return 1 }
+
+// value is the log posterior at u without its gradient (−Inf where the
+// pseudolikelihood cannot be evaluated).
+func (p *ellPosterior) value(u float64) float64 {
+	ell := p.scale * math.Exp(u)
+	lp, err := p.md.LogDensity(bke.Hyper{Ell: []float64{ell}, Tau2: p.tau2}, nil)
+	if err != nil || math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	return lp + p.shape*math.Log(ell) - p.rate*ell
+}
 
 func (p *ellPosterior) LogDensity(grad, q []float64) (float64, error) {
 	ell := p.scale * math.Exp(q[0])
