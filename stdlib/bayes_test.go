@@ -26,7 +26,7 @@ let p = pc(cbind(x, y, z), kernel: "bayes", names: ["x", "y", "z"], seed: 1, dra
 `)
 	m := lookup[*eval.Record](t, in, "m")
 	for _, want := range []string{`choice: "bayes"`, "landmarks: 32", "tau2: 1", `bayes: {draws: 4, mean: `,
-		`prior: "gamma(1, 1)", nuts: {chains: 2, warmup: 200, iterations: 100, divergences: `} {
+		`prior: "gamma(1, 1)", modes: [{ell: `, `nuts: {chains: 2, warmup: 200, iterations: 100, divergences: `, "inits: ["} {
 		if !strings.Contains(m.String(), want) {
 			t.Errorf("mmd_test record lacks %q: %s", want, m)
 		}

@@ -18,7 +18,8 @@ func BayesSettings(a *eval.Args) (rktest.BayesSettings, error) {
 }
 
 // BayesRecord is the record of a "bayes" choice's draws: their summary,
-// the prior and the NUTS run with its diagnostics.
+// the prior, the grid posterior's modes and the NUTS run with its
+// diagnostics and starting points.
 func BayesRecord(info *rktest.BayesInfo) *eval.Record {
 	s := info.Settings
 	warn := &eval.List{}
@@ -28,11 +29,17 @@ func BayesRecord(info *rktest.BayesInfo) *eval.Record {
 	nuts := eval.NewRecord().Set("chains", eval.Num(s.Chains)).Set("warmup", eval.Num(s.Warmup)).
 		Set("iterations", eval.Num(s.PerChain)).Set("divergences", eval.Num(info.Divergences)).
 		Set("rhat", eval.Num(info.Rhat)).Set("ess", eval.Num(info.ESS)).
-		Set("chain_means", &eval.Vec{Data: info.ChainMeans})
+		Set("chain_means", &eval.Vec{Data: info.ChainMeans}).Set("inits", &eval.Vec{Data: info.Inits}).
+		Set("seconds", eval.Num(info.Seconds))
+	modes := &eval.List{}
+	for _, md := range info.Modes {
+		modes.Elems = append(modes.Elems, eval.NewRecord().Set("ell", eval.Num(md.Ell)).Set("mass", eval.Num(md.Mass)).
+			Set("below", eval.Num(md.Below)))
+	}
 	return eval.NewRecord().Set("draws", eval.Num(s.Draws)).Set("mean", eval.Num(info.Mean)).
 		Set("q5", eval.Num(info.Q5)).Set("q95", eval.Num(info.Q95)).
 		Set("prior", eval.Str(fmt.Sprintf("gamma(%g, %g)", s.Shape, s.Rate))).
-		Set("nuts", nuts).Set("warnings", warn)
+		Set("modes", modes).Set("nuts", nuts).Set("warnings", warn)
 }
 
 // BayesFields adds an HSIC record's bayes: {x, y} when either side's
