@@ -74,7 +74,7 @@ func TestCausalErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`ci_test([1, 2, 3], [1, 2], [], "median", "median")`, "ci_test: x has 3 rows but y has 2"},
 		{causalData + `ci_test(x, y, z[1:10], "median", "median")`, "x has 80 rows but z has 10"},
-		{causalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl" or "aggregate", got string`},
+		{causalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl", "bayes" or "aggregate", got string`},
 		{causalData + `ci_test(x, y, z, "aggregate", "median")`, `needs kx and ky both "aggregate"`},
 		{causalData + `ci_test(x, y, z, "median", "median", method: "exact")`, `method must be "permutation" or "gamma"`},
 		{`ci_test([1, 2, 0/0, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [], "median", "median")`, "x has NaN in row 3"},

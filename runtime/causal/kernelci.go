@@ -14,13 +14,15 @@ import (
 )
 
 // KernelSpec is how the HSIC kernel of one side is chosen: a Kernel given
-// (Choice ktest.ChoiceGiven), or ChoiceMedian, ChoiceBKL or
+// (Choice ktest.ChoiceGiven), or ChoiceMedian, ChoiceBKL, ChoiceBayes or
 // ChoiceAggregate (then both sides), as hsic_test chooses.
 type KernelSpec struct {
 	Choice ktest.Choice
 	Kernel kernels.Kernel
 	// BKL are the settings of ChoiceBKL (zero: the default rules).
 	BKL ktest.BKLOptions
+	// Bayes configures ChoiceBayes.
+	Bayes ktest.BayesSettings
 }
 
 // KernelTest is the conditional-independence test of section 5 of the BKE
@@ -72,6 +74,12 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 		s.chosen = ktest.Given(spec.Kernel)
 	case ktest.ChoiceBKL:
 		c, err := ktest.ChooseBKL(s.resid, seed, spec.BKL)
+		if err != nil {
+			return s, err
+		}
+		s.chosen = c
+	case ktest.ChoiceBayes:
+		c, err := ktest.ChooseBayes(ctx, s.resid, spec.Bayes, seed)
 		if err != nil {
 			return s, err
 		}

@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -36,6 +37,8 @@ type Chosen struct {
 	DrawEll   []float64
 	Maxima    []bke.BKLMaximum
 	Fragile   string
+	// Bayes only: the posterior draws' summary and diagnostics.
+	Bayes *BayesInfo
 }
 
 // Given wraps a user's kernel, reading its lengthscales when it is
@@ -69,6 +72,8 @@ func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
 		ell = m
 	case ChoiceBKL:
 		return ChooseBKL(data, seed, BKLOptions{})
+	case ChoiceBayes:
+		return ChooseBayes(context.Background(), data, BayesSettings{}, seed)
 	default:
 		return Chosen{}, fmt.Errorf("ktest: no rule %q to choose a kernel", c)
 	}

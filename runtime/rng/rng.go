@@ -34,6 +34,10 @@ const (
 	Landmarks Stream = 0x6c616e64 // "land"
 	// BKESplit chooses the rows that bke.Split holds out as landmarks.
 	BKESplit Stream = 0x626b65 // "bke"
+	// BayesChain draws the NUTS seed of chain c of the "bayes" kernel
+	// choice, which runs its chains one by one from their own starting
+	// points (indexed by chain).
+	BayesChain Stream = 0x62617973 // "bays"
 	// Fantasy draws the sampler seeds of kst.Fantasy, one per point.
 	Fantasy Stream = 0x66616e74 // "fant"
 	// Generated seeds the random calls of a model's generated block at

@@ -22,6 +22,7 @@ var historic = map[string]struct {
 	"Median":             {Median, 0x6d6564},
 	"Landmarks":          {Landmarks, 0x6c616e64},
 	"BKESplit":           {BKESplit, 0x626b65},
+	"BayesChain":         {BayesChain, 0x62617973},
 	"Interpreter":        {Interpreter, 0x72756e},
 	"Builtin":            {Builtin, 0x6b6d6c},
 	"ReplayCheck":        {ReplayCheck, 0x72706c79},
@@ -43,7 +44,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			t.Errorf("indexed stream %#x is %d below stream %#x, less than 2¹⁷", uint64(s), vals[i]-uint64(s), vals[i])

@@ -18,11 +18,11 @@ import (
 )
 
 func registerCausal(reg *eval.Registry) {
-	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws = 5)`,
-		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" as in mmd_test. z empty ([]) is hsic_test on x and y. Returns hsic_test's record (with bkl) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
+	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?)`,
+		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. Returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
 		ciTestBuiltin)
-	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws = 5)`,
-		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first . landmarks, noise and draws set "bkl" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
+	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws?)`,
+		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "bayes" (draws lengthscales from each residual's BKE posterior by NUTS; slower), "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first. landmarks, noise and draws set "bkl" and "bayes" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
 		pcBuiltin)
 	reg.Register(`prewhiten(x, order = "aic", max_order = 10)`,
 		`Removes temporal autocorrelation from each column of x (rows in time order): the residuals of a least-squares autoregression x_t = c + a_1 x_{t-1} + ... + a_p x_{t-p} + e_t, fitted on the rows max_order+1.. for every p and column so the residuals stay paired. order: "aic" (p in 0..max_order chosen per column by AIC) or a whole number (p fixed, max_order = order). Returns {x: the residuals (the first max_order rows dropped), order: the order of each column, coef: per column [c, a_1, ..., a_p], dropped: the rows dropped}.`,
@@ -44,9 +44,12 @@ func kernelSpec(a *eval.Args, name string) (rcausal.KernelSpec, error) {
 			return rcausal.KernelSpec{Choice: c, BKL: o}, nil
 		case rktest.ChoiceMedian, rktest.ChoiceAggregate:
 			return rcausal.KernelSpec{Choice: c}, nil
+		case rktest.ChoiceBayes:
+			bs, err := ktest.BayesSettings(a)
+			return rcausal.KernelSpec{Choice: c, Bayes: bs}, err
 		}
 	}
-	return rcausal.KernelSpec{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+	return rcausal.KernelSpec{}, a.Errorf(name, `%s must be a kernel, "median", "bkl", "bayes" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
 }
 
 // ciSettings reads the HSIC settings shared by ci_test and pc.
@@ -161,6 +164,7 @@ func ciRecord(r rcausal.CIResult, aggregate bool) *eval.Record {
 	} else {
 		rec.Set("ell", eval.NewRecord().Set("x", ktest.EllValue(r.X.Ell)).Set("y", ktest.EllValue(r.Y.Ell)))
 		rec.Set("choice", eval.NewRecord().Set("x", eval.Str(r.X.Choice)).Set("y", eval.Str(r.Y.Choice)))
+		ktest.BayesFields(rec, r.X, r.Y)
 	}
 	regs := func(rs []rcausal.Regression) eval.Value {
 		if rs == nil {
@@ -339,7 +343,12 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	rec := pcRecord(res, names)
 	rec.Set("alpha", eval.Num(alpha)).Set("test", eval.Str(test)).Set("kernel", kernelDesc)
 	if bklSpec.Choice == rktest.ChoiceBKL {
-		setting := func(name string) eval.Value { return a.Value(name) }
+		setting := func(name string) eval.Value {
+			if v := a.Value(name); v != nil {
+				return v
+			}
+			return eval.Num(rktest.DefaultDraws) // draws left out
+		}
 		rec.Set("bkl", eval.NewRecord().Set("landmarks", setting("landmarks")).Set("noise", setting("noise")).
 			Set("draws", setting("draws")))
 		keys := make([]string, 0, len(fragile))

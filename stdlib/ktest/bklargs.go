@@ -36,8 +36,10 @@ func BKLOptions(a *eval.Args) (rktest.BKLOptions, error) {
 			return o, a.Errorf("noise", "noise (τ²) must be positive and finite, got %g", o.Tau2)
 		}
 	}
-	if o.Draws, err = a.IntIn("draws", 1, 1000); err != nil {
-		return o, err
+	if a.Given("draws") { // else the default of 5
+		if o.Draws, err = a.IntIn("draws", 1, 1000); err != nil {
+			return o, err
+		}
 	}
 	return o, nil
 }

@@ -58,11 +58,11 @@ func registerKtests(reg *eval.Registry) {
 			}
 			return eval.Num(v), nil
 		})
-	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, landmarks = "auto", noise = "auto", draws = 5)`,
-		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample: the log pseudolikelihood averaged over draws seeded landmark draws of landmarks rows, τ² = noise; "auto": m = max(50, ⌈√n⌉) ≤ n/5 and τ² = m/10, see docs/language.md) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and bkl: {landmarks, tau2, draws, draw_ell, maxima: [{ell, logp}], fragile} (bkl; a warning when the choice is fragile), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, landmarks = "auto", noise = "auto", draws?)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample: the log pseudolikelihood averaged over draws seeded landmark draws of landmarks rows, τ² = noise; "auto": m = max(50, ⌈√n⌉) ≤ n/5 and τ² = m/10, draws 5 by default; see docs/language.md), "bayes" (the mean of the rbf kernels at draws lengthscales (default 20) drawn by NUTS from the BKE posterior of the pooled sample, Gamma(1, 1) prior, landmarks and noise as given, else min(50, n/5) and τ² = 1: the statistic is the mean of MMD² over the draws, and the permutations keep the draws) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and bkl: {landmarks, tau2, draws, draw_ell, maxima: [{ell, logp}], fragile} (bkl; a warning when the choice is fragile), landmarks, tau2 and bayes: {draws, mean, q5, q95, prior, modes, nuts: {chains, warmup, iterations, divergences, rhat, ess, chain_means, inits, seconds}, warnings} (bayes), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
 		mmdTest)
-	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws = 5)`,
-		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median" or "bkl" (each of its own variable, with landmarks, noise and draws as mmd_test), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and bkl: {x, y} of mmd_test's bkl records (bkl) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median", "bkl" or "bayes" (each of its own variable, with landmarks, noise and draws as mmd_test; with "bayes" on both the statistic is the mean of HSIC over all pairs of x's and y's draws), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and bkl: {x, y} of mmd_test's bkl records (bkl), landmarks, tau2 and bayes: {x, y} (bayes) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
 		hsicTest)
 }
 
@@ -86,6 +86,20 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 	case *kernel.KernelVal:
 		return rktest.Given(v.K), nil
 	case eval.Str:
+		if v == "bayes" {
+			bs, err := BayesSettings(a)
+			if err != nil {
+				return rktest.Chosen{}, err
+			}
+			c, err := rktest.ChooseBayes(a.Th.Context(), data, bs, seed)
+			if err != nil {
+				if e := a.Th.Context().Err(); e != nil {
+					return c, a.Interrupted(e)
+				}
+				return c, a.Errorf(name, "%v", err)
+			}
+			return c, nil
+		}
 		if v == "bkl" {
 			o, err := BKLOptions(a)
 			if err != nil {
@@ -105,7 +119,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			return c, nil
 		}
 	}
-	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl", "bayes" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
 }
 
 func isAggregate(a *eval.Args, name string) bool {
@@ -276,6 +290,12 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 		rec.Set("bkl", BKLRecord(c))
 		WarnFragile(a, "the pooled sample", c)
 	}
+	if c.Choice == rktest.ChoiceBayes {
+		rec.Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2))
+	}
+	if c.Bayes != nil {
+		rec.Set("bayes", BayesRecord(c.Bayes))
+	}
 	return rec, nil
 }
 
@@ -341,11 +361,14 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	rec.Set("ell", eval.NewRecord().Set("x", EllValue(cx.Ell)).Set("y", EllValue(cy.Ell)))
 	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
 	BKLFields(a, rec, cx, cy)
+	BayesFields(rec, cx, cy)
 	return rec, nil
 }
 
 // BKLFields sets an HSIC record's bkl field, {x, y} of BKLRecord for the
-// sides chosen by BKL, and warns at the call for a fragile choice.
+// sides chosen by BKL (warning at the call for a fragile choice), and the
+// landmarks and tau2 of the sides chosen by "bayes" (BayesFields adds the
+// draws' record).
 func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
 	b := eval.NewRecord()
 	for _, v := range []struct {
@@ -359,6 +382,20 @@ func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
 	}
 	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {
 		rec.Set("bkl", b)
+	}
+	// "bayes": its landmarks and τ² per side, and the draws' record.
+	lm, t2 := eval.NewRecord(), eval.NewRecord()
+	for _, v := range []struct {
+		name string
+		c    rktest.Chosen
+	}{{"x", cx}, {"y", cy}} {
+		if v.c.Choice == rktest.ChoiceBayes {
+			lm.Set(v.name, eval.Num(v.c.Landmarks))
+			t2.Set(v.name, eval.Num(v.c.Tau2))
+		}
+	}
+	if cx.Choice == rktest.ChoiceBayes || cy.Choice == rktest.ChoiceBayes {
+		rec.Set("landmarks", lm).Set("tau2", t2)
 	}
 }
 
