@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"context"
 	"errors"
+	"strings"
 
 	"github.com/kml-lang/kml/lang/ast"
 )
@@ -17,6 +19,36 @@ func Interrupted(pos ast.Pos, cause error) *ast.Error {
 // call and prefixed with the builtin's name ("sample: interrupted").
 func (a *Args) Interrupted(cause error) error {
 	return &ast.Error{Pos: a.Pos, Msg: a.prefixed("interrupted"), Cause: cause}
+}
+
+// stopped reports whether err, returned by a builtin, is the run's
+// cancellation: an error wrapping context.Canceled or DeadlineExceeded, or
+// any error once the run's context is done (a runtime package that formats
+// the context's error into its own message loses the wrapping).
+func (th *Thread) stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || th.ctx.Err() != nil
+}
+
+// interrupted is the error a builtin stopped by the run's context reports:
+// an "interrupted" error already made further in (a function the builtin
+// called, a nested builtin) is kept with its position; anything else
+// becomes "NAME: interrupted" at the call, so every builtin stops with the
+// same message (and exit status 130 in kml run) however its loop noticed.
+func (th *Thread) interrupted(a *Args, err error) error {
+	var ae *ast.Error
+	if errors.As(err, &ae) && strings.HasSuffix(ae.Msg, "interrupted") && ae.Pos.IsValid() {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
+	cause := th.ctx.Err()
+	if cause == nil {
+		cause = context.Canceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			cause = context.DeadlineExceeded
+		}
+	}
+	return a.Interrupted(cause)
 }
 
 // withFrame returns err with the call f added to its stack: a copy of the
