@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // Interrupted is the error of a run stopped by its context at pos: the user
@@ -19,6 +20,35 @@ func Interrupted(pos ast.Pos, cause error) *ast.Error {
 // call and prefixed with the builtin's name ("sample: interrupted").
 func (a *Args) Interrupted(cause error) error {
 	return &ast.Error{Pos: a.Pos, Msg: a.prefixed("interrupted"), Cause: cause}
+}
+
+// Context is the run's context for the builtin's work: the thread's, and
+// when the run draws progress, carrying the reporter under the builtin's
+// name, so a runtime loop's progress.Start draws "NAME: what 3/10 ...".
+// A long builtin passes it to the runtime instead of a.Th.Context().
+func (a *Args) Context() context.Context {
+	return progress.With(a.Th.ctx, a.Th.in.progress, a.b.Name)
+}
+
+// Progress starts a progress task of total steps for a loop in the
+// builtin itself (nil, which counts nothing, when no progress is drawn).
+// The caller calls Done when the loop ends.
+func (a *Args) Progress(what string, total int) *progress.Task {
+	if a.Th.in.progress == nil {
+		return nil
+	}
+	return progress.Start(a.Context(), what, total)
+}
+
+// Step counts one step of task and returns the builtin's interrupted error
+// once the run is cancelled: the check a builtin's own loop makes at each
+// step (a user function called through CallValue checks too).
+func (a *Args) Step(task *progress.Task) error {
+	task.Add(1)
+	if err := a.Th.ctx.Err(); err != nil {
+		return a.Interrupted(err)
+	}
+	return nil
 }
 
 // stopped reports whether err, returned by a builtin, is the run's
