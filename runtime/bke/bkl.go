@@ -1,11 +1,14 @@
 package bke
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // BKLSettings configures BKL. The zero value works.
@@ -54,6 +57,13 @@ type BKLResult struct {
 // then golden-section refinement in log ℓ of the best Refine local maxima of
 // the grid, each within its two neighbouring grid points.
 func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
+	return BKLContext(context.Background(), x, z, s)
+}
+
+// BKLContext is BKL stopped by ctx: it checks ctx before each evaluation
+// of the log density and returns ctx.Err() once it is done, and counts the
+// evaluations on a progress line when ctx carries a reporter.
+func BKLContext(ctx context.Context, x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 	md, err := New(x, z, s.Options)
 	if err != nil {
 		return BKLResult{}, err
@@ -92,7 +102,13 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 		return BKLResult{}, fmt.Errorf("bke: bkl: lengthscale range [%g, %g]: need 0 < lower < upper", s.Lower, s.Upper)
 	}
 
+	task := progress.Start(ctx, "lengthscales", s.GridPoints)
+	defer task.Done()
 	f := func(logEll float64) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		defer task.Add(1)
 		return md.LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
 	}
 	res := BKLResult{Grid: make([]float64, s.GridPoints), Profile: make([]float64, s.GridPoints)}
@@ -110,6 +126,9 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 			v = math.Inf(-1)
 		}
 		res.Profile[k] = v
+	}
+	if err := ctx.Err(); err != nil {
+		return BKLResult{}, err
 	}
 
 	// Local maxima of the grid profile, best first.
@@ -142,6 +161,9 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 			}
 		}
 		res.Maxima = append(res.Maxima, best)
+	}
+	if err := ctx.Err(); err != nil {
+		return BKLResult{}, err
 	}
 	sort.SliceStable(res.Maxima, func(a, b int) bool { return res.Maxima[a].LogDensity > res.Maxima[b].LogDensity })
 	res.Ell, res.LogDensity = res.Maxima[0].Ell, res.Maxima[0].LogDensity
