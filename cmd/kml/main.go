@@ -59,7 +59,11 @@ output), takes one gradient of each model at the origin, and prints
 
 Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
-130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported).
+130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported;
+a second Ctrl-C ends kml at once).
+
+On a terminal, long builtins (sample, kernel tests, pc, cv, tune, bkl) draw a
+progress line on stderr; never under --json or when stderr is not a terminal.
 `
 
 func main() {
