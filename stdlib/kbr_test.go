@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -243,7 +244,7 @@ let bad = cv([x, y], eps: [0.01], delta: [0.01], criterion: "pointwise", seed: 5
 		return mat.NewDense(200, 1, lookup[*eval.Vec](t, in, name).Data)
 	}
 	k, _ := kernels.NewRBF([]float64{1})
-	want, err := kbr.CV(col("x"), col("y"), k, k, []float64{0.001, 0.1}, []float64{1e-6, 0.01, 1}, 4, kbr.Marginal, kbr.Settings{}, rng.New(5, rng.Builtin))
+	want, err := kbr.CV(context.Background(), col("x"), col("y"), k, k, []float64{0.001, 0.1}, []float64{1e-6, 0.01, 1}, 4, kbr.Marginal, kbr.Settings{}, rng.New(5, rng.Builtin))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func explainFile(file string, opts eval.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s declares no model\n", file)
 		return exitOK // nothing to explain, so nothing is run
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(stderr)
 	defer stop()
 	opts.Stdout, opts.Context = io.Discard, ctx
 	opts.KeepStmt = func(p ast.Pos) bool { return keep[p] }

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/chzyer/readline"
@@ -59,7 +60,11 @@ output), takes one gradient of each model at the origin, and prints
 
 Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
-130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported).
+130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported;
+a second Ctrl-C ends kml at once).
+
+On a terminal, long builtins (sample, kernel tests, pc, cv, tune, bkl) draw a
+progress line on stderr; never under --json or when stderr is not a terminal.
 `
 
 func main() {
@@ -186,7 +191,7 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(stderr)
 	defer stop()
 	opts.Context = ctx
 	in := eval.New(opts)
@@ -195,26 +200,43 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 }
 
 // interruptible is a context cancelled by the first SIGINT or SIGTERM, so a
-// running fit stops at its next check and the script ends with the
-// statement's position. A second signal, once the first has been taken,
-// kills the process as usual.
-func interruptible() (context.Context, context.CancelFunc) {
+// running computation stops at its next check and the script ends with the
+// statement's position. A second signal ends the process at once with
+// status 130, whatever the computation is doing: the handler stays
+// installed (a shell starts a background job with SIGINT ignored, and
+// stopping the relay would make that signal ignored again), and exits
+// itself instead of relying on the default action.
+func interruptible(stderr io.Writer) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 1)
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
 	go func() {
 		select {
 		case <-sig:
-			signal.Stop(sig)
 			cancel()
-		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			fmt.Fprintln(stderr, "\nerror: interrupted again: stopping at once")
+			exit(exitSignal)
+		case <-done:
 		}
 	}()
+	var once sync.Once
 	return ctx, func() {
-		signal.Stop(sig)
-		cancel()
+		once.Do(func() {
+			signal.Stop(sig)
+			close(done)
+			cancel()
+		})
 	}
 }
+
+// exit ends the process (a variable so a test can see the call).
+var exit = os.Exit
 
 func checkFile(args []string, stdout, stderr io.Writer) int {
 	explain := false

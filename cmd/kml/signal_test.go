@@ -16,6 +16,9 @@ import (
 // signal): with KML_TEST_MAIN set, the test binary is `kml`.
 func TestMain(m *testing.M) {
 	if os.Getenv("KML_TEST_MAIN") == "1" {
+		if os.Getenv("KML_TEST_DEAF") == "1" {
+			registerDeaf()
+		}
 		main()
 	}
 	os.Exit(m.Run())

@@ -1,9 +1,12 @@
 package eval
 
 import (
+	"context"
 	"errors"
+	"strings"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // Interrupted is the error of a run stopped by its context at pos: the user
@@ -17,6 +20,65 @@ func Interrupted(pos ast.Pos, cause error) *ast.Error {
 // call and prefixed with the builtin's name ("sample: interrupted").
 func (a *Args) Interrupted(cause error) error {
 	return &ast.Error{Pos: a.Pos, Msg: a.prefixed("interrupted"), Cause: cause}
+}
+
+// Context is the run's context for the builtin's work: the thread's, and
+// when the run draws progress, carrying the reporter under the builtin's
+// name, so a runtime loop's progress.Start draws "NAME: what 3/10 ...".
+// A long builtin passes it to the runtime instead of a.Th.Context().
+func (a *Args) Context() context.Context {
+	return progress.With(a.Th.ctx, a.Th.in.progress, a.b.Name)
+}
+
+// Progress starts a progress task of total steps for a loop in the
+// builtin itself (nil, which counts nothing, when no progress is drawn).
+// The caller calls Done when the loop ends.
+func (a *Args) Progress(what string, total int) *progress.Task {
+	if a.Th.in.progress == nil {
+		return nil
+	}
+	return progress.Start(a.Context(), what, total)
+}
+
+// Step counts one step of task and returns the builtin's interrupted error
+// once the run is cancelled: the check a builtin's own loop makes at each
+// step (a user function called through CallValue checks too).
+func (a *Args) Step(task *progress.Task) error {
+	task.Add(1)
+	if err := a.Th.ctx.Err(); err != nil {
+		return a.Interrupted(err)
+	}
+	return nil
+}
+
+// stopped reports whether err, returned by a builtin, is the run's
+// cancellation: an error wrapping context.Canceled or DeadlineExceeded, or
+// any error once the run's context is done (a runtime package that formats
+// the context's error into its own message loses the wrapping).
+func (th *Thread) stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || th.ctx.Err() != nil
+}
+
+// interrupted is the error a builtin stopped by the run's context reports:
+// an "interrupted" error already made further in (a function the builtin
+// called, a nested builtin) is kept with its position; anything else
+// becomes "NAME: interrupted" at the call, so every builtin stops with the
+// same message (and exit status 130 in kml run) however its loop noticed.
+func (th *Thread) interrupted(a *Args, err error) error {
+	var ae *ast.Error
+	if errors.As(err, &ae) && strings.HasSuffix(ae.Msg, "interrupted") && ae.Pos.IsValid() {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
+	cause := th.ctx.Err()
+	if cause == nil {
+		cause = context.Canceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			cause = context.DeadlineExceeded
+		}
+	}
+	return a.Interrupted(cause)
 }
 
 // withFrame returns err with the call f added to its stack: a copy of the

@@ -359,6 +359,8 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 		var ae *ast.Error
 		var list ast.ErrorList
 		switch {
+		case th.stopped(err):
+			err = th.interrupted(a, err)
 		case errors.As(err, &ae):
 			err = placed(err, a.Pos)
 		case errors.As(err, &list):
@@ -396,6 +398,9 @@ func (th *Thread) CallValue(pos ast.Pos, fv Value, args ...Value) (Value, error)
 		defer func() { th.depth-- }()
 		if th.depth > maxDepth {
 			return nil, ast.Errorf(pos, "calls nested deeper than %d", maxDepth)
+		}
+		if err := th.cancelled(pos); err != nil {
+			return nil, err
 		}
 		fenv := NewEnv(f.env)
 		for i, p := range f.decl.Params {

@@ -13,6 +13,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/grammar"
+	"github.com/kml-lang/kml/runtime/progress"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -40,8 +41,13 @@ type Options struct {
 	Context context.Context
 	// JSON makes `print` write each argument as a line of JSON.
 	JSON bool
-	// Progress lets samplers draw progress bars on Stderr.
+	// Progress lets long builtins (sample, the kernel tests, pc, tune,
+	// ...) draw a progress line on Stderr: set it only when Stderr is a
+	// terminal and the output is not read by a program (kml run --json).
 	Progress bool
+	// ProgressTo, when set, is where the progress line is drawn instead
+	// of Stderr (a test passes a buffer standing for a terminal).
+	ProgressTo io.Writer
 	// MaxMemory bounds the bytes of one dense result (a Gram matrix, a
 	// matrix product); default DefaultMemoryBudget, half the machine's memory.
 	MaxMemory int64
@@ -75,6 +81,8 @@ type Interpreter struct {
 	parsed    map[string]*ast.File // imported files by key
 	imported  map[string]*Env      // evaluated imports by key
 	baseDirs  []string             // directory of each file being run, innermost last
+
+	progress *progress.Reporter // nil unless Options.Progress
 }
 
 // New makes an interpreter.
@@ -110,6 +118,9 @@ func New(opts Options) *Interpreter {
 		parsed:   map[string]*ast.File{},
 		imported: map[string]*Env{},
 	}
+	if opts.Progress {
+		in.progress = progress.New(in.ProgressWriter())
+	}
 	in.checker = &check.Checker{Universe: reg, Importer: importer{in}}
 	in.scope = check.NewScope(in.checker.Root())
 	in.env = NewEnv(nil)
@@ -124,6 +135,19 @@ func (in *Interpreter) Stdout() io.Writer { return in.opts.Stdout }
 
 // Stderr is where warnings and progress go.
 func (in *Interpreter) Stderr() io.Writer { return in.opts.Stderr }
+
+// ProgressWriter is where progress is drawn (Options.ProgressTo, default
+// Stderr); only meaningful when Options.Progress is set.
+func (in *Interpreter) ProgressWriter() io.Writer {
+	if in.opts.ProgressTo != nil {
+		return in.opts.ProgressTo
+	}
+	return in.opts.Stderr
+}
+
+// Progress is the reporter long builtins draw their line with (nil when the
+// run draws no progress); a test may change its Delay and clock.
+func (in *Interpreter) Progress() *progress.Reporter { return in.progress }
 
 // Sandbox is the set of directories scripts may use.
 func (in *Interpreter) Sandbox() *sandbox.Sandbox { return in.sandbox }

@@ -1,11 +1,14 @@
 package bke
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // BKLSettings configures BKL. The zero value works.
@@ -54,6 +57,13 @@ type BKLResult struct {
 // then golden-section refinement in log ℓ of the best Refine local maxima of
 // the grid, each within its two neighbouring grid points.
 func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
+	return BKLContext(context.Background(), x, z, s)
+}
+
+// BKLContext is BKL stopped by ctx: it checks ctx before each evaluation
+// of the log density and returns ctx.Err() once it is done, and counts the
+// evaluations on a progress line when ctx carries a reporter.
+func BKLContext(ctx context.Context, x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 	md, err := New(x, z, s.Options)
 	if err != nil {
 		return BKLResult{}, err
@@ -61,10 +71,20 @@ func BKL(x, z *mat.Dense, s BKLSettings) (BKLResult, error) {
 	if err := s.defaults(md); err != nil {
 		return BKLResult{}, err
 	}
+	task := progress.Start(ctx, "lengthscales", s.GridPoints)
+	defer task.Done()
 	f := func(logEll float64) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		defer task.Add(1)
 		return md.LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
 	}
-	return bklSearch(f, s)
+	r, err := bklSearch(f, s)
+	if cerr := ctx.Err(); cerr != nil {
+		return BKLResult{}, cerr
+	}
+	return r, err
 }
 
 // defaults fills in s's zero fields, the grid's range from md's data and

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // CITest returns the p-value of the test of variable i ⟂ variable j given
@@ -98,6 +99,10 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 	}
 	res := &Result{N: n}
 	sep := map[[2]int][]int{}
+	// The number of tests is known one conditioning-set size at a time:
+	// the line counts them with the time so far.
+	task := progress.Start(ctx, "tests", 0)
+	defer task.Done()
 	for l := 0; s.MaxCond < 0 || l <= s.MaxCond; l++ {
 		nb := make([][]int, n)
 		for i := range nb {
@@ -120,6 +125,7 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 		}
 		out := make([]edgeOutcome, len(jobs))
 		par.Blocks(len(jobs), 1, s.Workers, func(k, _, _ int) {
+			defer task.Add(1)
 			i, j := jobs[k][0], jobs[k][1]
 			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha)
 		})

@@ -1,10 +1,13 @@
 package kbr
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/progress"
 
 	"github.com/kml-lang/kml/runtime/kernels"
 )
@@ -30,7 +33,7 @@ const (
 // kernel Bayes' rule on (x, y) with the training X as the prior. The
 // folds are a random partition drawn from rnd. Settings.Rank and Tol of
 // s are used; its Eps and Delta are ignored.
-func CV(x, y *mat.Dense, kx, ky kernels.Kernel, eps, delta []float64, folds int, crit Criterion, s Settings, rnd *rand.Rand) (*mat.Dense, error) {
+func CV(ctx context.Context, x, y *mat.Dense, kx, ky kernels.Kernel, eps, delta []float64, folds int, crit Criterion, s Settings, rnd *rand.Rand) (*mat.Dense, error) {
 	if err := checkJoint(x, y); err != nil {
 		return nil, err
 	}
@@ -47,6 +50,8 @@ func CV(x, y *mat.Dense, kx, ky kernels.Kernel, eps, delta []float64, folds int,
 	}
 	perm := rnd.Perm(n)
 	scores := mat.NewDense(len(eps), len(delta), nil)
+	task := progress.Start(ctx, "fits", folds*len(eps)*len(delta))
+	defer task.Done()
 	for f := 0; f < folds; f++ {
 		var train, test []int
 		for i, p := range perm {
@@ -72,6 +77,10 @@ func CV(x, y *mat.Dense, kx, ky kernels.Kernel, eps, delta []float64, folds int,
 		}
 		for a, e := range eps {
 			for b, d := range delta {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				task.Add(1)
 				st := s
 				st.Eps, st.Delta = e, d
 				p, err := New(xtr, ytr, kx, ky, Prior{U: xtr}, st)

@@ -1,6 +1,7 @@
 package kbr
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -18,7 +19,7 @@ func TestCVMatchesDirectComputation(t *testing.T) {
 	eps, delta := []float64{0.01, 0.1}, []float64{1e-4, 1e-2}
 	k := gauss(ell)
 	for _, crit := range []Criterion{Marginal, Pointwise} {
-		got, err := CV(x, y, rbf(t, ell), rbf(t, ell), eps, delta, 3, crit, Settings{}, rand.New(rand.NewPCG(9, 9)))
+		got, err := CV(context.Background(), x, y, rbf(t, ell), rbf(t, ell), eps, delta, 3, crit, Settings{}, rand.New(rand.NewPCG(9, 9)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // The exact MMD null by the method of four Russians. eᵀKe is a sum over
@@ -30,6 +31,8 @@ const nullChunk = 1024
 // given (index −1) and permutations 0..B−1, in fixed chunks of nullChunk.
 func exactLabelNull(ctx context.Context, f *exactForms, m int, s Settings) (float64, []float64, error) {
 	all := make([]float64, 0, s.Permutations+1)
+	task := progress.Start(ctx, "permutations", s.Permutations)
+	defer task.Done()
 	for lo := -1; lo < s.Permutations; lo += nullChunk {
 		ids := make([]int, 0, nullChunk)
 		for b := lo; b < min(lo+nullChunk, s.Permutations); b++ {
@@ -40,6 +43,7 @@ func exactLabelNull(ctx context.Context, f *exactForms, m int, s Settings) (floa
 			return 0, nil, err
 		}
 		all = append(all, st...)
+		task.Add(len(ids))
 	}
 	return all[0], all[1:], nil
 }

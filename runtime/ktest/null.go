@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/progress"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -58,10 +59,13 @@ func (f *featureForms) labelNull(ctx context.Context, m int, s Settings) (float6
 	newScratch := func() *scratch {
 		return &scratch{e: make([]float64, permBlock*nTot), buf: make([]float64, permBlock*f.r), perm: make([]int, nTot)}
 	}
+	task := progress.Start(ctx, "permutations", s.Permutations)
+	defer task.Done()
 	par.Each(s.Permutations, permBlock, s.Workers, newScratch, func(w *scratch, _, lo, hi int) {
 		if ctx.Err() != nil {
 			return
 		}
+		defer task.Add(hi - lo)
 		rows := hi - lo
 		e := w.e
 		clear(e)
@@ -90,10 +94,13 @@ func permutationsVec(ctx context.Context, n int, s Settings, newBody func() func
 		perm []int
 	}
 	newWorker := func() worker { return worker{newBody(), make([]int, n)} }
+	task := progress.Start(ctx, "permutations", s.Permutations)
+	defer task.Done()
 	par.Each(s.Permutations, 1, s.Workers, newWorker, func(w worker, b, _, _ int) {
 		if ctx.Err() != nil {
 			return
 		}
+		defer task.Add(1)
 		shuffled(s.Seed, b, w.perm)
 		w.body(b, w.perm)
 	})

@@ -287,7 +287,7 @@ func bklBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		x, z = rbke.Split(x, m, seed)
 	}
-	r, err := rbke.BKL(x, z, rbke.BKLSettings{Tau2: tau2})
+	r, err := rbke.BKLContext(a.Context(), x, z, rbke.BKLSettings{Tau2: tau2})
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}

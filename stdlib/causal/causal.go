@@ -142,9 +142,9 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 		z = nil
 	}
 	t := rcausal.KernelTest{KX: kx, KY: ky, Method: method, Settings: s}
-	r, err := t.Test(a.Th.Context(), x, y, z, s.Seed)
+	r, err := t.Test(a.Context(), x, y, z, s.Seed)
 	if err != nil {
-		if e := a.Th.Context().Err(); e != nil {
+		if e := a.Context().Err(); e != nil {
 			return nil, a.Interrupted(e)
 		}
 		return nil, a.Fail("%v", err)
@@ -333,9 +333,9 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	default:
 		return nil, a.Errorf("test", `test must be "kernel" or "fisher_z", got %q`, test)
 	}
-	res, err := rcausal.PC(a.Th.Context(), p, ci, rcausal.Settings{Alpha: alpha, MaxCond: maxCond})
+	res, err := rcausal.PC(a.Context(), p, ci, rcausal.Settings{Alpha: alpha, MaxCond: maxCond})
 	if err != nil {
-		if e := a.Th.Context().Err(); e != nil {
+		if e := a.Context().Err(); e != nil {
 			return nil, a.Interrupted(e)
 		}
 		return nil, a.Fail("%v", err)

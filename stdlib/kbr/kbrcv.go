@@ -54,7 +54,7 @@ func registerKbrcv(reg *eval.Registry) {
 			if err != nil {
 				return nil, err
 			}
-			scores, err := rkbr.CV(x, y, kx, ky, eps, delta, int(folds), rkbr.Criterion(crit), rkbr.Settings{Rank: int(rank)}, rnd)
+			scores, err := rkbr.CV(a.Context(), x, y, kx, ky, eps, delta, int(folds), rkbr.Criterion(crit), rkbr.Settings{Rank: int(rank)}, rnd)
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}

@@ -32,7 +32,7 @@ func fantasyBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := rkst.Fantasy(a.Th.Context(), k, h, rkst.FantasySettings{N: int(n), Dim: int(dim), Box: box, Warmup: int(warmup), Seed: seed})
+	x, err := rkst.Fantasy(a.Context(), k, h, rkst.FantasySettings{N: int(n), Dim: int(dim), Box: box, Warmup: int(warmup), Seed: seed})
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}

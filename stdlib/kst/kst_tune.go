@@ -46,7 +46,17 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	candidates := len(ells)
+	if method != "kde" {
+		candidates *= max(len(s0s), 1) * max(len(as), 1) * max(len(bs), 1)
+	}
+	task := a.Progress("candidates", candidates)
+	defer task.Done()
 	build := func(k kernels.Kernel, h rkst.Hyper) (rkst.Density, error) {
+		// Each candidate is a fit: the check that lets Ctrl-C stop tune.
+		if err := a.Step(task); err != nil {
+			return nil, err
+		}
 		if method == "kde" {
 			return rkst.NewKDE(k, train)
 		}

@@ -256,7 +256,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 		if method == string(rktest.Gamma) {
 			return nil, a.Errorf("method", `the aggregate test needs the permutation method`)
 		}
-		r, err := rktest.MMDAggregateTest(a.Th.Context(), x, y, s)
+		r, err := rktest.MMDAggregateTest(a.Context(), x, y, s)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -279,7 +279,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if method == string(rktest.Gamma) {
 		r, err = rktest.MMDGammaTest(c.Kernel, x, y, s)
 	} else {
-		r, err = rktest.MMDTest(a.Th.Context(), c.Kernel, x, y, s)
+		r, err = rktest.MMDTest(a.Context(), c.Kernel, x, y, s)
 	}
 	if err != nil {
 		return nil, a.Fail("%v", err)
@@ -331,7 +331,7 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	if ax {
-		r, err := rktest.HSICAggregateTest(a.Th.Context(), x, y, rktest.Method(method), s)
+		r, err := rktest.HSICAggregateTest(a.Context(), x, y, rktest.Method(method), s)
 		if err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -350,7 +350,7 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := rktest.HSICTest(a.Th.Context(), cx.Kernel, cy.Kernel, x, y, rktest.Method(method), s)
+	r, err := rktest.HSICTest(a.Context(), cx.Kernel, cy.Kernel, x, y, rktest.Method(method), s)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
