@@ -2,29 +2,6 @@ package eval
 
 import "github.com/kml-lang/kml/runtime/ad"
 
-// Node is a number computed from params with the given partial derivatives
-// (one per param): a Num when no param depends on model parameters, else one
-// tape node whose parents are the params on the tape. The node is opaque:
-// the tape cannot compute it again, so a model that records one is walked
-// at every gradient instead of replayed (runtime/ad). New code uses FuncNode;
-// Node remains for the builtins not yet converted.
-func Node(value float64, params []Value, partials []float64) Value {
-	var t *ad.Tape
-	var parents []ad.Var
-	var dp []float64
-	for i, p := range params {
-		if a, ok := p.(*ADNum); ok {
-			t = a.T
-			parents = append(parents, a.V)
-			dp = append(dp, partials[i])
-		}
-	}
-	if t == nil {
-		return Num(value)
-	}
-	return &ADNum{T: t, V: t.Node(value, parents, dp)}
-}
-
 // FuncNode is the number f computes from params: f(x, d) returns the value at
 // the params' values x (one per param, in order) and writes the partial
 // derivatives with respect to them into d. When no param is on a tape the

@@ -513,18 +513,41 @@ func adArith(t *ad.Tape, op string, a array, i int, b array, j int) ad.Var {
 		}
 	}
 	// x % y = x − y·floor(x/y): derivative 1 in x and −floor(x/y) in y,
-	// almost everywhere.
-	xv, yv := valueAt(t, a, i), valueAt(t, b, j)
-	r := arith["%"](xv, yv)
+	// almost everywhere; one replayable node computed from its operands.
+	xc, yc := peekAt(t, a, i), peekAt(t, b, j)
 	var parents []ad.Var
-	var partials []float64
+	xp, yp := -1, -1 // the operands' places among the parents, −1 for data
 	if a.t != nil {
-		parents, partials = append(parents, a.vs[i]), append(partials, 1)
+		xp, parents = len(parents), append(parents, a.vs[i])
 	}
 	if b.t != nil {
-		parents, partials = append(parents, b.vs[j]), append(partials, -math.Floor(xv/yv))
+		yp, parents = len(parents), append(parents, b.vs[j])
 	}
-	return t.Node(r, parents, partials)
+	return t.Func(parents, func(v, d []float64) float64 {
+		xv, yv := xc, yc
+		if xp >= 0 {
+			xv = v[xp]
+		}
+		if yp >= 0 {
+			yv = v[yp]
+		}
+		if xp >= 0 {
+			d[xp] = 1
+		}
+		if yp >= 0 {
+			d[yp] = -math.Floor(xv / yv)
+		}
+		return arith["%"](xv, yv)
+	})
+}
+
+// peekAt is element i of a, a tape value read without marking the
+// recording (the node it goes into recomputes it at replay).
+func peekAt(t *ad.Tape, a array, i int) float64 {
+	if a.t != nil {
+		return t.Peek(a.vs[i])
+	}
+	return a.f[i]
 }
 
 func valueAt(t *ad.Tape, a array, i int) float64 {
@@ -622,9 +645,13 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 	// product with a data matrix is one vector node (ad.MatVec).
 	dot := func(left array, lrow int, right array, rcol int) ad.Var {
 		k := inner(left, true)
+		// Each term's operands: a parent's place, or −1 and the data value.
+		type operand struct {
+			p int
+			c float64
+		}
+		terms := make([][2]operand, k)
 		var parents []ad.Var
-		var partials []float64
-		val := 0.0
 		for j := 0; j < k; j++ {
 			li, ri := j, j
 			if left.rank == 2 {
@@ -633,18 +660,35 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 			if right.rank == 2 {
 				ri = j*right.cols + rcol
 			}
-			lv, rv := valueAt(t, left, li), valueAt(t, right, ri)
-			val += lv * rv
+			l, r := operand{-1, peekAt(t, left, li)}, operand{-1, peekAt(t, right, ri)}
 			if left.t != nil {
-				parents = append(parents, left.vs[li])
-				partials = append(partials, rv)
+				l.p, parents = len(parents), append(parents, left.vs[li])
 			}
 			if right.t != nil {
-				parents = append(parents, right.vs[ri])
-				partials = append(partials, lv)
+				r.p, parents = len(parents), append(parents, right.vs[ri])
 			}
+			terms[j] = [2]operand{l, r}
 		}
-		return t.Node(val, parents, partials)
+		return t.Func(parents, func(v, d []float64) float64 {
+			val := 0.0
+			for _, tm := range terms {
+				lv, rv := tm[0].c, tm[1].c
+				if tm[0].p >= 0 {
+					lv = v[tm[0].p]
+				}
+				if tm[1].p >= 0 {
+					rv = v[tm[1].p]
+				}
+				val += lv * rv
+				if tm[0].p >= 0 {
+					d[tm[0].p] = rv
+				}
+				if tm[1].p >= 0 {
+					d[tm[1].p] = lv
+				}
+			}
+			return val
+		})
 	}
 	switch {
 	case a.rank == 1 && b.rank == 1:

@@ -210,6 +210,11 @@ model m {
   c ~ normal(0, 1)
   y ~ normal(atan2(a, c) + log_sum_exp([a, c]) + softmax([a, c, 0, 1]), 1)
 }`, true, ""},
+	{"dot_mod", `model m {
+  v[4] ~ normal(0, 1)
+  a ~ normal(0, 1)
+  y ~ normal((v @ v) + (a % 1.5), 1)
+}`, true, ""},
 	{"categorical", `model m {
   beta[3] ~ normal(0, 1)
   k + 1 ~ categorical_logit(concat(beta, 0))

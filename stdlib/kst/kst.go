@@ -154,12 +154,13 @@ func densityPoints(a *eval.Args, name string, dim int) (x *mat.Dense, single boo
 }
 
 // adPoint returns the elements of v when it is one point of dimension dim
-// that depends on model parameters, as values for eval.Node.
+// that depends on model parameters, for eval.FuncNode, and their values
+// (peeked: the node recomputes from them).
 func adPoint(v eval.Value, dim int) ([]eval.Value, []float64, bool) {
 	switch v := v.(type) {
 	case *eval.ADNum:
 		if dim == 1 {
-			return []eval.Value{v}, []float64{v.Value()}, true
+			return []eval.Value{v}, []float64{v.Peek()}, true
 		}
 	case *eval.ADVec:
 		if len(v.Vs) == dim && dim > 1 {
@@ -167,7 +168,7 @@ func adPoint(v eval.Value, dim int) ([]eval.Value, []float64, bool) {
 			for i := range ps {
 				ps[i] = eval.Elem(v, i)
 			}
-			return ps, v.Values(), true
+			return ps, v.Peeks(), true
 		}
 	}
 	return nil, nil, false
@@ -186,14 +187,27 @@ func densityLogPDF(a *eval.Args, dName, pName string) (eval.Value, error) {
 		if !ok {
 			return nil, a.Errorf(dName, "%s has no gradient in its points", d)
 		}
+		finite := func(x []float64) bool {
+			for _, v := range x {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return false
+				}
+			}
+			return true
+		}
 		for _, v := range x {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, a.Errorf(pName, "%s has the non-finite value %v", pName, v)
 			}
 		}
-		grad := make([]float64, len(x))
-		lp := gd.LogPDFGrad(grad, x)
-		return eval.Node(lp, ps, grad), nil
+		// One replayable node: log q and its gradient at the point's
+		// values (NaN, so a walk that reports, at a non-finite point).
+		return eval.FuncNode(ps, func(x, d []float64) float64 {
+			if !finite(x) {
+				return math.NaN()
+			}
+			return gd.LogPDFGrad(d, x)
+		}), nil
 	}
 	x, single, err := densityPoints(a, pName, d.D.Dim())
 	if err != nil {
