@@ -32,35 +32,16 @@ func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (ev
 	if !ok || eval.IsAD(x) {
 		return nil, fmt.Errorf("%s must be categories (whole numbers from 1 to %d), got %s", what, k, eval.Describe(x))
 	}
-	beta := make([]float64, k)
-	for j := range beta {
-		beta[j], _, _ = paramPeek(c.Beta, j) // recomputed by the node below
-	}
-	m := math.Inf(-1)
-	for _, b := range beta {
-		m = math.Max(m, b)
-	}
-	z := 0.0
-	for _, b := range beta {
-		z += math.Exp(b - m)
-	}
-	lse := m + math.Log(z)
 	count := make([]float64, k)
-	total := 0.0
 	for i, y := range ys {
 		if y != math.Trunc(y) || y < 1 || y > float64(k) {
 			return nil, &SupportError{fmt.Sprintf("%s has element %d = %s, not a category from 1 to %d", what, i+1, eval.FormatNumber(y), k)}
 		}
 		count[int(y)-1]++
-		total += beta[int(y)-1]
 	}
 	n := float64(len(ys))
-	total -= n * lse
-	if t == nil || !eval.IsAD(c.Beta) {
-		return eval.Num(total), nil
-	}
-	// One replayable node that recomputes the sum, in the same order, from
-	// the log-odds at each replay.
+	// A number for data log-odds; on the tape one replayable node that
+	// recomputes the sum from the log-odds at each replay.
 	params := make([]eval.Value, k)
 	for j := range params {
 		params[j] = eval.Elem(c.Beta, j)
