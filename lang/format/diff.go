@@ -15,6 +15,7 @@ func Diff(name, old, new string) string {
 	a, b := splitLines(old), splitLines(new)
 	ops := myers(a, b)
 	var out strings.Builder
+	name = strings.TrimPrefix(name, "/")
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
 	const context = 3
 	for i := 0; i < len(ops); {
