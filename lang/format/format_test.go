@@ -153,6 +153,21 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// TestExamplesFormatted keeps examples/ in the canonical layout.
+func TestExamplesFormatted(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.kml"))
+	for _, f := range files {
+		src, _ := os.ReadFile(f)
+		out, err := Source(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(src) {
+			t.Errorf("%s is not formatted; run kml fmt -w on it:\n%s", f, Diff(f, string(src), string(out)))
+		}
+	}
+}
+
 func FuzzSource(f *testing.F) {
 	for _, src := range corpus(f) {
 		f.Add(src)
