@@ -41,6 +41,7 @@ Usage:
   kml check FILE.kml                                       parse and check without running
   kml check --explain FILE.kml   also say, for each model, whether its gradient
                                  replays the first recording or walks the model, and why
+  kml fmt [-w] [-d] FILE.kml...  print in the canonical layout; -w rewrites, -d diffs (exit 1)
   kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
   kml version                            print the version
   kml help                               print this help
@@ -105,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		return runFile(args[1:], stdout, stderr)
 	case "check":
 		return checkFile(args[1:], stdout, stderr)
+	case "fmt":
+		return fmtFiles(args[1:], stdin, stdout, stderr)
 	case "repl":
 		allowed, ok := replOptions(args[1:], stderr)
 		if !ok {
