@@ -250,3 +250,16 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestPanicIsAnError checks that a panic while handling a request becomes
+// an error reply and the session goes on.
+func TestPanicIsAnError(t *testing.T) {
+	old := Format
+	defer func() { Format = old }()
+	Format = func(string, []byte) ([]byte, error) { panic("boom") }
+	s := &server{initialized: true, docs: map[string]*document{"file:///a.kml": {path: "/a.kml", text: newText("")}}}
+	_, err := s.safeHandle(&message{Method: "textDocument/formatting", ID: []byte("1"), Params: []byte(`{"textDocument":{"uri":"file:///a.kml"}}`)})
+	if re, ok := err.(*respError); !ok || re.Code != codeInternalError || !strings.Contains(re.Message, "boom") {
+		t.Errorf("panic gave %v", err)
+	}
+}

@@ -73,7 +73,7 @@ func Serve(r io.Reader, w io.Writer, log io.Writer) error {
 		if m.Method == "" {
 			continue // a response to a request of ours: there are none
 		}
-		result, err := s.handle(&m)
+		result, err := s.safeHandle(&m)
 		if m.isRequest() {
 			if werr := s.conn.reply(m.ID, result, err); werr != nil {
 				return werr
@@ -82,6 +82,18 @@ func Serve(r io.Reader, w io.Writer, log io.Writer) error {
 			fmt.Fprintf(s.log, "kml lsp: %s: %v\n", m.Method, err)
 		}
 	}
+}
+
+// safeHandle is handle with a panic (a bug in KML on text half typed)
+// turned into an error reply, so one bad keystroke does not end the
+// editor's session.
+func (s *server) safeHandle(m *message) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = nil, &respError{Code: codeInternalError, Message: fmt.Sprintf("internal error: %v (a bug in KML; please report it)", r)}
+		}
+	}()
+	return s.handle(m)
 }
 
 // handle runs one request or notification and returns the request's result.
