@@ -19,6 +19,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/lsp"
 	"github.com/kml-lang/kml/lang/repl"
 	_ "github.com/kml-lang/kml/stdlib"
 )
@@ -43,6 +44,7 @@ Usage:
                                  replays the first recording or walks the model, and why
   kml fmt [-w] [-d] FILE.kml...  print in the canonical layout; -w rewrites, -d diffs (exit 1)
   kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
+  kml lsp                                a language server on stdin/stdout, for editors
   kml version                            print the version
   kml help                               print this help
 
@@ -114,6 +116,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			return exitStatic
 		}
 		return runREPL(allowed, stdin, stdout, stderr)
+	case "lsp":
+		if err := lsp.Serve(stdin, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "error: kml lsp: %v\n", err)
+			return exitRuntime
+		}
+		return exitOK
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/kml-lang/kml/lang/assist"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
@@ -231,12 +232,12 @@ An unclosed bracket, a model body or a trailing operator continues on the next l
 Builtins:
 `)
 		names := r.in.Registry().Names()
-		fmt.Fprintln(r.out, wrap(names, 78))
+		fmt.Fprintln(r.out, assist.Wrap(names, 78))
 		return
 	}
 	if b, ok := r.in.Registry().Get(name); ok {
 		if v, ok := r.in.Lookup(name); !ok || v == nil {
-			fmt.Fprintf(r.out, "%s\n%s\n", b.Usage(), indent(strings.Fields(b.Doc), 76))
+			fmt.Fprint(r.out, assist.BuiltinHelp(b))
 			return
 		}
 	}
@@ -251,138 +252,49 @@ Builtins:
 	fmt.Fprintf(r.errw, "no builtin or name %q\n", name)
 }
 
-// indent fills words into lines of at most width columns, indented by two.
-func indent(words []string, width int) string {
-	var b strings.Builder
-	col := 0
-	for _, w := range words {
-		n := len([]rune(w))
-		if col > 0 && col+1+n > width {
-			b.WriteString("\n")
-			col = 0
-		}
-		if col == 0 {
-			b.WriteString("  ")
-		} else {
-			b.WriteString(" ")
-			col++
-		}
-		b.WriteString(w)
-		col += n
-	}
-	return b.String()
-}
-
-func wrap(words []string, width int) string {
-	var b strings.Builder
-	col := 0
-	for i, w := range words {
-		if i > 0 {
-			if col+2+len(w) > width {
-				b.WriteString("\n")
-				col = 0
-			} else {
-				b.WriteString(", ")
-				col += 2
-			}
-		}
-		b.WriteString(w)
-		col += len(w)
-	}
-	return b.String()
-}
-
 // completer completes names and `:` commands at the cursor.
 type completer struct{ r *session }
 
 func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	start := pos
-	for start > 0 && isNameRune(line[start-1]) {
+	for start > 0 && assist.IsNameRune(line[start-1]) {
 		start--
 	}
-	prefix := string(line[start:pos])
+	var prefix string
 	var candidates []string
 	if start > 0 && line[start-1] == ':' && strings.TrimSpace(string(line[:start-1])) == "" {
+		prefix = string(line[start:pos])
 		for _, cmd := range commands {
-			candidates = append(candidates, cmd[1:])
+			if cmd[1:] != prefix && strings.HasPrefix(cmd[1:], prefix) {
+				candidates = append(candidates, cmd[1:])
+			}
 		}
 		sort.Strings(candidates)
 	} else {
 		// At an argument of a call, the call's named arguments come first:
 		// sample(m, ch<Tab> offers chains: before chol.
-		candidates = c.namedArgs(line[:start])
-		names := c.r.in.Names()
-		sort.Strings(names)
-		candidates = append(candidates, names...)
+		prefix, candidates = assist.Complete(line[:pos], c.r.in.Names(), c.sig)
 	}
 	var out [][]rune
 	for _, cand := range candidates {
-		if strings.HasPrefix(cand, prefix) && cand != prefix {
-			out = append(out, []rune(cand[len(prefix):]))
-		}
+		out = append(out, []rune(cand[len(prefix):]))
 	}
 	return out, len([]rune(prefix))
 }
 
-// namedArgs returns "name: " for each parameter of the call whose
-// arguments before holds the start of, when the next word begins an
-// argument; nil elsewhere.
-func (c completer) namedArgs(before []rune) []string {
-	i := len(before)
-	for i > 0 && (before[i-1] == ' ' || before[i-1] == '\t') {
-		i--
-	}
-	if i == 0 || (before[i-1] != '(' && before[i-1] != ',') {
-		return nil
-	}
-	// Find the innermost bracket still open, skipping strings.
-	var open []int
-	inString := false
-	for j := 0; j < i; j++ {
-		switch r := before[j]; {
-		case inString && r == '\\':
-			j++
-		case r == '"':
-			inString = !inString
-		case inString:
-		case r == '(' || r == '[' || r == '{':
-			open = append(open, j)
-		case (r == ')' || r == ']' || r == '}') && len(open) > 0:
-			open = open[:len(open)-1]
-		}
-	}
-	if len(open) == 0 || before[open[len(open)-1]] != '(' {
-		return nil
-	}
-	end := open[len(open)-1]
-	k := end
-	for k > 0 && isNameRune(before[k-1]) {
-		k--
-	}
-	name := string(before[k:end])
-	var sig *check.Signature
+// sig is the signature of a callable name: the session's fn, or else the
+// builtin.
+func (c completer) sig(name string) *check.Signature {
 	if v, ok := c.r.in.Lookup(name); ok && v != nil {
 		if f, ok := v.(eval.Callable); ok {
-			sig = f.Signature()
+			return f.Signature()
 		}
-	} else if b, ok := c.r.in.Registry().Get(name); ok {
-		sig = b.Sig
-	}
-	if sig == nil {
 		return nil
 	}
-	var out []string
-	for _, p := range sig.Params {
-		if p.Name != sig.Variadic {
-			out = append(out, p.Name+": ")
-		}
+	if b, ok := c.r.in.Registry().Get(name); ok {
+		return b.Sig
 	}
-	sort.Strings(out)
-	return out
-}
-
-func isNameRune(r rune) bool {
-	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127
+	return nil
 }
 
 // interactive reports whether input comes from a person at a terminal, who

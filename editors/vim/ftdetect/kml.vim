@@ -1,0 +1,2 @@
+" .kml files are KML programs (not Google Earth's XML).
+autocmd BufRead,BufNewFile *.kml setfiletype kml

@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/ast"
+)
+
+// TestImports checks definitions across an import, the import line
+// itself, and where an error inside an imported file is shown.
+func TestImports(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.kml")
+	os.WriteFile(lib, []byte("# helpers\nfn twice(x) = 2 * x\nlet oops = nope\n"), 0o644)
+	main := filepath.Join(dir, "main.kml")
+	src := "import \"lib.kml\"\nlet y = twice(3)\n"
+	d := &document{uri: pathToURI(main), path: main, text: newText(src)}
+	s := &server{}
+	a := analyze(main, d.text)
+
+	locs, _ := s.definition(d, a, 2, 10, position{})
+	l, ok := locs.([]location)
+	if !ok || len(l) != 1 || l[0].URI != pathToURI(lib) || l[0].Range.Start != (position{1, 3}) {
+		t.Errorf("definition of twice: %+v", locs)
+	}
+	locs, _ = s.definition(d, a, 1, 10, position{})
+	if l, ok := locs.([]location); !ok || len(l) != 1 || l[0].URI != pathToURI(lib) || l[0].Range.Start != (position{}) {
+		t.Errorf("definition on the import line: %+v", locs)
+	}
+	h, _ := s.hover(d, a, 2, 10, position{})
+	if hv, ok := h.(hover); !ok || !strings.Contains(hv.Contents.Value, "lib.kml:2:4") {
+		t.Errorf("hover on twice: %+v", h)
+	}
+
+	diags := diagnose(main, d.text)
+	if len(diags) != 1 || diags[0].Range.Start != (position{0, 7}) || !strings.Contains(diags[0].Message, "lib.kml:3:12: undefined: nope") {
+		t.Errorf("diagnostics for an error in an import: %+v", diags)
+	}
+
+	// Inside a fn its parameters complete; after it they do not.
+	fsrc := "fn f(alpha, beta) =\n  al\nlet z = al\n"
+	fd := &document{path: main, text: newText(fsrc)}
+	fa := analyze(main, fd.text)
+	c, _ := s.complete(fd, fa, 2, 5, position{1, 4})
+	if !hasLabel(c.(completionList), "alpha") {
+		t.Errorf("completion in fn body: %+v", c)
+	}
+	c, _ = s.complete(fd, fa, 3, 11, position{2, 10})
+	if hasLabel(c.(completionList), "alpha") {
+		t.Errorf("completion after the fn offers its parameter: %+v", c)
+	}
+}
+
+func hasLabel(l completionList, label string) bool {
+	for _, it := range l.Items {
+		if it.Label == label {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPositions checks the conversions between KML's rune columns and
+// LSP's UTF-16 ones.
+func TestPositions(t *testing.T) {
+	tx := newText("a\nlet 𝛼 = \"é\" + b\n")
+	if p := tx.toLSP(2, 15); p != (position{1, 15}) {
+		t.Errorf("toLSP(2, 15) = %+v, want {1 15}", p)
+	}
+	if l, c := tx.fromLSP(position{1, 15}); l != 2 || c != 15 {
+		t.Errorf("fromLSP({1 15}) = %d:%d, want 2:15", l, c)
+	}
+	if off := tx.offset(position{1, 15}); tx.src[off:off+1] != "b" {
+		t.Errorf("offset({1 15}) = %d, at %q", off, tx.src[off:])
+	}
+	if r := tx.span(astPos(2, 5)); r != (lspRange{Start: position{1, 4}, End: position{1, 6}}) {
+		t.Errorf("span of 𝛼 = %+v", r)
+	}
+}
+
+func astPos(line, col int) ast.Pos { return ast.Pos{Line: line, Col: col} }
