@@ -125,7 +125,9 @@ let p = sample(m, warmup: 100000, draws: 100000)`)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("got %v, want an interruption", err)
 	}
-	if time.Since(start) > 5*time.Second {
+	// Uncancelled, the fit takes hours; the bound is loose enough for a
+	// machine at load 20.
+	if time.Since(start) > 2*time.Minute {
 		t.Errorf("cancellation took %v", time.Since(start))
 	}
 }

@@ -49,8 +49,9 @@ func FuzzEval(f *testing.F) {
 		var err error
 		select {
 		case err = <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("still running 9 s after cancellation:\n%s", src)
+		case <-time.After(time.Minute):
+			// Loose, for a loaded machine: a hang is what it catches.
+			t.Fatalf("still running a minute after cancellation:\n%s", src)
 		}
 		checkFuzzError(t, src, err)
 	})

@@ -3,6 +3,7 @@ package stdlib_test
 import (
 	"bytes"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -12,8 +13,10 @@ import (
 // TestMemoryBudget runs computations whose dense results would not fit in
 // a small budget: each must end in a clear, positioned error that says what
 // to do instead — never the Go runtime's out-of-memory crash — and the same
-// computations at a size that fits must still work.
+// computations at a size that fits must still work, allocating less than
+// the budget in all (a dense path would allocate several times the budget).
 func TestMemoryBudget(t *testing.T) {
+	const budget = 64 << 20
 	cases := []struct{ src, want string }{
 		{`let x = cbind(draw(normal(0, 1), 200000, seed: 1))
 let g = gram(rbf(1), x)`, "2:9: error: gram: the Gram matrix would be 200000×200000 numbers (298 GB), more than the memory budget of 64 MB"},
@@ -23,21 +26,26 @@ let g = gram(rbf(1), x, x[1:10, :])`, ""},
 let p = m @ transpose(m)`, "2:11: error: the product would be 30000×30000 numbers (6.71 GB)"},
 		{`let m = cbind(draw(normal(0, 1), 30000, seed: 1), draw(normal(0, 1), 30000, seed: 2))
 let p = transpose(m) @ m`, ""},
-		// The issue's sizes: a test at 100,000 rows per sample takes the
-		// low-rank path; HSIC at 60,000 pairs is computed blockwise.
-		{`let x = cbind(draw(normal(0, 1), 100000, seed: 1))
-let y = cbind(draw(normal(0.05, 1), 100000, seed: 2))
+		// A test whose exact Gram matrices (6000², 288 MB) exceed the
+		// budget takes the low-rank path; HSIC at 4000 pairs (two 4000²
+		// matrices, 256 MB) is computed blockwise. (The issue's sizes,
+		// 100,000 rows per sample and 60,000 pairs, took a minute.)
+		{`let x = cbind(draw(normal(0, 1), 3000, seed: 1))
+let y = cbind(draw(normal(0.05, 1), 3000, seed: 2))
 let t = mmd_test(x, y, rbf(1), permutations: 20, seed: 3)
 if t.approx != "nystrom" then print(1 @ 1) else 0`, ""},
 		{`let x = cbind(draw(normal(0, 1), 100000, seed: 1))
 let t = mmd_test(x, x, rbf(1), approx: "exact", permutations: 20, seed: 3)`, "2:9: error: mmd_test: the test's exact Gram matrices would be 200000×200000 numbers"},
-		{`let x = cbind(draw(normal(0, 1), 60000, seed: 1))
+		{`let x = cbind(draw(normal(0, 1), 4000, seed: 1))
 let h = hsic(x, x, kx: rbf(1), ky: rbf(1))`, ""},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: 64 << 20})
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: budget})
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		_, err := in.Eval("t.kml", c.src)
+		runtime.ReadMemStats(&after)
 		var msg bytes.Buffer
 		if err != nil {
 			in.Sources().Print(&msg, err)
@@ -45,6 +53,8 @@ let h = hsic(x, x, kx: rbf(1), ky: rbf(1))`, ""},
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s\nunder the budget: %s", c.src, msg.String())
+		case c.want == "" && after.TotalAlloc-before.TotalAlloc > budget:
+			t.Errorf("%s\nallocated %d MB, more than the budget of %d MB", c.src, (after.TotalAlloc-before.TotalAlloc)>>20, budget>>20)
 		case c.want != "" && !strings.Contains(msg.String(), c.want):
 			t.Errorf("%s\ngot %q\nwant %q", c.src, msg.String(), c.want)
 		}

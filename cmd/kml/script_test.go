@@ -89,23 +89,77 @@ func repoRoot(t *testing.T) string {
 	return dir
 }
 
-// TestExamples runs every program in examples/ from a copy of the directory
-// (they write their pictures next to themselves) and expects success. A
-// long example shrinks itself for this test with lines
-// "# quick: let NAME = VALUE", each replacing the line that binds NAME.
+// runInDefaultSuite are the examples that TestExamples runs, in their quick
+// versions: at least one per family (the language, BKE, KST, MMD and HSIC
+// tests, NUTS on a GP model, the PC algorithm), about 10 s of CPU in all.
+// The others (the GP, KBR and digits examples, each 3-26 s at full
+// settings) only parse and check here; every example runs at its full
+// settings with `go test -tags examples ./cmd/kml` (examples_test.go),
+// which .ci/run calls.
+var runInDefaultSuite = []string{
+	"basics.kml",
+	"bke_grid.kml",
+	"independence.kml",
+	"kst_fantasy.kml",
+	"kst_toy.kml",
+	"ozone_pc.kml",
+	"poisson_gp.kml",
+	"two_sample.kml",
+	"two_sample_grid.kml",
+}
+
+// TestExamples checks every program in examples/ with `kml check`, and runs
+// the quick versions of those in runInDefaultSuite, side by side, and
+// expects success.
 func TestExamples(t *testing.T) {
+	dir, files := copyExamples(t, true)
+	runs := map[string]bool{}
+	for _, name := range runInDefaultSuite {
+		runs[name] = true
+	}
+	for _, name := range files {
+		t.Run("check/"+name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if status := run([]string{"check", filepath.Join(dir, name)}, strings.NewReader(""), &stdout, &stderr); status != 0 {
+				t.Errorf("kml check %s exited %d:\n%s%s", name, status, stdout.String(), stderr.String())
+			}
+		})
+		delete(runs, name)
+	}
+	for name := range runs {
+		t.Errorf("runInDefaultSuite names %s, which is not in examples/", name)
+	}
+	for _, name := range runInDefaultSuite {
+		t.Run("run/"+name, func(t *testing.T) {
+			t.Parallel()
+			runExample(t, dir, name)
+		})
+	}
+}
+
+// copyExamples copies examples/ and its data to a temporary directory (the
+// examples write their pictures next to themselves), applying the "# quick:"
+// lines if quick is set, and returns the directory and the programs' names.
+// A long example shrinks itself for TestExamples with lines
+// "# quick: let NAME = VALUE", each replacing the line that binds NAME.
+func copyExamples(t *testing.T, quickly bool) (dir string, names []string) {
+	t.Helper()
 	root := repoRoot(t)
 	files, _ := filepath.Glob(filepath.Join(root, "examples", "*.kml"))
 	if len(files) == 0 {
 		t.Fatal("no examples")
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, filepath.Base(f)), quick(data), 0o644)
+		if quickly {
+			data = quick(data)
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+		names = append(names, filepath.Base(f))
 	}
 	// The data the examples read.
 	inputs, _ := filepath.Glob(filepath.Join(root, "examples", "data", "*"))
@@ -117,14 +171,15 @@ func TestExamples(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, "data", filepath.Base(f)), data, 0o644)
 	}
-	for _, f := range files {
-		name := filepath.Base(f)
-		t.Run(name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if status := run([]string{"run", filepath.Join(dir, name)}, strings.NewReader(""), &stdout, &stderr); status != 0 {
-				t.Errorf("%s exited %d:\n%s%s", name, status, stdout.String(), stderr.String())
-			}
-		})
+	return dir, names
+}
+
+// runExample runs dir/name with `kml run` and expects success.
+func runExample(t *testing.T, dir, name string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"run", filepath.Join(dir, name)}, strings.NewReader(""), &stdout, &stderr); status != 0 {
+		t.Errorf("%s exited %d:\n%s%s", name, status, stdout.String(), stderr.String())
 	}
 }
 

@@ -32,12 +32,14 @@ func TestInterruptStopsRun(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			script := filepath.Join(dir, "long.kml")
+			// "started" comes right before the fit, so however loaded
+			// the machine the signal reaches the fit on line 7.
 			src := `let x = draw(normal(0, 1), 200000, seed: 1)
-print("started")
 model m {
   mu ~ normal(0, 1)
   x ~ normal(mu, 1)
 }
+print("started")
 let post = sample(m, chains: 1, warmup: 100000, draws: 100000, seed: 2)
 write_csv([1, 2], "never.csv")
 `
@@ -66,9 +68,11 @@ write_csv([1, 2], "never.csv")
 			go func() { done <- cmd.Wait() }()
 			select {
 			case err = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(2 * time.Minute):
+				// Loose, for a loaded machine: uncancelled, the fit
+				// takes hours.
 				cmd.Process.Kill()
-				t.Fatal("the run did not stop within 30 s of the signal")
+				t.Fatal("the run did not stop within 2 minutes of the signal")
 			}
 			if code := cmd.ProcessState.ExitCode(); code != exitSignal {
 				t.Errorf("exit status %d (%v), want %d; stderr:\n%s", code, err, exitSignal, stderr.String())

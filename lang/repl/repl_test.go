@@ -56,10 +56,11 @@ func (d *driver) send(s string) {
 	d.w.Write([]byte(s))
 }
 
-// waitFor polls the output until it contains want.
+// waitFor polls the output until it contains want, for up to two minutes
+// (a loaded machine is slow; only a hang takes that long).
 func (d *driver) waitFor(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		if strings.Contains(d.out.String(), want) || strings.Contains(d.errw.String(), want) {
 			return
@@ -112,8 +113,12 @@ func TestREPLSession(t *testing.T) {
 	d.send(":help rbf\r")
 	d.waitFor(t, "squared-exponential")
 
-	// Ctrl-C during a long evaluation cancels it.
+	// Ctrl-C during a long evaluation cancels it. The model is declared
+	// first (and a result awaited), so that however slow the machine the
+	// interrupt can only reach the sample.
 	d.send("model big {\r  w[50] ~ normal(0, 1)\r}\r")
+	d.send("7000 + 7\r")
+	d.waitFor(t, "7007\n")
 	d.send("let p = sample(big, warmup: 1000000, draws: 1000000)\r")
 	time.Sleep(300 * time.Millisecond)
 	d.interrupts <- os.Interrupt
@@ -127,7 +132,7 @@ func TestREPLSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal(":quit did not end the REPL")
 	}
 	if strings.Contains(d.errw.String(), "panic") {
