@@ -216,76 +216,14 @@ func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh in
 	w := make([]float64, n)
 	d3 := make([]float64, n)
 	val := 0.0
-	neg := false
 	for i := range f {
 		lp, _, d2, g3 := l.derivs(y[i], f[i])
 		val += lp - 0.5*alpha[i]*f[i]
 		w[i], d3[i] = -d2, g3
-		neg = neg || w[i] < 0
 	}
-	// R = W(I + KW)⁻¹ (symmetric) and log|I + KW|.
-	R := mat.NewSymDense(n, nil)
-	var logdet float64
-	if !neg {
-		sw := make([]float64, n)
-		for i := range sw {
-			sw[i] = math.Sqrt(w[i])
-		}
-		B := mat.NewSymDense(n, nil)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				v := sw[i] * K.At(i, j) * sw[j]
-				if i == j {
-					v++
-				}
-				B.SetSym(i, j, v)
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(B) {
-			return 0, ErrNotPD
-		}
-		logdet = ch.LogDet()
-		if grad != nil {
-			var bi mat.SymDense
-			if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
-				return 0, err
-			}
-			for i := 0; i < n; i++ {
-				for j := i; j < n; j++ {
-					R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
-				}
-			}
-		}
-	} else {
-		A := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				v := K.At(i, j) * w[j]
-				if i == j {
-					v++
-				}
-				A.Set(i, j, v)
-			}
-		}
-		var lu mat.LU
-		lu.Factorize(A)
-		ld, sign := lu.LogDet()
-		if sign <= 0 || math.IsNaN(ld) || math.IsInf(ld, 0) {
-			return 0, fmt.Errorf("gp: I + KW is not positive definite at the mode found (Laplace's approximation with a likelihood that is not log-concave)")
-		}
-		logdet = ld
-		if grad != nil {
-			var ai mat.Dense
-			if err := linalg.IgnoreCondition(ai.Inverse(A)); err != nil {
-				return 0, err
-			}
-			for i := 0; i < n; i++ {
-				for j := i; j < n; j++ {
-					R.SetSym(i, j, 0.5*(w[i]*ai.At(i, j)+w[j]*ai.At(j, i)))
-				}
-			}
-		}
+	logdet, R, err := laplaceDet(K, w, grad != nil)
+	if err != nil {
+		return 0, err
 	}
 	val -= 0.5 * logdet
 	if grad == nil {
@@ -338,4 +276,97 @@ func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh in
 		}
 	}
 	return val, nil
+}
+
+// laplaceDet returns log|I + KW| and, if needR, R = W(I + KW)⁻¹ (a
+// symmetric matrix): by the Cholesky factor of B = I + W^½KW^½ when
+// W ≥ 0, otherwise by the LU factor of I + KW.
+func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDense, error) {
+	n := K.SymmetricDim()
+	neg := false
+	for _, v := range w {
+		neg = neg || v < 0
+	}
+	R := mat.NewSymDense(n, nil)
+	var logdet float64
+	if !neg {
+		sw := make([]float64, n)
+		for i := range sw {
+			sw[i] = math.Sqrt(w[i])
+		}
+		B := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := sw[i] * K.At(i, j) * sw[j]
+				if i == j {
+					v++
+				}
+				B.SetSym(i, j, v)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(B) {
+			return 0, nil, ErrNotPD
+		}
+		logdet = ch.LogDet()
+		if needR {
+			var bi mat.SymDense
+			if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
+				return 0, nil, err
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
+				}
+			}
+		}
+	} else {
+		A := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				v := K.At(i, j) * w[j]
+				if i == j {
+					v++
+				}
+				A.Set(i, j, v)
+			}
+		}
+		var lu mat.LU
+		lu.Factorize(A)
+		ld, sign := lu.LogDet()
+		if sign <= 0 || math.IsNaN(ld) || math.IsInf(ld, 0) {
+			return 0, nil, fmt.Errorf("gp: I + KW is not positive definite at the mode found (Laplace's approximation with a likelihood that is not log-concave)")
+		}
+		logdet = ld
+		if needR {
+			var ai mat.Dense
+			if err := linalg.IgnoreCondition(ai.Inverse(A)); err != nil {
+				return 0, nil, err
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					R.SetSym(i, j, 0.5*(w[i]*ai.At(i, j)+w[j]*ai.At(j, i)))
+				}
+			}
+		}
+	}
+	return logdet, R, nil
+}
+
+// LaplacePosterior is Laplace's approximate posterior of the latent
+// function at kernel matrix K: f ~ N(f̂, (K⁻¹ + W)⁻¹), given as α̂ = K⁻¹f̂
+// and R = W(I + KW)⁻¹, so that at new inputs with cross-covariances k*
+// the predictive mean is k*ᵀα̂ and the variance k** − k*ᵀRk*.
+func LaplacePosterior(K *mat.SymDense, y []float64, l Lik) (alpha []float64, R *mat.SymDense, err error) {
+	f, alpha, _, err := LaplaceMode(K, y, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := make([]float64, len(f))
+	for i := range f {
+		_, _, d2, _ := l.derivs(y[i], f[i])
+		w[i] = -d2
+	}
+	_, R, err = laplaceDet(K, w, true)
+	return alpha, R, err
 }
