@@ -1,0 +1,360 @@
+package gp
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+// EP is expectation propagation's approximation to the log marginal
+// likelihood (Minka 2001; Rasmussen and Williams 2006, Algorithm 3.5 and
+// eq. 3.65; GPML's infEP), with sequential site updates.
+const EP Kind = VB + 2
+
+// EP settings: sweeps over the sites end when no site's natural
+// parameters move by more than epTol (relative), after at most epMax
+// sweeps; a run that has not settled is repeated with the damping
+// factors of epDamping in turn.
+const (
+	epTol = 1e-11
+	epMax = 500
+)
+
+var epDamping = []float64{1, 0.5, 0.25}
+
+// ErrEP is returned when EP's sites do not settle at any damping.
+var ErrEP = errors.New("gp: expectation propagation did not converge, even damped")
+
+// epGrid is the number of intervals of the composite Simpson rule for the
+// tilted moments (even).
+const epGrid = 800
+
+// tilted returns log Ẑ = log ∫ P(y | f) N(f | m, v) df and the mean and
+// variance of the tilted distribution, and adds to dphi the derivatives of
+// log Ẑ with respect to the likelihood's parameters (E[∂log P/∂φ] under the
+// tilted distribution). The integral is by the composite Simpson rule on
+// [m − 12√v, m + 12√v] ∩ the likelihood's range, split at y for the
+// location families (the Laplace's kink is then a node) with at least 40
+// nodes per likelihood scale near y; for the logistic, whose factor is
+// smooth on the cavity's scale, on the one interval.
+func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
+	sd := math.Sqrt(v)
+	lo, hi := m-12*sd, m+12*sd
+	var pieces [][2]float64
+	if l.Kind == Logit || y <= lo || y >= hi {
+		pieces = [][2]float64{{lo, hi}}
+	} else {
+		pieces = [][2]float64{{lo, y}, {y, hi}}
+	}
+	scale := l.scale()
+	type node struct{ f, w float64 }
+	var nodes []node
+	for _, p := range pieces {
+		k := epGrid / len(pieces)
+		if l.Kind != Logit {
+			k = max(k, int(math.Ceil(40*(p[1]-p[0])/scale)))
+			k = min(k, 20000)
+		}
+		k += k % 2
+		h := (p[1] - p[0]) / float64(k)
+		for j := 0; j <= k; j++ {
+			w := 2.0
+			switch {
+			case j == 0 || j == k:
+				w = 1
+			case j%2 == 1:
+				w = 4
+			}
+			nodes = append(nodes, node{p[0] + h*float64(j), w * h / 3})
+		}
+	}
+	np := len(l.Params)
+	if dphi == nil {
+		np = 0
+	}
+	lw := make([]float64, len(nodes))
+	dv := make([]float64, len(nodes)*np)
+	top := math.Inf(-1)
+	var buf [3]float64
+	for j, nd := range nodes {
+		r := nd.f - m
+		clear(buf[:])
+		lw[j] = l.logProb(buf[:], y, nd.f) - 0.5*r*r/v
+		copy(dv[j*np:(j+1)*np], buf[:np])
+		top = math.Max(top, lw[j])
+	}
+	var z, s1, s2 float64
+	acc := make([]float64, np)
+	for j, nd := range nodes {
+		e := nd.w * math.Exp(lw[j]-top)
+		r := nd.f - m
+		z += e
+		s1 += e * r
+		s2 += e * r * r
+		for p := range acc {
+			acc[p] += e * dv[j*np+p]
+		}
+	}
+	mu := s1 / z
+	vr = s2/z - mu*mu
+	for p := range acc {
+		dphi[p] += acc[p] / z
+	}
+	return top + math.Log(z) - 0.5*math.Log(2*math.Pi*v), m + mu, vr
+}
+
+// EPSites are EP's Gaussian site precisions Tau and precision-means Nu
+// (site i is ∝ exp(−½τ_i f_i² + ν_i f_i)), the posterior mean Mu and
+// variances Var, and the sweeps taken at the damping used.
+type EPSites struct {
+	Tau, Nu, Mu, Var []float64
+	Sweeps           int
+	Damping          float64
+}
+
+// FitEP runs sequential EP for kernel matrix K and likelihood l (R&W
+// Algorithm 3.5): each site in turn is replaced by the one that makes the
+// posterior marginal match the tilted moments, damped by the factor d
+// (τ ← (1 − d)τ + dτ_new, likewise ν), with the posterior updated by a
+// rank-one correction and recomputed from B = I + T̃^½KT̃^½ after every
+// sweep. As in GPML, a site precision that would be negative (a
+// Student-t observation far out) is set to zero. Undamped EP can cycle;
+// a run that has not settled after epMax sweeps is repeated with d = ½,
+// then ¼.
+func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
+	var last error = ErrEP
+	for _, d := range epDamping {
+		s, err := fitEP(K, y, l, d)
+		if err == nil {
+			return s, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
+	n := K.SymmetricDim()
+	tau := make([]float64, n)
+	nu := make([]float64, n)
+	sigma := mat.NewSymDense(n, nil)
+	sigma.CopySym(K)
+	mu := make([]float64, n)
+	col := make([]float64, n)
+	for sweep := 1; sweep <= epMax; sweep++ {
+		moved := 0.0
+		for i := 0; i < n; i++ {
+			sii := sigma.At(i, i)
+			tauC := 1/sii - tau[i]
+			nuC := mu[i]/sii - nu[i]
+			if !(tauC > 0) {
+				return nil, ErrEP
+			}
+			_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
+			if !(vh > 0) {
+				return nil, ErrEP
+			}
+			tNew := math.Max(1/vh-tauC, 0)
+			nNew := mh/vh - nuC
+			tNew = (1-d)*tau[i] + d*tNew
+			nNew = (1-d)*nu[i] + d*nNew
+			dt := tNew - tau[i]
+			moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
+			moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
+			tau[i], nu[i] = tNew, nNew
+			// Σ ← Σ − s sᵀ δτ/(1 + δτ Σ_ii), s = Σ[:, i]; μ = Σν.
+			for j := range col {
+				col[j] = sigma.At(j, i)
+			}
+			c := dt / (1 + dt*sii)
+			for a := 0; a < n; a++ {
+				for b := a; b < n; b++ {
+					sigma.SetSym(a, b, sigma.At(a, b)-c*col[a]*col[b])
+				}
+			}
+			for a := range mu {
+				v := 0.0
+				for b := range nu {
+					v += sigma.At(a, b) * nu[b]
+				}
+				mu[a] = v
+			}
+		}
+		if err := epPosterior(K, tau, nu, sigma, mu); err != nil {
+			return nil, err
+		}
+		if moved <= epTol {
+			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d}
+			for i := range s.Var {
+				s.Var[i] = sigma.At(i, i)
+			}
+			return s, nil
+		}
+	}
+	return nil, ErrEP
+}
+
+// epPosterior recomputes Σ = K − Vᵀ V, V = L⁻¹T̃^½K with LLᵀ = B =
+// I + T̃^½KT̃^½, and μ = Σν.
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []float64) error {
+	n := len(tau)
+	ch, sw, err := epFactor(K, tau)
+	if err != nil {
+		return err
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	V := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			V.Set(i, j, sw[i]*K.At(i, j))
+		}
+	}
+	if err := linalg.IgnoreCondition(V.Solve(&L, V)); err != nil {
+		return err
+	}
+	var vtv mat.SymDense
+	vtv.SymOuterK(1, V.T())
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sigma.SetSym(i, j, K.At(i, j)-vtv.At(i, j))
+		}
+	}
+	for a := range mu {
+		v := 0.0
+		for b := range nu {
+			v += sigma.At(a, b) * nu[b]
+		}
+		mu[a] = v
+	}
+	return nil
+}
+
+// epFactor is the Cholesky factor of B = I + T̃^½KT̃^½ and T̃^½.
+func epFactor(K *mat.SymDense, tau []float64) (*mat.Cholesky, []float64, error) {
+	n := len(tau)
+	sw := make([]float64, n)
+	for i := range sw {
+		sw[i] = math.Sqrt(tau[i])
+	}
+	B := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := sw[i] * K.At(i, j) * sw[j]
+			if i == j {
+				v++
+			}
+			B.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(B) {
+		return nil, nil, ErrNotPD
+	}
+	return &ch, sw, nil
+}
+
+// epObjective is EP's log marginal likelihood at kernel matrix K (R&W
+// eq. 3.65 in GPML's form) with, when grad is not nil, its gradient: at
+// EP's fixed point the sites are stationary, so the kernel part is
+// ½ tr((bbᵀ − R)∂K), b = ν − R K ν, R = T̃^½B⁻¹T̃^½, and the likelihood
+// part Σ_i ∂log Ẑ_i/∂φ at the cavities (GPML's infEP).
+func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
+	n := K.SymmetricDim()
+	s, err := FitEP(K, y, l)
+	if err != nil {
+		return 0, err
+	}
+	ch, sw, err := epFactor(K, s.Tau)
+	if err != nil {
+		return 0, err
+	}
+	var dl []float64
+	if grad != nil {
+		dl = grad[nh:]
+	} else {
+		dl = make([]float64, len(l.Params))
+	}
+	// −nlZ of GPML's infEP with a zero prior mean.
+	val := -0.5 * ch.LogDet()
+	var quad float64
+	for i := range s.Mu {
+		quad += s.Nu[i] * s.Mu[i] // νᵀΣν
+	}
+	val += 0.5 * quad
+	for i := 0; i < n; i++ {
+		tauC := 1/s.Var[i] - s.Tau[i]
+		nuC := s.Mu[i]/s.Var[i] - s.Nu[i]
+		lz, _, _ := l.tilted(dl, y[i], nuC/tauC, 1/tauC)
+		tt, tn := s.Tau[i], s.Nu[i]
+		val += lz
+		val += 0.5 * nuC * (tt/tauC*nuC - 2*tn) / (tt + tauC)
+		val -= 0.5 * tn * tn / (tauC + tt)
+		val += 0.5 * math.Log1p(tt/tauC)
+	}
+	if grad == nil {
+		return val, nil
+	}
+	var bi mat.SymDense
+	if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
+		return 0, err
+	}
+	R := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
+		}
+	}
+	var kn, rkn mat.VecDense
+	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
+	rkn.MulVec(R, &kn)
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = s.Nu[i] - rkn.AtVec(i)
+	}
+	wc := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			wc.SetSym(i, j, b[i]*b[j]-R.At(i, j))
+		}
+	}
+	contract(grad[:nh], wc)
+	return val, nil
+}
+
+// EPPosterior is EP's approximate posterior of the latent function at
+// kernel matrix K, N(μ, (K⁻¹ + T̃)⁻¹), given as b = ν − RKν (so μ = Kb)
+// and R = T̃^½B⁻¹T̃^½: at new inputs with cross-covariances k* the
+// predictive mean is k*ᵀb and the variance k** − k*ᵀRk*.
+func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDense, err error) {
+	n := K.SymmetricDim()
+	s, err := FitEP(K, y, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch, sw, err := epFactor(K, s.Tau)
+	if err != nil {
+		return nil, nil, err
+	}
+	var bi mat.SymDense
+	if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
+		return nil, nil, err
+	}
+	R = mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
+		}
+	}
+	var kn, rkn mat.VecDense
+	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
+	rkn.MulVec(R, &kn)
+	b = make([]float64, n)
+	for i := range b {
+		b[i] = s.Nu[i] - rkn.AtVec(i)
+	}
+	return b, R, nil
+}
