@@ -5,8 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // EP is expectation propagation's approximation to the log marginal
@@ -37,7 +35,7 @@ const epGrid = 800
 // log Ẑ with respect to the likelihood's parameters (E[∂log P/∂φ] under the
 // tilted distribution). The integral is by the composite Simpson rule on
 // [m − 12√v, m + 12√v] ∩ the likelihood's range, split at y for the
-// location families (the Laplace's kink is then a node) with at least 40
+// location families (the Laplace's kink is then a node) with at least 16
 // nodes per likelihood scale near y; for the logistic, whose factor is
 // smooth on the cavity's scale, on the one interval.
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
@@ -55,7 +53,7 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	for _, p := range pieces {
 		k := epGrid / len(pieces)
 		if l.Kind != Logit {
-			k = max(k, int(math.Ceil(40*(p[1]-p[0])/scale)))
+			k = max(k, int(math.Ceil(16*(p[1]-p[0])/scale)))
 			k = min(k, 20000)
 		}
 		k += k % 2
@@ -78,11 +76,12 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	lw := make([]float64, len(nodes))
 	dv := make([]float64, len(nodes)*np)
 	top := math.Inf(-1)
-	var buf [3]float64
+	var buf, d0 [3]float64
+	c0 := l.logProb(d0[:], y, y) // the normaliser's part, once
 	for j, nd := range nodes {
 		r := nd.f - m
 		clear(buf[:])
-		lw[j] = l.logProb(buf[:], y, nd.f) - 0.5*r*r/v
+		lw[j] = l.logProbFrom(buf[:], y, nd.f, c0, d0[:]) - 0.5*r*r/v
 		copy(dv[j*np:(j+1)*np], buf[:np])
 		top = math.Max(top, lw[j])
 	}
@@ -113,6 +112,9 @@ type EPSites struct {
 	Tau, Nu, Mu, Var []float64
 	Sweeps           int
 	Damping          float64
+	// logdet is log|I + KT̃| and r is T̃(I + KT̃)⁻¹.
+	logdet float64
+	r      *mat.SymDense
 }
 
 // FitEP runs sequential EP for kernel matrix K and likelihood l (R&W
@@ -120,8 +122,13 @@ type EPSites struct {
 // posterior marginal match the tilted moments, damped by the factor d
 // (τ ← (1 − d)τ + dτ_new, likewise ν), with the posterior updated by a
 // rank-one correction and recomputed from B = I + T̃^½KT̃^½ after every
-// sweep. As in GPML, a site precision that would be negative (a
-// Student-t observation far out) is set to zero. Undamped EP can cycle;
+// sweep. A Student-t observation far from the rest gets a negative site
+// precision (the tilted distribution is wider than the cavity); unlike
+// GPML, which clips it to zero and so leaves that site's moments
+// unmatched (and the gradient of the fixed point wrong), it is kept, and
+// the posterior is recomputed through the LU factor of I + KT̃ (as
+// Laplace's approximation does with W < 0); a cavity or a posterior that
+// stops being proper is an error. Undamped EP can cycle;
 // a run that has not settled after epMax sweeps is repeated with d = ½,
 // then ¼.
 func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
@@ -157,7 +164,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 			if !(vh > 0) {
 				return nil, ErrEP
 			}
-			tNew := math.Max(1/vh-tauC, 0)
+			tNew := 1/vh - tauC
 			nNew := mh/vh - nuC
 			tNew = (1-d)*tau[i] + d*tNew
 			nNew = (1-d)*nu[i] + d*nNew
@@ -183,11 +190,12 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 				mu[a] = v
 			}
 		}
-		if err := epPosterior(K, tau, nu, sigma, mu); err != nil {
+		logdet, R, err := epPosterior(K, tau, nu, sigma, mu)
+		if err != nil {
 			return nil, err
 		}
 		if moved <= epTol {
-			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d}
+			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
 			for i := range s.Var {
 				s.Var[i] = sigma.At(i, i)
 			}
@@ -197,30 +205,21 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 	return nil, ErrEP
 }
 
-// epPosterior recomputes Σ = K − Vᵀ V, V = L⁻¹T̃^½K with LLᵀ = B =
-// I + T̃^½KT̃^½, and μ = Σν.
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []float64) error {
+// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ = K − KRK, R = T̃(I + KT̃)⁻¹
+// (laplaceDet: the Cholesky factor of B = I + T̃^½KT̃^½ when T̃ ≥ 0, an LU
+// factor otherwise), and μ = Σν. It returns log|I + KT̃| and R.
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []float64) (float64, *mat.SymDense, error) {
 	n := len(tau)
-	ch, sw, err := epFactor(K, tau)
+	logdet, R, err := laplaceDet(K, tau, true)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	var L mat.TriDense
-	ch.LTo(&L)
-	V := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			V.Set(i, j, sw[i]*K.At(i, j))
-		}
-	}
-	if err := linalg.IgnoreCondition(V.Solve(&L, V)); err != nil {
-		return err
-	}
-	var vtv mat.SymDense
-	vtv.SymOuterK(1, V.T())
+	var kr, krk mat.Dense
+	kr.Mul(K, R)
+	krk.Mul(&kr, K)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			sigma.SetSym(i, j, K.At(i, j)-vtv.At(i, j))
+			sigma.SetSym(i, j, K.At(i, j)-0.5*(krk.At(i, j)+krk.At(j, i)))
 		}
 	}
 	for a := range mu {
@@ -230,45 +229,17 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []f
 		}
 		mu[a] = v
 	}
-	return nil
-}
-
-// epFactor is the Cholesky factor of B = I + T̃^½KT̃^½ and T̃^½.
-func epFactor(K *mat.SymDense, tau []float64) (*mat.Cholesky, []float64, error) {
-	n := len(tau)
-	sw := make([]float64, n)
-	for i := range sw {
-		sw[i] = math.Sqrt(tau[i])
-	}
-	B := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			v := sw[i] * K.At(i, j) * sw[j]
-			if i == j {
-				v++
-			}
-			B.SetSym(i, j, v)
-		}
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(B) {
-		return nil, nil, ErrNotPD
-	}
-	return &ch, sw, nil
+	return logdet, R, nil
 }
 
 // epObjective is EP's log marginal likelihood at kernel matrix K (R&W
 // eq. 3.65 in GPML's form) with, when grad is not nil, its gradient: at
 // EP's fixed point the sites are stationary, so the kernel part is
-// ½ tr((bbᵀ − R)∂K), b = ν − R K ν, R = T̃^½B⁻¹T̃^½, and the likelihood
+// ½ tr((bbᵀ − R)∂K), b = ν − R K ν, R = T̃(I + KT̃)⁻¹, and the likelihood
 // part Σ_i ∂log Ẑ_i/∂φ at the cavities (GPML's infEP).
 func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
 	n := K.SymmetricDim()
 	s, err := FitEP(K, y, l)
-	if err != nil {
-		return 0, err
-	}
-	ch, sw, err := epFactor(K, s.Tau)
 	if err != nil {
 		return 0, err
 	}
@@ -279,7 +250,7 @@ func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, co
 		dl = make([]float64, len(l.Params))
 	}
 	// −nlZ of GPML's infEP with a zero prior mean.
-	val := -0.5 * ch.LogDet()
+	val := -0.5 * s.logdet
 	var quad float64
 	for i := range s.Mu {
 		quad += s.Nu[i] * s.Mu[i] // νᵀΣν
@@ -298,16 +269,7 @@ func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, co
 	if grad == nil {
 		return val, nil
 	}
-	var bi mat.SymDense
-	if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
-		return 0, err
-	}
-	R := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
-		}
-	}
+	R := s.r
 	var kn, rkn mat.VecDense
 	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
 	rkn.MulVec(R, &kn)
@@ -327,7 +289,7 @@ func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, co
 
 // EPPosterior is EP's approximate posterior of the latent function at
 // kernel matrix K, N(μ, (K⁻¹ + T̃)⁻¹), given as b = ν − RKν (so μ = Kb)
-// and R = T̃^½B⁻¹T̃^½: at new inputs with cross-covariances k* the
+// and R = T̃(I + KT̃)⁻¹: at new inputs with cross-covariances k* the
 // predictive mean is k*ᵀb and the variance k** − k*ᵀRk*.
 func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDense, err error) {
 	n := K.SymmetricDim()
@@ -335,20 +297,7 @@ func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDe
 	if err != nil {
 		return nil, nil, err
 	}
-	ch, sw, err := epFactor(K, s.Tau)
-	if err != nil {
-		return nil, nil, err
-	}
-	var bi mat.SymDense
-	if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
-		return nil, nil, err
-	}
-	R = mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
-		}
-	}
+	R = s.r
 	var kn, rkn mat.VecDense
 	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
 	rkn.MulVec(R, &kn)
@@ -357,4 +306,27 @@ func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDe
 		b[i] = s.Nu[i] - rkn.AtVec(i)
 	}
 	return b, R, nil
+}
+
+// logProbFrom is logProb given c0 = log P(y | f = y) and its parameter
+// derivatives d0 (the normalising constants, whose log-gamma functions
+// dominate logProb's cost), for the many nodes of one tilted integral.
+func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
+	switch l.Kind {
+	case Laplace:
+		b := l.Params[0]
+		a := math.Abs(y - f)
+		dp[0] += d0[0] + a/(b*b)
+		return c0 - a/b
+	case StudentT:
+		nu, s := l.Params[0], l.Params[1]
+		r := y - f
+		x := r * r / (nu * s * s)
+		lx := math.Log1p(x)
+		q := x / (1 + x)
+		dp[0] += d0[0] - 0.5*lx + (nu+1)/2*q/nu
+		dp[1] += d0[1] + (nu+1)*q/s
+		return c0 - (nu+1)/2*lx
+	}
+	return logSigmoid(y * f)
 }

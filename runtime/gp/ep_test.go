@@ -51,11 +51,24 @@ func TestEPQuadrature(t *testing.T) {
 	}
 }
 
+// epCases are the three likelihoods and the Student-t with an outlier,
+// whose site precision is negative at EP's fixed point.
+var epCases = []struct {
+	name    string
+	lik     Lik
+	outlier bool
+}{
+	{"laplace", testLiks[0].lik, false},
+	{"student_t", testLiks[1].lik, false},
+	{"logit", testLiks[2].lik, false},
+	{"student_t+outlier", laplaceLiks[2].lik, true},
+}
+
 // TestEPMoments: at convergence each posterior marginal N(μ_i, Σ_ii) has
 // the mean and variance of its tilted distribution.
 func TestEPMoments(t *testing.T) {
-	for _, tc := range testLiks {
-		k, x, y := smallProblem(t, 12, tc.lik)
+	for _, tc := range epCases {
+		k, x, y := laplaceProblem(t, 12, tc.lik, tc.outlier)
 		K, _ := kernels.Gram(k, x)
 		s, err := FitEP(K, y, tc.lik)
 		if err != nil {
@@ -81,7 +94,16 @@ func TestEPMoments(t *testing.T) {
 				t.Errorf("%s: (Kb)[%d] = %.10g, μ = %.10g", tc.name, i, kb.AtVec(i), s.Mu[i])
 			}
 		}
-		t.Logf("%s: %d sweeps at damping %g", tc.name, s.Sweeps, s.Damping)
+		neg := 0
+		for _, v := range s.Tau {
+			if v < 0 {
+				neg++
+			}
+		}
+		if tc.outlier && neg == 0 {
+			t.Errorf("%s: no negative site precision; the LU path is untested", tc.name)
+		}
+		t.Logf("%s: %d sweeps at damping %g, %d negative site precisions", tc.name, s.Sweeps, s.Damping, neg)
 	}
 }
 
@@ -126,8 +148,8 @@ func TestEPSeparable(t *testing.T) {
 // TestEPGradients compares EP's gradient (kernel hyperparameters, then
 // the likelihood's parameters) with Richardson differences.
 func TestEPGradients(t *testing.T) {
-	for _, tc := range testLiks {
-		k, x, y := smallProblem(t, 12, tc.lik)
+	for _, tc := range epCases {
+		k, x, y := laplaceProblem(t, 12, tc.lik, tc.outlier)
 		s := Settings{Kind: EP}
 		nh := k.NumHyper()
 		grad := make([]float64, nh+len(tc.lik.Params))

@@ -34,7 +34,10 @@ func laplaceProblem(t testing.TB, n int, l Lik, outlier bool) (kernels.Kernel, *
 // derivatives Laplace's approximation uses against central differences of
 // the log density.
 func TestLikDerivs(t *testing.T) {
-	for _, tc := range laplaceLiks[:2] {
+	for _, tc := range []struct {
+		name string
+		lik  Lik
+	}{{"logit", laplaceLiks[0].lik}, {"student_t", laplaceLiks[1].lik}, {"laplace", testLiks[0].lik}} {
 		for _, y := range []float64{1, -1} {
 			for _, f := range []float64{-2.3, -0.4, 0.1, 0.9, 3.1} {
 				lp, d1, d2, d3 := tc.lik.derivs(y, f)
@@ -50,10 +53,27 @@ func TestLikDerivs(t *testing.T) {
 						t.Errorf("%s y=%g f=%g: derivative %d is %.10g, difference %.10g", tc.name, y, f, i+1, c[0], c[1])
 					}
 				}
-				_ = lp
+				// EP's tilted integrals evaluate the density from its value at f = y.
+				var d0, dq, dw [3]float64
+				c0 := tc.lik.logProb(d0[:], y, y)
+				lq := tc.lik.logProbFrom(dq[:], y, f, c0, d0[:])
+				lw := tc.lik.logProb(dw[:], y, f)
+				if math.Abs(lq-lw) > 1e-12*(1+math.Abs(lw)) || math.Abs(lq-lp) > 1e-12*(1+math.Abs(lw)) {
+					t.Errorf("%s y=%g f=%g: logProbFrom %.15g, logProb %.15g", tc.name, y, f, lq, lw)
+				}
+				for p := range dq {
+					if math.Abs(dq[p]-dw[p]) > 1e-10*(1+math.Abs(dw[p])) {
+						t.Errorf("%s y=%g f=%g: logProbFrom's ∂/∂param %d %.12g, logProb's %.12g", tc.name, y, f, p, dq[p], dw[p])
+					}
+				}
 				np := len(tc.lik.Params)
+				if tc.lik.Kind == Laplace {
+					np = 0 // Laplace's approximation refuses it; EP needs logProbFrom alone
+				}
 				dlp, dd1, dd2 := make([]float64, np), make([]float64, np), make([]float64, np)
-				tc.lik.paramDerivs(dlp, dd1, dd2, y, f)
+				if np > 0 {
+					tc.lik.paramDerivs(dlp, dd1, dd2, y, f)
+				}
 				for p := 0; p < np; p++ {
 					shift := func(d float64) (float64, float64, float64) {
 						l := Lik{Kind: tc.lik.Kind, Params: append([]float64(nil), tc.lik.Params...)}
