@@ -30,20 +30,29 @@ model cls {
   f ~ gp(x, a * rbf(ell))
   c ~ bernoulli_logit(f)
 }
+model lap {
+  ell[2] ~ lognormal(0, 1)
+  a ~ lognormal(0, 1)
+  b ~ lognormal(-1, 1)
+  f ~ gp(x, a * rbf(ell) + 0.1 * white())
+  y ~ laplace(f, b)
+}
 model fixed {
   f ~ gp(x, 2 * rbf(0.7))
   c ~ bernoulli_logit(f)
 }
 `
 
-// TestGPLaplaceDensityGradient: with approx "laplace" the compiled
-// density's gradient (kernel hyperparameters and the Student-t's ν and s
-// through the replayable node) matches central differences.
+// TestGPLaplaceDensityGradient: with approx "laplace" and "ep" the
+// compiled density's gradient (kernel hyperparameters and the
+// likelihood's parameters through the replayable node) matches central
+// differences.
 func TestGPLaplaceDensityGradient(t *testing.T) {
 	in, _ := run(t, gpLaplaceSrc)
-	for _, name := range []string{"stu", "cls"} {
+	for _, tc := range []struct{ name, approx string }{{"stu", "laplace"}, {"cls", "laplace"}, {"stu", "ep"}, {"cls", "ep"}, {"lap", "ep"}} {
+		name := tc.name
 		m := lookup[*eval.Model](t, in, name)
-		c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: "laplace"}})
+		c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: tc.approx}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +78,7 @@ func TestGPLaplaceDensityGradient(t *testing.T) {
 			// Richardson's extrapolation of two central differences.
 			fd := (4*cd(5e-4) - cd(1e-3)) / 3
 			if math.Abs(fd-grad[i]) > 1e-5*(1+math.Abs(fd)) {
-				t.Errorf("%s: ∂/∂%s = %.8g, finite difference %.8g", name, c.Names()[i], grad[i], fd)
+				t.Errorf("%s, %s: ∂/∂%s = %.8g, finite difference %.8g", name, tc.approx, c.Names()[i], grad[i], fd)
 			}
 		}
 	}
@@ -82,6 +91,9 @@ func TestGPLaplaceDensityGradient(t *testing.T) {
 func TestGPLaplaceLogLik(t *testing.T) {
 	in, _ := run(t, gpLaplaceSrc+`
 let la = loglik(fixed, {}, approx: "laplace")
+let ep = loglik(fixed, {}, approx: "ep")
+let oe = optimize(cls, objective: "ml", approx: "ep")
+let pe = predict(oe, x).prob
 let vb = loglik(fixed, {})
 let o = optimize(cls, objective: "ml", approx: "laplace")
 let p = predict(o, x).prob
@@ -98,6 +110,16 @@ let p = predict(o, x).prob
 	}
 	if math.Abs(la-want) > 1e-12 {
 		t.Errorf("loglik laplace %.12g, runtime %.12g", la, want)
+	}
+	wantEP, err := rgp.NonGaussian(rgp.Settings{Kind: rgp.EP}, k, xs, y, rgp.Lik{Kind: rgp.Logit}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep := float64(lookup[eval.Num](t, in, "ep")); math.Abs(ep-wantEP) > 1e-12 || !(vb < la && la < ep) {
+		t.Errorf("loglik ep %.12g, runtime %.12g; want VB %.6g < Laplace %.6g < EP", ep, wantEP, vb, la)
+	}
+	if v, _ := lookup[*eval.Record](t, in, "oe").Attr("converged"); v != eval.Bool(true) {
+		t.Errorf("optimize with approx ep did not converge")
 	}
 	if math.Abs(la-vb) < 1e-6 {
 		t.Errorf("loglik laplace %.12g equals the VB bound %.12g", la, vb)
@@ -123,5 +145,5 @@ model g {
 `
 	expectError(t, src+`loglik(g, {}, approx: "laplace")`, "Laplace's approximation needs a likelihood with curvature")
 	expectError(t, src+`optimize(g, objective: "vb", approx: "laplace")`, `objective "vb" is the variational bound`)
-	expectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb" or "laplace", got "lap"`)
+	expectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb", "laplace" or "ep", got "lap"`)
 }

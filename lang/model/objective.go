@@ -70,10 +70,11 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 // Approxes are the approximations of the log marginal likelihood of a
 // latent GP with non-Gaussian observations that the `approx:` argument of
 // optimize, profile, sample and loglik names.
-var Approxes = []string{"vb", "laplace"}
+var Approxes = []string{"vb", "laplace", "ep"}
 
 // LatentApprox reads the `approx:` argument: "vb" (the super-Gaussian
-// variational bound) or "laplace" (Laplace's approximation).
+// variational bound), "laplace" (Laplace's approximation) or "ep"
+// (expectation propagation).
 func LatentApprox(a *eval.Args) (string, error) {
 	var approx string
 	if err := a.Unpack("approx", &approx); err != nil {
@@ -84,7 +85,7 @@ func LatentApprox(a *eval.Args) (string, error) {
 			return approx, nil
 		}
 	}
-	return "", a.Errorf("approx", `approx must be "vb" or "laplace", got %q`, approx)
+	return "", a.Errorf("approx", `approx must be "vb", "laplace" or "ep", got %q`, approx)
 }
 
 // GPGradTol ends a GP hyperparameter optimisation when the largest

@@ -12,7 +12,7 @@ func registerLogp(reg *eval.Registry) {
 			return logDensityAt(a, model.Terms{Prior: true, Likelihood: true})
 		})
 	reg.Register(`loglik(m, values, approx = "vb")`,
-		`The observation terms alone of model m's log density at the parameter values given as a record: the log (pseudo)likelihood. For a model with a latent GP, the log marginal likelihood with the latent function integrated out: exact for normal observations, otherwise approx: "vb" (the variational lower bound) or "laplace" (Laplace's approximation). values: {} when the model has no parameters.`,
+		`The observation terms alone of model m's log density at the parameter values given as a record: the log (pseudo)likelihood. For a model with a latent GP, the log marginal likelihood with the latent function integrated out: exact for normal observations, otherwise approx: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). values: {} when the model has no parameters.`,
 		func(a *eval.Args) (eval.Value, error) {
 			approx, err := model.LatentApprox(a)
 			if err != nil {

@@ -93,7 +93,12 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	switch s.Kind {
 	case rgp.MLM:
 		s.Kind = rgp.VB
-		if obj.Approx == "laplace" {
+		if obj.Approx == "ep" {
+			s.Kind = rgp.EP
+			if ev.Checking {
+				ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is expectation propagation's approximation", lik.Family.Name()))
+			}
+		} else if obj.Approx == "laplace" {
 			s.Kind = rgp.LaplaceApprox
 			if l.Kind == rgp.Laplace {
 				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("%v", rgp.ErrLaplaceLik)}

@@ -16,7 +16,7 @@ import (
 
 func registerGpPredict(reg *eval.Registry) {
 	reg.Register(`predict(fit, xnew, values?, approx?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace"): VB's Gaussian sites or Laplace's Gaussian at the posterior mode.`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites.`,
 		predictBuiltin)
 }
 
@@ -155,8 +155,12 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 		return nil, err
 	}
 	z0 := obj.Name == "map" || obj.Name == "mkl"
-	if obj.Approx == "laplace" && (obj.Name == "" || obj.Name == "mlm") {
-		alpha, R, err := rgp.LaplacePosterior(K, y, l)
+	if (obj.Approx == "laplace" || obj.Approx == "ep") && (obj.Name == "" || obj.Name == "mlm") {
+		post := rgp.LaplacePosterior
+		if obj.Approx == "ep" {
+			post = rgp.EPPosterior
+		}
+		alpha, R, err := post(K, y, l)
 		if err != nil {
 			return nil, fmt.Errorf("%v", err)
 		}
@@ -182,8 +186,9 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 	return likPredict(l, mean, fvar), nil
 }
 
-// laplacePredict is Laplace's approximate posterior of f at xnew: mean
-// k*ᵀα̂ and variance k** − k*ᵀRk* (rgp.LaplacePosterior).
+// laplacePredict is Laplace's or EP's approximate posterior of f at xnew:
+// mean k*ᵀα and variance k** − k*ᵀRk* (rgp.LaplacePosterior,
+// rgp.EPPosterior).
 func (g *gpLatent) laplacePredict(alpha []float64, R *mat.SymDense, xnew *mat.Dense) (mean, fvar []float64, err error) {
 	ks, err := kernels.Cross(g.kernel.K, xnew, g.x)
 	if err != nil {
