@@ -26,38 +26,49 @@ var epDamping = []float64{1, 0.5, 0.25}
 // ErrEP is returned when EP's sites do not settle at any damping.
 var ErrEP = errors.New("gp: expectation propagation did not converge, even damped")
 
-// epGrid is the number of intervals of the composite Simpson rule for the
-// tilted moments (even).
-const epGrid = 800
+// The tilted integrals' composite Simpson rule: epFine intervals per
+// likelihood scale (or cavity sd, if smaller) within epWide scales of the
+// likelihood's centre (y, or 0 for the logistic), epCoarse intervals on
+// each piece beyond it, where the log-likelihood is smooth on the
+// cavity's scale.
+const (
+	epFine   = 16
+	epWide   = 30
+	epCoarse = 128
+)
 
 // tilted returns log Ẑ = log ∫ P(y | f) N(f | m, v) df and the mean and
 // variance of the tilted distribution, and adds to dphi the derivatives of
 // log Ẑ with respect to the likelihood's parameters (E[∂log P/∂φ] under the
 // tilted distribution). The integral is by the composite Simpson rule on
-// [m − 12√v, m + 12√v] ∩ the likelihood's range, split at y for the
-// location families (the Laplace's kink is then a node) with at least 16
-// nodes per likelihood scale near y; for the logistic, whose factor is
-// smooth on the cavity's scale, on the one interval.
+// [m − 12√v, m + 12√v], in pieces split at the likelihood's centre c (so
+// the Laplace's kink is a node) and at c ± 30 scales: fine nodes near c,
+// where the likelihood changes on its own scale, coarse ones beyond.
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	sd := math.Sqrt(v)
 	lo, hi := m-12*sd, m+12*sd
-	var pieces [][2]float64
-	if l.Kind == Logit || y <= lo || y >= hi {
-		pieces = [][2]float64{{lo, hi}}
-	} else {
-		pieces = [][2]float64{{lo, y}, {y, hi}}
+	c := y
+	if l.Kind == Logit {
+		c = 0
 	}
 	scale := l.scale()
+	cuts := []float64{lo}
+	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
+		if b > lo && b < hi {
+			cuts = append(cuts, b)
+		}
+	}
+	cuts = append(cuts, hi)
 	type node struct{ f, w float64 }
 	var nodes []node
-	for _, p := range pieces {
-		k := epGrid / len(pieces)
-		if l.Kind != Logit {
-			k = max(k, int(math.Ceil(16*(p[1]-p[0])/scale)))
-			k = min(k, 20000)
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		k := epCoarse
+		if mid := (a + b) / 2; math.Abs(mid-c) < epWide*scale {
+			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
-		h := (p[1] - p[0]) / float64(k)
+		h := (b - a) / float64(k)
 		for j := 0; j <= k; j++ {
 			w := 2.0
 			switch {
@@ -66,7 +77,7 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 			case j%2 == 1:
 				w = 4
 			}
-			nodes = append(nodes, node{p[0] + h*float64(j), w * h / 3})
+			nodes = append(nodes, node{a + h*float64(j), w * h / 3})
 		}
 	}
 	np := len(l.Params)
@@ -169,25 +180,35 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 			tNew = (1-d)*tau[i] + d*tNew
 			nNew = (1-d)*nu[i] + d*nNew
 			dt := tNew - tau[i]
+			dnu := nNew - nu[i]
 			moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
 			moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
 			tau[i], nu[i] = tNew, nNew
-			// Σ ← Σ − s sᵀ δτ/(1 + δτ Σ_ii), s = Σ[:, i]; μ = Σν.
+			// Σ ← Σ − c s sᵀ, c = δτ/(1 + δτ Σ_ii), s = Σ[:, i] (the
+			// upper triangle in place).
+			raw := sigma.RawSymmetric()
 			for j := range col {
-				col[j] = sigma.At(j, i)
+				if j <= i {
+					col[j] = raw.Data[j*raw.Stride+i]
+				} else {
+					col[j] = raw.Data[i*raw.Stride+j]
+				}
 			}
 			c := dt / (1 + dt*sii)
 			for a := 0; a < n; a++ {
+				row := raw.Data[a*raw.Stride:]
+				ca := c * col[a]
 				for b := a; b < n; b++ {
-					sigma.SetSym(a, b, sigma.At(a, b)-c*col[a]*col[b])
+					row[b] -= ca * col[b]
 				}
 			}
+			// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
+			sn := 0.0
+			for b := range nu {
+				sn += col[b] * nu[b]
+			}
 			for a := range mu {
-				v := 0.0
-				for b := range nu {
-					v += sigma.At(a, b) * nu[b]
-				}
-				mu[a] = v
+				mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
 			}
 		}
 		logdet, R, err := epPosterior(K, tau, nu, sigma, mu)
