@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -146,4 +147,20 @@ model g {
 	expectError(t, src+`loglik(g, {}, approx: "laplace")`, "Laplace's approximation needs a likelihood with curvature")
 	expectError(t, src+`optimize(g, objective: "vb", approx: "laplace")`, `objective "vb" is the variational bound`)
 	expectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb", "laplace" or "ep", got "lap"`)
+}
+
+// TestGPSampleApprox: sample takes approx, and the summary names the
+// approximation the hyperparameters were sampled under.
+func TestGPSampleApprox(t *testing.T) {
+	in, _ := run(t, gpLaplaceSrc+`
+let post = sample(cls, approx: "laplace", chains: 1, warmup: 30, draws: 30, seed: 1)
+`)
+	post := lookup[*model.Posterior](t, in, "post")
+	found := false
+	for _, w := range post.Summary.Warnings {
+		found = found || strings.Contains(w, "Laplace's approximation")
+	}
+	if !found {
+		t.Errorf("sample with approx laplace: warnings %v", post.Summary.Warnings)
+	}
 }
