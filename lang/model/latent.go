@@ -27,7 +27,8 @@ type Latent interface {
 type Objective struct {
 	Name string
 	// Approx is the approximation of the marginal likelihood for
-	// non-Gaussian observations: "vb" (default) or "laplace".
+	// non-Gaussian observations: "vb" (the default, also for ""),
+	// "laplace" or "ep".
 	Approx string
 	// P and Lambda are the MKL and RR regulariser λ‖θ‖ₚᵖ.
 	P, Lambda float64

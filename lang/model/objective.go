@@ -36,18 +36,16 @@ func ObjectiveTerms(a *eval.Args, m *eval.Model) (Terms, error) {
 // LatentTerms are the density terms of objective obj for a model with a
 // latent GP.
 func LatentTerms(a *eval.Args, obj string) (Terms, error) {
-	var approx string
 	lat := Objective{Name: obj}
-	if err := a.Unpack("p", &lat.P, "lambda", &lat.Lambda, "approx", &approx); err != nil {
+	err := a.Unpack("p", &lat.P, "lambda", &lat.Lambda)
+	if err != nil {
 		return Terms{}, err
 	}
-	switch approx {
-	case "vb":
-		lat.Approx = approx
-	case "laplace":
-		return Terms{}, a.Errorf("approx", `approx: "laplace" is not available in this version of KML; use "vb", the variational bound`)
-	default:
-		return Terms{}, a.Errorf("approx", `approx must be "vb", got %q`, approx)
+	if lat.Approx, err = LatentApprox(a); err != nil {
+		return Terms{}, err
+	}
+	if obj == "vb" && lat.Approx != "vb" {
+		return Terms{}, a.Errorf("approx", `objective "vb" is the variational bound; for approx: %q write objective: "ml"`, lat.Approx)
 	}
 	switch obj {
 	case "map":
@@ -67,6 +65,27 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 		return Terms{Likelihood: true, Latent: lat}, nil
 	}
 	return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+}
+
+// Approxes are the approximations of the log marginal likelihood of a
+// latent GP with non-Gaussian observations that the `approx:` argument of
+// optimize, profile, sample and loglik names.
+var Approxes = []string{"vb", "laplace", "ep"}
+
+// LatentApprox reads the `approx:` argument: "vb" (the super-Gaussian
+// variational bound), "laplace" (Laplace's approximation) or "ep"
+// (expectation propagation).
+func LatentApprox(a *eval.Args) (string, error) {
+	var approx string
+	if err := a.Unpack("approx", &approx); err != nil {
+		return "", err
+	}
+	for _, v := range Approxes {
+		if approx == v {
+			return approx, nil
+		}
+	}
+	return "", a.Errorf("approx", `approx must be "vb", "laplace" or "ep", got %q`, approx)
 }
 
 // GPGradTol ends a GP hyperparameter optimisation when the largest

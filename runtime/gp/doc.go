@@ -9,7 +9,12 @@
 // in closed form; and, for Laplace, Student-t and logistic likelihoods, the
 // super-Gaussian variational bound (eqs. 10–13) and joint MAP and MKL,
 // through one inner loop of Gaussian sites (FitSites: VB's fixed point, or
-// with the variances z = 0 iteratively reweighted least squares for MAP).
+// with the variances z = 0 iteratively reweighted least squares for MAP);
+// and Laplace's approximation to the marginal likelihood (Newton's method
+// for the mode in the stable B = I + W^½KW^½ form, with the gradient's
+// implicit term through the mode) for the Student-t and logistic
+// likelihoods, and expectation propagation (sequential, damped when it
+// cycles, tilted moments by Simpson's rule) for all three.
 // Beside them: the Nyström (subset-of-regressors) marginal likelihood and
 // predictive for large n (LowRankLogMarginal, LowRankPredict), and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
@@ -18,7 +23,8 @@
 //
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
 // objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
-// loop and the non-Gaussian objectives), mapsolve.go (joint MAP's inner
+// loop and the non-Gaussian objectives), laplace.go (Laplace's
+// approximation), ep.go (expectation propagation), mapsolve.go (joint MAP's inner
 // solvers), contract.go (the derivative contractions), structured.go (the
 // marginal's fused Gram fill and contraction for sums of scaled rbf,
 // linear, white and constant kernels), symfactor.go, potrf.go and

@@ -137,6 +137,8 @@ func (l Lik) scale() float64 {
 //	              at its fixed point in γ — a lower bound on log P(y);
 //	MAP:          log N(û | 0, K + εI) + Σ_i log P(y_i | û_i);
 //	MKL:          −½ ûᵀ(K + εI)⁻¹û + Σ_i log P(y_i | û_i) − ½λ Σ_m θ_mᵖ;
+//	LaplaceApprox: log P(y | f̂) − ½ f̂ᵀK⁻¹f̂ − ½ log|I + KW| (laplace.go);
+//	EP:           expectation propagation's log marginal (ep.go);
 //
 // with û the joint MAP latent function. grad, when not nil, receives the
 // derivatives with respect to k's hyperparameters, then l's parameters:
@@ -167,6 +169,18 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	}
 	if kind == RR {
 		return 0, fmt.Errorf("gp: the rr objective is for Gaussian noise (eq. 9); use mkl")
+	}
+	if kind == LaplaceApprox {
+		if grad != nil {
+			clear(grad)
+		}
+		return laplaceObjective(K, y, l, grad, k.NumHyper(), func(dst []float64, w *mat.SymDense) { Contract(dst, k, x, w) })
+	}
+	if kind == EP {
+		if grad != nil {
+			clear(grad)
+		}
+		return epObjective(K, y, l, grad, k.NumHyper(), func(dst []float64, w *mat.SymDense) { Contract(dst, k, x, w) })
 	}
 	if kind != VB {
 		raw := K.RawSymmetric()

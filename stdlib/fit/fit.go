@@ -14,11 +14,11 @@ import (
 )
 
 func registerFit(reg *eval.Registry) {
-	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?)`,
-		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
+	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?, approx = "vb")`,
+		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. approx: for a model with a latent GP and non-Gaussian observations, the approximation of the marginal likelihood the hyperparameters are sampled under: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
 		sampleBuiltin)
 	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb")`,
-		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: "vb", the approximation of "ml" for non-Gaussian observations (the variational bound; "laplace" is not available in this version). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective and model, for predict.`,
+		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective and model, for predict.`,
 		optimizeBuiltin)
 	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", **)`,
 		`The log density of model m along a grid: profile(m, ell: logspace(-2, 2, 100), tau2: 1). One parameter takes a vector (the grid); others take values; parameters left out are maximised at each grid point (a profile likelihood). objective: "map" (log prior + log likelihood) or "ml" (log likelihood alone). Returns a record {NAME: grid, logp: values} that plot draws.`,
@@ -110,8 +110,12 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	terms := model.Terms{Prior: true, Likelihood: true, Jacobian: true}
+	if terms.Latent.Approx, err = model.LatentApprox(a); err != nil {
+		return nil, err
+	}
 	th := a.Th
-	c, err := model.Compile(th, a.Pos, m, fixed, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	c, err := model.Compile(th, a.Pos, m, fixed, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +218,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if model.HasLatent(m) {
 		obj, _ := a.Str("objective")
-		opt.Values.Set("objective", eval.Str(obj)).Set("model", m)
+		opt.Values.Set("objective", eval.Str(obj)).Set("approx", eval.Str(terms.Latent.Approx)).Set("model", m)
 	}
 	return opt.Values, nil
 }

@@ -11,10 +11,14 @@ func registerLogp(reg *eval.Registry) {
 		func(a *eval.Args) (eval.Value, error) {
 			return logDensityAt(a, model.Terms{Prior: true, Likelihood: true})
 		})
-	reg.Register("loglik(m, values)",
-		"The observation terms alone of model m's log density at the parameter values given as a record: the log (pseudo)likelihood.",
+	reg.Register(`loglik(m, values, approx = "vb")`,
+		`The observation terms alone of model m's log density at the parameter values given as a record: the log (pseudo)likelihood. For a model with a latent GP, the log marginal likelihood with the latent function integrated out: exact for normal observations, otherwise approx: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). values: {} when the model has no parameters.`,
 		func(a *eval.Args) (eval.Value, error) {
-			return logDensityAt(a, model.Terms{Likelihood: true})
+			approx, err := model.LatentApprox(a)
+			if err != nil {
+				return nil, err
+			}
+			return logDensityAt(a, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: approx}})
 		})
 }
 

@@ -93,7 +93,20 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	switch s.Kind {
 	case rgp.MLM:
 		s.Kind = rgp.VB
-		if ev.Checking && obj.Name != "vb" {
+		if obj.Approx == "ep" {
+			s.Kind = rgp.EP
+			if ev.Checking {
+				ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is expectation propagation's approximation", lik.Family.Name()))
+			}
+		} else if obj.Approx == "laplace" {
+			s.Kind = rgp.LaplaceApprox
+			if l.Kind == rgp.Laplace {
+				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("%v", rgp.ErrLaplaceLik)}
+			}
+			if ev.Checking {
+				ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is Laplace's approximation (Gaussian at the posterior mode)", lik.Family.Name()))
+			}
+		} else if ev.Checking && obj.Name != "vb" {
 			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is the variational (VB) lower bound, so this is an approximation", lik.Family.Name()))
 		}
 	case rgp.RR:

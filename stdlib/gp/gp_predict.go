@@ -15,8 +15,8 @@ import (
 )
 
 func registerGpPredict(reg *eval.Registry) {
-	reg.Register(`predict(fit, xnew, values?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob).`,
+	reg.Register(`predict(fit, xnew, values?, approx?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites.`,
 		predictBuiltin)
 }
 
@@ -27,7 +27,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	var m *eval.Model
 	var given *eval.Record
-	obj := ""
+	obj, approx := "", "vb"
 	switch f := a.Value("fit").(type) {
 	case *eval.Record:
 		mv, _ := f.Attr("model")
@@ -40,6 +40,11 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 				obj = string(s)
 			}
 		}
+		if o, ok := f.Attr("approx"); ok {
+			if s, ok := o.(eval.Str); ok {
+				approx = string(s)
+			}
+		}
 		given = f
 	case *eval.Model:
 		m = f
@@ -50,6 +55,12 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		given = r
 	default:
 		return nil, a.Errorf("fit", "fit must be what optimize returned, or a model, got %s", eval.Describe(f))
+	}
+	if a.Value("approx") != nil {
+		var err error
+		if approx, err = model.LatentApprox(a); err != nil {
+			return nil, err
+		}
 	}
 	if !model.HasLatent(m) {
 		return nil, a.Errorf("fit", "model %s has no latent GP (f ~ gp(X, KERNEL)) to predict with", m.Name)
@@ -70,7 +81,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if obj == "ml" {
 		obj = "mlm"
 	}
-	latentObj := model.Objective{Name: obj, Approx: "vb"}
+	latentObj := model.Objective{Name: obj, Approx: approx}
 	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: latentObj})
 	if err != nil {
 		return nil, err
@@ -144,6 +155,21 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 		return nil, err
 	}
 	z0 := obj.Name == "map" || obj.Name == "mkl"
+	if (obj.Approx == "laplace" || obj.Approx == "ep") && (obj.Name == "" || obj.Name == "mlm") {
+		post := rgp.LaplacePosterior
+		if obj.Approx == "ep" {
+			post = rgp.EPPosterior
+		}
+		alpha, R, err := post(K, y, l)
+		if err != nil {
+			return nil, fmt.Errorf("%v", err)
+		}
+		mean, fvar, err := g.laplacePredict(alpha, R, xnew)
+		if err != nil {
+			return nil, err
+		}
+		return likPredict(l, mean, fvar), nil
+	}
 	if z0 {
 		for i := 0; i < K.SymmetricDim(); i++ {
 			K.SetSym(i, i, K.At(i, i)+rgp.MapJitter)
@@ -157,6 +183,34 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 	if err != nil {
 		return nil, err
 	}
+	return likPredict(l, mean, fvar), nil
+}
+
+// laplacePredict is Laplace's or EP's approximate posterior of f at xnew:
+// mean k*ᵀα and variance k** − k*ᵀRk* (rgp.LaplacePosterior,
+// rgp.EPPosterior).
+func (g *gpLatent) laplacePredict(alpha []float64, R *mat.SymDense, xnew *mat.Dense) (mean, fvar []float64, err error) {
+	ks, err := kernels.Cross(g.kernel.K, xnew, g.x)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _ := xnew.Dims()
+	mv := mat.NewVecDense(m, nil)
+	mv.MulVec(ks, mat.NewVecDense(len(alpha), alpha))
+	var kr mat.Dense
+	kr.Mul(ks, R)
+	fvar = make([]float64, m)
+	for i := range fvar {
+		row := xnew.RawRowView(i)
+		kss := g.kernel.K.Eval(row, row)
+		fvar[i] = math.Max(kss-mat.Dot(kr.RowView(i), ks.RowView(i)), 0)
+	}
+	return mv.RawVector().Data, fvar, nil
+}
+
+// likPredict turns the latent predictive N(mean, fvar) into predict's
+// record for likelihood l.
+func likPredict(l rgp.Lik, mean, fvar []float64) *eval.Record {
 	ymean := append([]float64(nil), mean...)
 	yvar := make([]float64, len(fvar))
 	switch l.Kind {
@@ -178,9 +232,9 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
 			ymean[i], yvar[i] = p, p*(1-p)
 		}
-		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean}), nil
+		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean})
 	}
-	return predictRecord(mean, fvar, ymean, yvar), nil
+	return predictRecord(mean, fvar, ymean, yvar)
 }
 
 // gaussianPredict is the GP posterior of f at xnew given Gaussian

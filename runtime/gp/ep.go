@@ -1,0 +1,353 @@
+package gp
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// EP is expectation propagation's approximation to the log marginal
+// likelihood (Minka 2001; Rasmussen and Williams 2006, Algorithm 3.5 and
+// eq. 3.65; GPML's infEP), with sequential site updates.
+const EP Kind = VB + 2
+
+// EP settings: sweeps over the sites end when no site's natural
+// parameters move by more than epTol (relative), after at most epMax
+// sweeps; a run that has not settled is repeated with the damping
+// factors of epDamping in turn.
+const (
+	epTol = 1e-11
+	epMax = 500
+)
+
+var epDamping = []float64{1, 0.5, 0.25}
+
+// ErrEP is returned when EP's sites do not settle at any damping.
+var ErrEP = errors.New("gp: expectation propagation did not converge, even damped")
+
+// The tilted integrals' composite Simpson rule: epFine intervals per
+// likelihood scale (or cavity sd, if smaller) within epWide scales of the
+// likelihood's centre (y, or 0 for the logistic), epCoarse intervals on
+// each piece beyond it, where the log-likelihood is smooth on the
+// cavity's scale.
+const (
+	epFine   = 16
+	epWide   = 30
+	epCoarse = 128
+)
+
+// tilted returns log Ẑ = log ∫ P(y | f) N(f | m, v) df and the mean and
+// variance of the tilted distribution, and adds to dphi the derivatives of
+// log Ẑ with respect to the likelihood's parameters (E[∂log P/∂φ] under the
+// tilted distribution). The integral is by the composite Simpson rule on
+// [m − 12√v, m + 12√v], in pieces split at the likelihood's centre c (so
+// the Laplace's kink is a node) and at c ± 30 scales: fine nodes near c,
+// where the likelihood changes on its own scale, coarse ones beyond.
+func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
+	sd := math.Sqrt(v)
+	lo, hi := m-12*sd, m+12*sd
+	c := y
+	if l.Kind == Logit {
+		c = 0
+	}
+	scale := l.scale()
+	cuts := []float64{lo}
+	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
+		if b > lo && b < hi {
+			cuts = append(cuts, b)
+		}
+	}
+	cuts = append(cuts, hi)
+	type node struct{ f, w float64 }
+	var nodes []node
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		k := epCoarse
+		if mid := (a + b) / 2; math.Abs(mid-c) < epWide*scale {
+			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
+		}
+		k += k % 2
+		h := (b - a) / float64(k)
+		for j := 0; j <= k; j++ {
+			w := 2.0
+			switch {
+			case j == 0 || j == k:
+				w = 1
+			case j%2 == 1:
+				w = 4
+			}
+			nodes = append(nodes, node{a + h*float64(j), w * h / 3})
+		}
+	}
+	np := len(l.Params)
+	if dphi == nil {
+		np = 0
+	}
+	lw := make([]float64, len(nodes))
+	dv := make([]float64, len(nodes)*np)
+	top := math.Inf(-1)
+	var buf, d0 [3]float64
+	c0 := l.logProb(d0[:], y, y) // the normaliser's part, once
+	for j, nd := range nodes {
+		r := nd.f - m
+		clear(buf[:])
+		lw[j] = l.logProbFrom(buf[:], y, nd.f, c0, d0[:]) - 0.5*r*r/v
+		copy(dv[j*np:(j+1)*np], buf[:np])
+		top = math.Max(top, lw[j])
+	}
+	var z, s1, s2 float64
+	acc := make([]float64, np)
+	for j, nd := range nodes {
+		e := nd.w * math.Exp(lw[j]-top)
+		r := nd.f - m
+		z += e
+		s1 += e * r
+		s2 += e * r * r
+		for p := range acc {
+			acc[p] += e * dv[j*np+p]
+		}
+	}
+	mu := s1 / z
+	vr = s2/z - mu*mu
+	for p := range acc {
+		dphi[p] += acc[p] / z
+	}
+	return top + math.Log(z) - 0.5*math.Log(2*math.Pi*v), m + mu, vr
+}
+
+// EPSites are EP's Gaussian site precisions Tau and precision-means Nu
+// (site i is ∝ exp(−½τ_i f_i² + ν_i f_i)), the posterior mean Mu and
+// variances Var, and the sweeps taken at the damping used.
+type EPSites struct {
+	Tau, Nu, Mu, Var []float64
+	Sweeps           int
+	Damping          float64
+	// logdet is log|I + KT̃| and r is T̃(I + KT̃)⁻¹.
+	logdet float64
+	r      *mat.SymDense
+}
+
+// FitEP runs sequential EP for kernel matrix K and likelihood l (R&W
+// Algorithm 3.5): each site in turn is replaced by the one that makes the
+// posterior marginal match the tilted moments, damped by the factor d
+// (τ ← (1 − d)τ + dτ_new, likewise ν), with the posterior updated by a
+// rank-one correction and recomputed from B = I + T̃^½KT̃^½ after every
+// sweep. A Student-t observation far from the rest gets a negative site
+// precision (the tilted distribution is wider than the cavity); unlike
+// GPML, which clips it to zero and so leaves that site's moments
+// unmatched (and the gradient of the fixed point wrong), it is kept, and
+// the posterior is recomputed through the LU factor of I + KT̃ (as
+// Laplace's approximation does with W < 0); a cavity or a posterior that
+// stops being proper is an error. Undamped EP can cycle;
+// a run that has not settled after epMax sweeps is repeated with d = ½,
+// then ¼.
+func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
+	var last error = ErrEP
+	for _, d := range epDamping {
+		s, err := fitEP(K, y, l, d)
+		if err == nil {
+			return s, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
+	n := K.SymmetricDim()
+	tau := make([]float64, n)
+	nu := make([]float64, n)
+	sigma := mat.NewSymDense(n, nil)
+	sigma.CopySym(K)
+	mu := make([]float64, n)
+	col := make([]float64, n)
+	for sweep := 1; sweep <= epMax; sweep++ {
+		moved := 0.0
+		for i := 0; i < n; i++ {
+			sii := sigma.At(i, i)
+			tauC := 1/sii - tau[i]
+			nuC := mu[i]/sii - nu[i]
+			if !(tauC > 0) {
+				return nil, ErrEP
+			}
+			_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
+			if !(vh > 0) {
+				return nil, ErrEP
+			}
+			tNew := 1/vh - tauC
+			nNew := mh/vh - nuC
+			tNew = (1-d)*tau[i] + d*tNew
+			nNew = (1-d)*nu[i] + d*nNew
+			dt := tNew - tau[i]
+			dnu := nNew - nu[i]
+			moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
+			moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
+			tau[i], nu[i] = tNew, nNew
+			// Σ ← Σ − c s sᵀ, c = δτ/(1 + δτ Σ_ii), s = Σ[:, i] (the
+			// upper triangle in place).
+			raw := sigma.RawSymmetric()
+			for j := range col {
+				if j <= i {
+					col[j] = raw.Data[j*raw.Stride+i]
+				} else {
+					col[j] = raw.Data[i*raw.Stride+j]
+				}
+			}
+			c := dt / (1 + dt*sii)
+			for a := 0; a < n; a++ {
+				row := raw.Data[a*raw.Stride:]
+				ca := c * col[a]
+				for b := a; b < n; b++ {
+					row[b] -= ca * col[b]
+				}
+			}
+			// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
+			sn := 0.0
+			for b := range nu {
+				sn += col[b] * nu[b]
+			}
+			for a := range mu {
+				mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
+			}
+		}
+		logdet, R, err := epPosterior(K, tau, nu, sigma, mu)
+		if err != nil {
+			return nil, err
+		}
+		if moved <= epTol {
+			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
+			for i := range s.Var {
+				s.Var[i] = sigma.At(i, i)
+			}
+			return s, nil
+		}
+	}
+	return nil, ErrEP
+}
+
+// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ = K − KRK, R = T̃(I + KT̃)⁻¹
+// (laplaceDet: the Cholesky factor of B = I + T̃^½KT̃^½ when T̃ ≥ 0, an LU
+// factor otherwise), and μ = Σν. It returns log|I + KT̃| and R.
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []float64) (float64, *mat.SymDense, error) {
+	n := len(tau)
+	logdet, R, err := laplaceDet(K, tau, true)
+	if err != nil {
+		return 0, nil, err
+	}
+	var kr, krk mat.Dense
+	kr.Mul(K, R)
+	krk.Mul(&kr, K)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sigma.SetSym(i, j, K.At(i, j)-0.5*(krk.At(i, j)+krk.At(j, i)))
+		}
+	}
+	for a := range mu {
+		v := 0.0
+		for b := range nu {
+			v += sigma.At(a, b) * nu[b]
+		}
+		mu[a] = v
+	}
+	return logdet, R, nil
+}
+
+// epObjective is EP's log marginal likelihood at kernel matrix K (R&W
+// eq. 3.65 in GPML's form) with, when grad is not nil, its gradient: at
+// EP's fixed point the sites are stationary, so the kernel part is
+// ½ tr((bbᵀ − R)∂K), b = ν − R K ν, R = T̃(I + KT̃)⁻¹, and the likelihood
+// part Σ_i ∂log Ẑ_i/∂φ at the cavities (GPML's infEP).
+func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
+	n := K.SymmetricDim()
+	s, err := FitEP(K, y, l)
+	if err != nil {
+		return 0, err
+	}
+	var dl []float64
+	if grad != nil {
+		dl = grad[nh:]
+	} else {
+		dl = make([]float64, len(l.Params))
+	}
+	// −nlZ of GPML's infEP with a zero prior mean.
+	val := -0.5 * s.logdet
+	var quad float64
+	for i := range s.Mu {
+		quad += s.Nu[i] * s.Mu[i] // νᵀΣν
+	}
+	val += 0.5 * quad
+	for i := 0; i < n; i++ {
+		tauC := 1/s.Var[i] - s.Tau[i]
+		nuC := s.Mu[i]/s.Var[i] - s.Nu[i]
+		lz, _, _ := l.tilted(dl, y[i], nuC/tauC, 1/tauC)
+		tt, tn := s.Tau[i], s.Nu[i]
+		val += lz
+		val += 0.5 * nuC * (tt/tauC*nuC - 2*tn) / (tt + tauC)
+		val -= 0.5 * tn * tn / (tauC + tt)
+		val += 0.5 * math.Log1p(tt/tauC)
+	}
+	if grad == nil {
+		return val, nil
+	}
+	R := s.r
+	var kn, rkn mat.VecDense
+	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
+	rkn.MulVec(R, &kn)
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = s.Nu[i] - rkn.AtVec(i)
+	}
+	wc := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			wc.SetSym(i, j, b[i]*b[j]-R.At(i, j))
+		}
+	}
+	contract(grad[:nh], wc)
+	return val, nil
+}
+
+// EPPosterior is EP's approximate posterior of the latent function at
+// kernel matrix K, N(μ, (K⁻¹ + T̃)⁻¹), given as b = ν − RKν (so μ = Kb)
+// and R = T̃(I + KT̃)⁻¹: at new inputs with cross-covariances k* the
+// predictive mean is k*ᵀb and the variance k** − k*ᵀRk*.
+func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDense, err error) {
+	n := K.SymmetricDim()
+	s, err := FitEP(K, y, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	R = s.r
+	var kn, rkn mat.VecDense
+	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
+	rkn.MulVec(R, &kn)
+	b = make([]float64, n)
+	for i := range b {
+		b[i] = s.Nu[i] - rkn.AtVec(i)
+	}
+	return b, R, nil
+}
+
+// logProbFrom is logProb given c0 = log P(y | f = y) and its parameter
+// derivatives d0 (the normalising constants, whose log-gamma functions
+// dominate logProb's cost), for the many nodes of one tilted integral.
+func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
+	switch l.Kind {
+	case Laplace:
+		b := l.Params[0]
+		a := math.Abs(y - f)
+		dp[0] += d0[0] + a/(b*b)
+		return c0 - a/b
+	case StudentT:
+		nu, s := l.Params[0], l.Params[1]
+		r := y - f
+		x := r * r / (nu * s * s)
+		lx := math.Log1p(x)
+		q := x / (1 + x)
+		dp[0] += d0[0] - 0.5*lx + (nu+1)/2*q/nu
+		dp[1] += d0[1] + (nu+1)*q/s
+		return c0 - (nu+1)/2*lx
+	}
+	return logSigmoid(y * f)
+}

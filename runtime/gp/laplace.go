@@ -1,0 +1,372 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+// LaplaceApprox is Laplace's approximation to the log marginal likelihood
+// (Williams and Barber 1998; Rasmussen and Williams 2006, Algorithms 3.1,
+// 3.2 and 5.1; GPML's infLaplace):
+//
+//	log q(y) = log P(y | f̂) − ½ f̂ᵀK⁻¹f̂ − ½ log|I + KW|,  W = −∇∇ log P(y | f̂),
+//
+// with f̂ the posterior mode.
+const LaplaceApprox Kind = VB + 1
+
+// Newton settings for the mode: stop when the gradient of Ψ(f) =
+// log P(y | f) − ½ fᵀK⁻¹f, ∇log P − α, is below modeTol in every entry
+// relative to the largest |∂log P/∂f_i| (and 1), or below 1e-7 when Ψ has
+// stopped increasing at working precision.
+const (
+	modeTol = 1e-12
+	modeMax = 200
+)
+
+// ErrMode is returned when Newton's method does not find the mode.
+var ErrMode = errors.New("gp: Newton's method did not find the posterior mode (Laplace's approximation)")
+
+// ErrLaplaceLik refuses Laplace's approximation for the Laplace
+// likelihood, whose curvature in f is zero everywhere but at the kink.
+var ErrLaplaceLik = errors.New("gp: Laplace's approximation needs a likelihood with curvature; the Laplace likelihood's −∂²log P/∂f² is 0 away from its kink (W = 0), so the approximation would lose the Occam factor ½log|I + KW| and grow without bound with the kernel's scale; use approx \"vb\" or \"ep\"")
+
+// derivs are a likelihood's log density at (y, f) and its first three
+// derivatives in f.
+func (l Lik) derivs(y, f float64) (lp, d1, d2, d3 float64) {
+	var buf [3]float64
+	lp = l.logProb(buf[:], y, f)
+	switch l.Kind {
+	case StudentT:
+		nu, s := l.Params[0], l.Params[1]
+		r := y - f
+		a := nu * s * s
+		q := r*r + a
+		d1 = (nu + 1) * r / q
+		d2 = (nu + 1) * (r*r - a) / (q * q)
+		d3 = (nu + 1) * 2 * r * (r*r - 3*a) / (q * q * q)
+	case Logit:
+		t := (y + 1) / 2
+		p := 1 / (1 + math.Exp(-f))
+		d1 = t - p
+		d2 = -p * (1 - p)
+		d3 = -p * (1 - p) * (1 - 2*p)
+	default:
+		r := y - f
+		d1 = math.Copysign(1, r) / l.Params[0]
+	}
+	return lp, d1, d2, d3
+}
+
+// paramDerivs adds to dlp, dd1 and dd2 the derivatives of log P(y | f),
+// its first and its second derivative in f with respect to the
+// likelihood's parameters.
+func (l Lik) paramDerivs(dlp, dd1, dd2 []float64, y, f float64) {
+	l.logProb(dlp, y, f)
+	if l.Kind != StudentT {
+		return
+	}
+	nu, s := l.Params[0], l.Params[1]
+	r := y - f
+	a := nu * s * s
+	q := r*r + a
+	// d1 = (ν+1) r/q, d2 = (ν+1)(r² − a)/q², a = νs².
+	dd1a := -(nu + 1) * r / (q * q)
+	dd1[0] += r/q + dd1a*s*s
+	dd1[1] += dd1a * 2 * nu * s
+	dd2a := -(nu + 1) * (3*r*r - a) / (q * q * q)
+	dd2[0] += (r*r-a)/(q*q) + dd2a*s*s
+	dd2[1] += dd2a * 2 * nu * s
+}
+
+// LaplaceMode is the posterior mode f̂ = Kα̂ of a latent GP with kernel
+// matrix K observed through l, found by Newton's method in the stable form
+// of Rasmussen and Williams' Algorithm 3.1 with B = I + W^½KW^½. Where the
+// likelihood is not log-concave (Student-t) W can be negative; as GPML's
+// infLaplace does, the Newton direction then uses max(W, 0), which keeps
+// B positive definite and the direction one of ascent, and every step is
+// halved until Ψ(f) = log P(y | f) − ½ fᵀK⁻¹f increases. It returns f̂
+// and α̂ and the number of Newton steps.
+func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters int, err error) {
+	if l.Kind == Laplace {
+		return nil, nil, 0, ErrLaplaceLik
+	}
+	n := K.SymmetricDim()
+	alpha = make([]float64, n)
+	f = make([]float64, n)
+	d1 := make([]float64, n)
+	w := make([]float64, n)
+	psi := func(a, f []float64) float64 {
+		v := 0.0
+		for i := range f {
+			lp, _, _, _ := l.derivs(y[i], f[i])
+			v += lp - 0.5*a[i]*f[i]
+		}
+		return v
+	}
+	cur := psi(alpha, f)
+	b := make([]float64, n)
+	sw := make([]float64, n)
+	B := mat.NewSymDense(n, nil)
+	var ch mat.Cholesky
+	kb := mat.NewVecDense(n, nil)
+	fv := mat.NewVecDense(n, nil)
+	na := make([]float64, n)
+	nf := make([]float64, n)
+	stalled := 0
+	for it := 0; it <= modeMax; it++ {
+		// f = Kα afresh, so that rounding does not pull them apart.
+		fv.MulVec(K, mat.NewVecDense(n, alpha))
+		copy(f, fv.RawVector().Data)
+		gmax, scale := 0.0, 1.0
+		for i := range f {
+			_, g1, g2, _ := l.derivs(y[i], f[i])
+			d1[i], w[i] = g1, math.Max(-g2, 0)
+			gmax = math.Max(gmax, math.Abs(g1-alpha[i]))
+			scale = math.Max(scale, math.Abs(g1))
+		}
+		gmax /= scale
+		if gmax <= modeTol {
+			return f, alpha, it, nil
+		}
+		if it == modeMax {
+			break
+		}
+		// b = Wf + ∇log P; a = b − W^½B⁻¹W^½Kb; the step in α is a − α.
+		for i := range b {
+			sw[i] = math.Sqrt(w[i])
+			b[i] = w[i]*f[i] + d1[i]
+		}
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := sw[i] * K.At(i, j) * sw[j]
+				if i == j {
+					v++
+				}
+				B.SetSym(i, j, v)
+			}
+		}
+		if !ch.Factorize(B) {
+			return nil, nil, it, ErrNotPD
+		}
+		kb.MulVec(K, mat.NewVecDense(n, b))
+		for i := range sw {
+			kb.SetVec(i, sw[i]*kb.AtVec(i))
+		}
+		if err := linalg.IgnoreCondition(ch.SolveVecTo(kb, kb)); err != nil {
+			return nil, nil, it, err
+		}
+		da := make([]float64, n)
+		for i := range da {
+			da[i] = b[i] - sw[i]*kb.AtVec(i) - alpha[i]
+		}
+		df := mat.NewVecDense(n, nil)
+		df.MulVec(K, mat.NewVecDense(n, da))
+		// Halve the step until Ψ increases (at most 30 times).
+		t := 1.0
+		improved := false
+		for range 30 {
+			for i := range na {
+				na[i] = alpha[i] + t*da[i]
+				nf[i] = f[i] + t*df.AtVec(i)
+			}
+			if v := psi(na, nf); v >= cur {
+				stalled++
+				if v > cur {
+					stalled = 0
+				}
+				cur = v
+				improved = true
+				break
+			}
+			t /= 2
+		}
+		if !improved || stalled >= 3 {
+			// No ascent left at working precision: accept if the
+			// gradient is small relative to the problem's scale.
+			if gmax <= 1e-7 {
+				return f, alpha, it, nil
+			}
+			return nil, nil, it, ErrMode
+		}
+		copy(alpha, na)
+		copy(f, nf)
+		iters = it + 1
+	}
+	return nil, nil, iters, ErrMode
+}
+
+// laplaceObjective is Laplace's approximation at kernel matrix K with its
+// gradient (R&W eqs. 5.23–5.24, the implicit term through f̂ included)
+// written to grad (kernel hyperparameters through contract, then the
+// likelihood's parameters) when grad is not nil. With W ≥ 0 it factors
+// B = I + W^½KW^½ by Cholesky; with some W < 0 (a Student-t observation
+// far from f̂) it takes the LU factor of A = I + KW instead, whose
+// determinant is positive at a maximum of Ψ.
+func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
+	n := K.SymmetricDim()
+	f, alpha, _, err := LaplaceMode(K, y, l)
+	if err != nil {
+		return 0, err
+	}
+	w := make([]float64, n)
+	d3 := make([]float64, n)
+	val := 0.0
+	for i := range f {
+		lp, _, d2, g3 := l.derivs(y[i], f[i])
+		val += lp - 0.5*alpha[i]*f[i]
+		w[i], d3[i] = -d2, g3
+	}
+	logdet, R, err := laplaceDet(K, w, grad != nil)
+	if err != nil {
+		return 0, err
+	}
+	val -= 0.5 * logdet
+	if grad == nil {
+		return val, nil
+	}
+	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
+	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
+	// (∂f̂ = (I + KW)⁻¹∂K α̂) and ∂f̂/∂φ as (Ku)ᵀ∂(∇log P)/∂φ.
+	var kr, krk mat.Dense
+	kr.Mul(K, R)
+	krk.Mul(&kr, K)
+	s2 := make([]float64, n)
+	sigma := make([]float64, n)
+	for i := range s2 {
+		sigma[i] = K.At(i, i) - krk.At(i, i)
+		s2[i] = 0.5 * sigma[i] * d3[i]
+	}
+	s2v := mat.NewVecDense(n, s2)
+	var ks2, rks2 mat.VecDense
+	ks2.MulVec(K, s2v)
+	rks2.MulVec(R, &ks2)
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = s2[i] - rks2.AtVec(i)
+	}
+	var ku mat.VecDense
+	ku.MulVec(K, mat.NewVecDense(n, u))
+	wc := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			wc.SetSym(i, j, alpha[i]*alpha[j]-R.At(i, j)+alpha[i]*u[j]+u[i]*alpha[j])
+		}
+	}
+	contract(grad[:nh], wc)
+	np := len(l.Params)
+	if np == 0 {
+		return val, nil
+	}
+	dlp := make([]float64, np)
+	dd1 := make([]float64, np)
+	dd2 := make([]float64, np)
+	dl := grad[nh:]
+	for i := range f {
+		clear(dlp)
+		clear(dd1)
+		clear(dd2)
+		l.paramDerivs(dlp, dd1, dd2, y[i], f[i])
+		for p := range dl {
+			dl[p] += dlp[p] + 0.5*sigma[i]*dd2[p] + ku.AtVec(i)*dd1[p]
+		}
+	}
+	return val, nil
+}
+
+// laplaceDet returns log|I + KW| and, if needR, R = W(I + KW)⁻¹ (a
+// symmetric matrix): by the Cholesky factor of B = I + W^½KW^½ when
+// W ≥ 0, otherwise by the LU factor of I + KW.
+func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDense, error) {
+	n := K.SymmetricDim()
+	neg := false
+	for _, v := range w {
+		neg = neg || v < 0
+	}
+	R := mat.NewSymDense(n, nil)
+	var logdet float64
+	if !neg {
+		sw := make([]float64, n)
+		for i := range sw {
+			sw[i] = math.Sqrt(w[i])
+		}
+		B := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := sw[i] * K.At(i, j) * sw[j]
+				if i == j {
+					v++
+				}
+				B.SetSym(i, j, v)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(B) {
+			return 0, nil, ErrNotPD
+		}
+		logdet = ch.LogDet()
+		if needR {
+			var bi mat.SymDense
+			if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
+				return 0, nil, err
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
+				}
+			}
+		}
+	} else {
+		A := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				v := K.At(i, j) * w[j]
+				if i == j {
+					v++
+				}
+				A.Set(i, j, v)
+			}
+		}
+		var lu mat.LU
+		lu.Factorize(A)
+		ld, sign := lu.LogDet()
+		if sign <= 0 || math.IsNaN(ld) || math.IsInf(ld, 0) {
+			return 0, nil, fmt.Errorf("gp: I + KW is not positive definite at the mode found (Laplace's approximation with a likelihood that is not log-concave)")
+		}
+		logdet = ld
+		if needR {
+			var ai mat.Dense
+			if err := linalg.IgnoreCondition(ai.Inverse(A)); err != nil {
+				return 0, nil, err
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					R.SetSym(i, j, 0.5*(w[i]*ai.At(i, j)+w[j]*ai.At(j, i)))
+				}
+			}
+		}
+	}
+	return logdet, R, nil
+}
+
+// LaplacePosterior is Laplace's approximate posterior of the latent
+// function at kernel matrix K: f ~ N(f̂, (K⁻¹ + W)⁻¹), given as α̂ = K⁻¹f̂
+// and R = W(I + KW)⁻¹, so that at new inputs with cross-covariances k*
+// the predictive mean is k*ᵀα̂ and the variance k** − k*ᵀRk*.
+func LaplacePosterior(K *mat.SymDense, y []float64, l Lik) (alpha []float64, R *mat.SymDense, err error) {
+	f, alpha, _, err := LaplaceMode(K, y, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := make([]float64, len(f))
+	for i := range f {
+		_, _, d2, _ := l.derivs(y[i], f[i])
+		w[i] = -d2
+	}
+	_, R, err = laplaceDet(K, w, true)
+	return alpha, R, err
+}
