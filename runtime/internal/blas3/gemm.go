@@ -163,21 +163,10 @@ func packA(dst []float64, a view, i0, mc, p0, kc, mr int) {
 		rows := min(mr, mc-ir)
 		if a.trans {
 			// op(A)[i, p] = A[p, i]: rows of A are contiguous in i.
-			for p := range kc {
-				src := a.data[(p0+p)*a.ld+i0+ir:]
-				dp := d[p*mr : p*mr+mr]
-				copy(dp, src[:rows])
-				clear(dp[rows:])
-			}
+			copyRows(d, a.data[p0*a.ld+i0+ir:], a.ld, kc, rows, mr)
 			continue
 		}
-		for i := range rows {
-			src := a.data[(i0+ir+i)*a.ld+p0:]
-			src = src[:kc]
-			for p, v := range src {
-				d[p*mr+i] = v
-			}
-		}
+		gather(d, a.data[(i0+ir)*a.ld+p0:], a.ld, kc, rows, mr)
 		if rows < mr {
 			for p := range kc {
 				clear(d[p*mr+rows : p*mr+mr])
@@ -193,22 +182,11 @@ func packB(dst []float64, b view, p0, kc, j0, nc, nr int) {
 		d := dst[jr*kc : (jr+nr)*kc]
 		cols := min(nr, nc-jr)
 		if !b.trans {
-			for p := range kc {
-				src := b.data[(p0+p)*b.ld+j0+jr:]
-				dp := d[p*nr : p*nr+nr]
-				copy(dp, src[:cols])
-				clear(dp[cols:])
-			}
+			copyRows(d, b.data[p0*b.ld+j0+jr:], b.ld, kc, cols, nr)
 			continue
 		}
 		// op(B)[p, j] = B[j, p].
-		for j := range cols {
-			src := b.data[(j0+jr+j)*b.ld+p0:]
-			src = src[:kc]
-			for p, v := range src {
-				d[p*nr+j] = v
-			}
-		}
+		gather(d, b.data[(j0+jr)*b.ld+p0:], b.ld, kc, cols, nr)
 		if cols < nr {
 			for p := range kc {
 				clear(d[p*nr+cols : p*nr+nr])
@@ -265,4 +243,50 @@ func kernGo4x4(k int, a, b, c []float64, ldc int, alpha float64) {
 	r[1] += alpha * c31
 	r[2] += alpha * c32
 	r[3] += alpha * c33
+}
+
+// copyRows sets row p < kc of the w-wide panel dst to the first n ≤ w
+// elements of row p of src (leading dimension ld), padded with zeros.
+func copyRows(dst, src []float64, ld, kc, n, w int) {
+	if n == w {
+		switch w {
+		case 8:
+			for p := range kc {
+				*(*[8]float64)(dst[p*8:]) = [8]float64(src[p*ld:])
+			}
+			return
+		case 24:
+			for p := range kc {
+				*(*[24]float64)(dst[p*24:]) = [24]float64(src[p*ld:])
+			}
+			return
+		}
+	}
+	for p := range kc {
+		dp := dst[p*w : p*w+w]
+		copy(dp, src[p*ld:p*ld+n])
+		clear(dp[n:])
+	}
+}
+
+// gather sets column i < n of the w-wide panel dst (kc rows) to the first
+// kc elements of row i of src (leading dimension ld), four rows at a time
+// so that the writes are contiguous. The caller pads columns n to w.
+func gather(dst, src []float64, ld, kc, n, w int) {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		r0 := src[i*ld : i*ld+kc]
+		r1 := src[(i+1)*ld : (i+1)*ld+kc]
+		r2 := src[(i+2)*ld : (i+2)*ld+kc]
+		r3 := src[(i+3)*ld : (i+3)*ld+kc]
+		for p, v := range r0 {
+			d := dst[p*w+i : p*w+i+4 : p*w+i+4]
+			d[0], d[1], d[2], d[3] = v, r1[p], r2[p], r3[p]
+		}
+	}
+	for ; i < n; i++ {
+		for p, v := range src[i*ld : i*ld+kc] {
+			dst[p*w+i] = v
+		}
+	}
 }
