@@ -58,6 +58,12 @@
 // LU factorization"). Small problems, where packing does not pay, go to
 // gonum's own implementation, as do the routines not written here.
 //
+// The init also installs Lapack as gonum's LAPACK (lapack64.Use): gonum's
+// own, with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
+// every factor, done with row-oriented triangular solves instead of the
+// column-walking careful solves of Dlatrs (falling back to gonum's when a
+// solve overflows).
+//
 // Every result is computed in a fixed order that does not depend on the
 // number of goroutines (each element of C is summed by one goroutine over
 // the same KC slices), so results are reproducible on any machine with the

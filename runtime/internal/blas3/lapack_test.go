@@ -1,0 +1,77 @@
+package blas3
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack"
+	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestDpocon compares Lapack's Dpocon with gonum's on factors of random SPD
+// matrices, well and badly conditioned, both triangles, and on a factor
+// whose solves overflow (where it must fall back to gonum's exactly). The
+// estimates come from the same sequence of Dlacn2 steps, so they agree to
+// rounding: relative 1e-9 allows for the different order of the sums.
+func TestDpocon(t *testing.T) {
+	before := poconCalls.Load()
+	var ch mat.Cholesky
+	if !ch.Factorize(spd(50, 1)) {
+		t.Fatal("not positive definite")
+	}
+	if poconCalls.Load() == before {
+		t.Fatal("mat.Cholesky.Factorize did not call Lapack's Dpocon")
+	}
+	refL := gonumlapack.Implementation{}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 2, 5, 33, 130, 400} {
+		for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+			for _, ridge := range []float64{float64(n), 1e-6} {
+				lda := n + r.IntN(3)
+				a := make([]float64, (n-1)*lda+n)
+				x := randSlice(r, n*n)
+				for i := range n {
+					for j := range n {
+						s := 0.0
+						for k := range n {
+							s += x[i*n+k] * x[j*n+k]
+						}
+						if i == j {
+							s += ridge
+						}
+						a[i*lda+j] = s
+					}
+				}
+				work := make([]float64, 3*n)
+				anorm := refL.Dlansy(lapack.MaxColumnSum, ul, n, a, lda, work)
+				if !refL.Dpotrf(ul, n, a, lda) {
+					t.Fatalf("n=%d: not positive definite", n)
+				}
+				iwork := make([]int, n)
+				want := refL.Dpocon(ul, n, a, lda, anorm, work, iwork)
+				got := Lapack{}.Dpocon(ul, n, a, lda, anorm, work, iwork)
+				if !(math.Abs(got-want) <= 1e-9*want) {
+					t.Errorf("Dpocon(%c, n=%d, ridge=%g) = %g, want %g", ul, n, ridge, got, want)
+				}
+			}
+		}
+	}
+	// A factor with tiny pivots: U⁻¹ overflows, and Dlatrs scales it.
+	n := 300
+	a := make([]float64, n*n)
+	for i := range n {
+		a[i*n+i] = 1e-30
+		for j := i + 1; j < n; j++ {
+			a[i*n+j] = 1
+		}
+	}
+	work, iwork := make([]float64, 3*n), make([]int, n)
+	want := refL.Dpocon(blas.Upper, n, a, n, 1, work, iwork)
+	got := Lapack{}.Dpocon(blas.Upper, n, a, n, 1, work, iwork)
+	if got != want {
+		t.Errorf("overflowing Dpocon = %g, want gonum's %g", got, want)
+	}
+}
