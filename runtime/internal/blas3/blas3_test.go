@@ -196,6 +196,44 @@ func TestDtrsm(t *testing.T) {
 	})
 }
 
+func TestDtrmm(t *testing.T) {
+	configs(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for it := range 160 {
+			m, n := pick(r), pick(r)
+			if it%9 == 0 {
+				m = 130 + r.IntN(100) // more than two diagonal blocks
+			}
+			if it%9 == 4 {
+				n = 130 + r.IntN(100)
+			}
+			s := []blas.Side{blas.Left, blas.Right}[it%2]
+			ul := []blas.Uplo{blas.Upper, blas.Lower}[it/2%2]
+			tA := []blas.Transpose{blas.NoTrans, blas.Trans}[it/4%2]
+			d := []blas.Diag{blas.NonUnit, blas.Unit}[it/8%2]
+			k := m
+			if s == blas.Right {
+				k = n
+			}
+			lda, ldb := max(1, k)+r.IntN(3), max(1, n)+r.IntN(3)
+			alpha := []float64{1, -1, 0, 0.7}[r.IntN(4)]
+			a := triangular(r, k, lda, ul == blas.Upper, d == blas.Unit)
+			b := randSlice(r, max(0, (m-1)*ldb+n))
+			if alpha == 0 && len(b) > 0 {
+				b[r.IntN(len(b))] = math.NaN() // α = 0 sets B to zero
+			}
+			want := append([]float64(nil), b...)
+			ref.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, want, ldb)
+			got := append([]float64(nil), b...)
+			Implementation{}.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, got, ldb)
+			// Each result is a sum of at most k products of entries at most
+			// 2 (the diagonal) and 1/k by ones at most 1: bounded by 3.
+			tol := 4 * float64(k+2) * eps * 3
+			check(t, fmt.Sprintf("Dtrmm(%c,%c,%c,%c,m=%d,n=%d,α=%g,ld=%d,%d)", s, ul, tA, d, m, n, alpha, lda, ldb), got, want, tol)
+		}
+	})
+}
+
 func check(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Helper()
 	for i := range want {

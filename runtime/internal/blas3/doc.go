@@ -1,6 +1,6 @@
-// Package blas3 is KML's level-3 BLAS: DGEMM, DSYRK and DTRSM written the
-// BLIS/GotoBLAS way, with a register-blocked micro-kernel in assembly. Its
-// init installs Implementation as gonum's float64 BLAS (blas64.Use), so
+// Package blas3 is KML's level-3 BLAS: DGEMM, DSYRK, DTRSM and DTRMM
+// written the BLIS/GotoBLAS way, with a register-blocked micro-kernel in
+// assembly. Its init installs Implementation as gonum's float64 BLAS (blas64.Use), so
 // gonum's own blocked LAPACK (Dpotrf, Dpotrs, Dgetrf, Dtrtri) and every
 // mat.* product and factorisation run on these kernels. runtime/linalg
 // imports the package for that side effect, so every KML binary (and every
@@ -55,7 +55,10 @@
 // speed; its error grows with the condition of the diagonal blocks, not of
 // A, and for the factors of positive definite matrices these are bounded by
 // the condition of A (Demmel, Higham & Schreiber 1995, "Stability of block
-// LU factorization"). Small problems, where packing does not pay, go to
+// LU factorization"). DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
+// is blocked the same way: each block row of B becomes the dense copy of
+// the diagonal block times its old value plus one DGEMM with the rows not
+// yet overwritten. Small problems, where packing does not pay, go to
 // gonum's own implementation, as do the routines not written here.
 //
 // The init also installs Lapack as gonum's LAPACK (lapack64.Use): gonum's
