@@ -234,6 +234,33 @@ func TestDtrmm(t *testing.T) {
 	})
 }
 
+// TestDtrsv compares Dtrsv with gonum's in every uplo/trans/diag case, on
+// the well-conditioned triangles of TestDtrsm, with unit stride (the
+// vector path) and stride 2 (delegated).
+func TestDtrsv(t *testing.T) {
+	defer func(m int) { minTrsv = m }(minTrsv)
+	minTrsv = 0
+	r := rand.New(rand.NewPCG(9, 10))
+	for it := range 200 {
+		n := pick(r)
+		if it%5 == 0 {
+			n = 100 + r.IntN(300)
+		}
+		ul := []blas.Uplo{blas.Upper, blas.Lower}[it%2]
+		tA := []blas.Transpose{blas.NoTrans, blas.Trans}[it/2%2]
+		d := []blas.Diag{blas.NonUnit, blas.Unit}[it/4%2]
+		inc := []int{1, 1, 1, 2}[it/8%4]
+		lda := max(1, n) + r.IntN(3)
+		a := triangular(r, n, lda, ul == blas.Upper, d == blas.Unit)
+		x := randSlice(r, max(0, (n-1)*inc+1))
+		want := append([]float64(nil), x...)
+		ref.Dtrsv(ul, tA, d, n, a, lda, want, inc)
+		got := append([]float64(nil), x...)
+		Implementation{}.Dtrsv(ul, tA, d, n, a, lda, got, inc)
+		check(t, fmt.Sprintf("Dtrsv(%c,%c,%c,n=%d,lda=%d,inc=%d)", ul, tA, d, n, lda, inc), got, want, 8*float64(n+2)*eps*4)
+	}
+}
+
 func check(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Helper()
 	for i := range want {

@@ -67,6 +67,10 @@
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
 // solve overflows).
 //
+// DTRSV with unit stride is overridden too, to run the rows of the
+// triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
+// for the solves of that condition estimate.
+//
 // Every result is computed in a fixed order that does not depend on the
 // number of goroutines (each element of C is summed by one goroutine over
 // the same KC slices), so results are reproducible on any machine with the
