@@ -275,6 +275,9 @@ func copyRows(dst, src []float64, ld, kc, n, w int) {
 func gather(dst, src []float64, ld, kc, n, w int) {
 	i := 0
 	for ; i+4 <= n; i += 4 {
+		if gatherVec(dst[i:], src[i*ld:], ld, kc, w) {
+			continue
+		}
 		r0 := src[i*ld : i*ld+kc]
 		r1 := src[(i+1)*ld : (i+1)*ld+kc]
 		r2 := src[(i+2)*ld : (i+2)*ld+kc]

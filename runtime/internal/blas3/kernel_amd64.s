@@ -407,3 +407,51 @@ store5:
 	VMOVUPD Z23, 128(DX)
 	VZEROUPPER
 	RET
+
+// func transpose4(dst, src []float64, ld, k, w int)
+// For p < k (a multiple of 4) and i < 4: dst[p·w + i] = src[i·ld + p], by
+// 4×4 blocks: four rows of src loaded, transposed in registers (unpack the
+// pairs, then swap the 128-bit halves), stored as four rows of dst.
+TEXT ·transpose4(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ ld+48(FP), R8
+	SHLQ $3, R8
+	MOVQ k+56(FP), CX
+	SHRQ $2, CX
+	JZ   tdone
+	MOVQ w+64(FP), R9
+	SHLQ $3, R9
+	LEAQ (SI)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R9)(R9*2), R13
+
+tloop:
+	VMOVUPD      (SI), Y0
+	VMOVUPD      (R10), Y1
+	VMOVUPD      (R11), Y2
+	VMOVUPD      (R12), Y3
+	VUNPCKLPD    Y1, Y0, Y4
+	VUNPCKHPD    Y1, Y0, Y5
+	VUNPCKLPD    Y3, Y2, Y6
+	VUNPCKHPD    Y3, Y2, Y7
+	VPERM2F128   $0x20, Y6, Y4, Y0
+	VPERM2F128   $0x20, Y7, Y5, Y1
+	VPERM2F128   $0x31, Y6, Y4, Y2
+	VPERM2F128   $0x31, Y7, Y5, Y3
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, (DI)(R9*1)
+	VMOVUPD      Y2, (DI)(R9*2)
+	VMOVUPD      Y3, (DI)(R13*1)
+	ADDQ         $32, SI
+	ADDQ         $32, R10
+	ADDQ         $32, R11
+	ADDQ         $32, R12
+	LEAQ         (DI)(R9*4), DI
+	DECQ         CX
+	JNZ          tloop
+	VZEROUPPER
+
+tdone:
+	RET
