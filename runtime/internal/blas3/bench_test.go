@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -72,12 +73,24 @@ func BenchmarkCholesky(b *testing.B) {
 		}
 		if n <= 2000 {
 			b.Run(fmt.Sprintf("n=%d/gonum", n), func(b *testing.B) {
-				blas64.Use(ref)
-				defer blas64.Use(Implementation{})
+				useGonum()
+				defer useKML()
 				run(b)
 			})
 		}
 	}
+}
+
+// useGonum makes gonum's BLAS and LAPACK the implementations, as before
+// this package; useKML restores this package's.
+func useGonum() {
+	blas64.Use(ref)
+	lapack64.Use(gonumlapack.Implementation{})
+}
+
+func useKML() {
+	blas64.Use(Implementation{})
+	lapack64.Use(Lapack{})
 }
 
 // BenchmarkPotrf is LAPACK's Dpotrf alone (gonum's blocked code, on this
@@ -129,8 +142,8 @@ func BenchmarkInverse(b *testing.B) {
 			})
 		}
 		b.Run(fmt.Sprintf("n=%d/gonum", n), func(b *testing.B) {
-			blas64.Use(ref)
-			defer blas64.Use(Implementation{})
+			useGonum()
+			defer useKML()
 			run(b)
 		})
 	}

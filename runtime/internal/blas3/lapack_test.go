@@ -1,6 +1,7 @@
 package blas3
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -73,5 +74,48 @@ func TestDpocon(t *testing.T) {
 	got := Lapack{}.Dpocon(blas.Upper, n, a, n, 1, work, iwork)
 	if got != want {
 		t.Errorf("overflowing Dpocon = %g, want gonum's %g", got, want)
+	}
+}
+
+// TestDpotrf compares Lapack's recursive Dpotrf with gonum's on random SPD
+// matrices (XXᵀ + n·I, so the factors are well conditioned and agree to a
+// few ulps times n), both triangles, with strides, on sizes around the
+// leaf, and checks that both report an indefinite matrix.
+func TestDpotrf(t *testing.T) {
+	defer func(l int) { potrfLeaf = l }(potrfLeaf)
+	potrfLeaf = 16
+	refL := gonumlapack.Implementation{}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{1, 15, 16, 17, 40, 130, 301} {
+		for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+			lda := n + r.IntN(3)
+			x := randSlice(r, n*n)
+			a := make([]float64, (n-1)*lda+n)
+			for i := range n {
+				for j := range n {
+					s := 0.0
+					for k := range n {
+						s += x[i*n+k] * x[j*n+k]
+					}
+					if i == j {
+						s += float64(n)
+					}
+					a[i*lda+j] = s
+				}
+			}
+			want := append([]float64(nil), a...)
+			got := append([]float64(nil), a...)
+			if !refL.Dpotrf(ul, n, want, lda) || !(Lapack{}).Dpotrf(ul, n, got, lda) {
+				t.Fatalf("n=%d: not positive definite", n)
+			}
+			scale := math.Sqrt(2 * float64(n)) // entries of the factor are at most about this
+			check(t, fmt.Sprintf("Dpotrf(%c, n=%d, lda=%d)", ul, n, lda), got, want, 8*float64(n+2)*eps*scale)
+			// Make it indefinite: a negative pivot appears past the leaf.
+			bad := append([]float64(nil), a...)
+			bad[(n-1)*lda+n-1] = -1
+			if n > 1 && (Lapack{}).Dpotrf(ul, n, bad, lda) {
+				t.Errorf("Dpotrf(%c, n=%d) accepted an indefinite matrix", ul, n)
+			}
+		}
 	}
 }
