@@ -1,0 +1,59 @@
+"""DGEMM and Cholesky on NumPy/SciPy (OpenBLAS, Debian's python3-numpy and
+python3-scipy), timed as runtime/internal/blas3's Go benchmarks time them:
+DGEMM C = A·B at n = 256, 512, 1024, 2000 (2n³ flops) and the Cholesky
+factorisation of an SPD matrix at n = 1000, 2000, 4000 (n³/3 flops) and the
+inverse from the factor (dpotri, 2n³/3 flops) at n = 1000, 2000, each the
+median of a few repetitions. Prints lines in the format of `go test
+-bench`, with GFLOP/s (wall clock) and GFLOP/cpu-s (per second of processor
+time, all threads), so bench/blas_numpy.sh can put them side by side.
+
+    /usr/bin/python3 bench/blas_numpy.py
+"""
+import time
+
+import numpy as np
+import scipy.linalg
+
+
+def timed(f, reps):
+    walls, cpus = [], []
+    for _ in range(reps):
+        w0, c0 = time.perf_counter(), time.process_time()
+        f()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    walls.sort()
+    cpus.sort()
+    return walls[len(walls) // 2], cpus[len(cpus) // 2]
+
+
+def line(name, reps, flops, wall, cpu):
+    print(f"numpy/{name}\t{reps}\t{wall * 1e9:.0f} ns/op\t"
+          f"{flops / cpu / 1e9:.2f} GFLOP/cpu-s\t{flops / wall / 1e9:.2f} GFLOP/s", flush=True)
+
+
+def main():
+    rng = np.random.default_rng(1)
+    for n in (256, 512, 1024, 2000):
+        a = rng.uniform(-1, 1, (n, n))
+        b = rng.uniform(-1, 1, (n, n))
+        c = np.empty((n, n))
+        reps = 20 if n <= 512 else 5
+        np.matmul(a, b, out=c)  # warm up
+        wall, cpu = timed(lambda: np.matmul(a, b, out=c), reps)
+        line(f"Dgemm/n={n}", reps, 2.0 * n ** 3, wall, cpu)
+    for n in (1000, 2000, 4000):
+        x = rng.uniform(-1, 1, (n, n))
+        s = x @ x.T + n * np.eye(n)
+        reps = 5 if n <= 2000 else 3
+        scipy.linalg.cholesky(s, check_finite=False)  # warm up
+        wall, cpu = timed(lambda: scipy.linalg.cholesky(s, check_finite=False), reps)
+        line(f"Cholesky/n={n}", reps, n ** 3 / 3.0, wall, cpu)
+        if n <= 2000:
+            u = scipy.linalg.cholesky(s, check_finite=False)
+            wall, cpu = timed(lambda: scipy.linalg.lapack.dpotri(u), reps)
+            line(f"Inverse/n={n}", reps, 2 * n ** 3 / 3.0, wall, cpu)
+
+
+if __name__ == "__main__":
+    main()

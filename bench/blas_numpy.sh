@@ -1,0 +1,24 @@
+#!/bin/bash
+# KML's level-3 BLAS (runtime/internal/blas3: DGEMM, mat.Cholesky's
+# Factorize, LAPACK's Dpotrf and
+# mat.Cholesky.InverseTo on it; "gonum" is gonum's own BLAS) against
+# NumPy/SciPy on OpenBLAS, alternately, three rounds, on all cores: quote
+# ratios from one round only, with the load average it prints. GFLOP/s is
+# wall clock; GFLOP/cpu-s per second of processor time (all threads), the
+# steadier figure on a shared machine.
+#   bench/blas_numpy.sh
+# Needs Debian's python3-numpy and python3-scipy (/usr/bin/python3).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go test -c -o "$tmp/blas3.test" ./runtime/internal/blas3)
+/usr/bin/python3 -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__version__)'
+grep -m1 'model name' /proc/cpuinfo
+grep -m1 'cpu MHz' /proc/cpuinfo
+for i in 1 2 3; do
+  echo "round $i: $(uptime)"
+  (cd "$root/runtime/internal/blas3" && "$tmp/blas3.test" -test.run XXX \
+    -test.bench '(Dgemm|Cholesky|Potrf|Inverse)/n=[0-9]+/(avx|gonum)' -test.benchtime 1s | grep Benchmark | sed 's/^/kml /')
+  /usr/bin/python3 "$root/bench/blas_numpy.py"
+done

@@ -1,0 +1,149 @@
+package blas3
+
+import (
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+func init() { blas64.Use(Implementation{}) }
+
+// Implementation is gonum's float64 BLAS with Dgemm, Dsyrk and Dtrsm
+// replaced by this package's blocked kernels. Calls with invalid arguments
+// go to gonum's code, so they panic with gonum's messages.
+type Implementation struct {
+	gonum.Implementation
+}
+
+var _ blas.Float64 = Implementation{}
+
+// calls counts the level-3 calls that ran on this package's kernels; tests
+// use it to see that gonum routes through them.
+var calls atomic.Int64
+
+func isTrans(t blas.Transpose) bool { return t == blas.Trans || t == blas.ConjTrans }
+
+func validTrans(t blas.Transpose) bool {
+	return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
+}
+
+// Dgemm computes C = α·op(A)·op(B) + β·C; see gonum's Dgemm.
+func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	aT, bT := isTrans(tA), isTrans(tB)
+	ar, ac := m, k
+	if aT {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if bT {
+		br, bc = n, k
+	}
+	if !validTrans(tA) || !validTrans(tB) || m <= 0 || n <= 0 || k < 0 ||
+		lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) ||
+		(k > 0 && (len(a) < (ar-1)*lda+ac || len(b) < (br-1)*ldb+bc)) ||
+		len(c) < (m-1)*ldc+n || m*n*k < minGemm {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	calls.Add(1)
+	scale(beta, m, n, c, ldc)
+	gemm(m, n, k, alpha, view{a, lda, aT}, view{b, ldb, bT}, c, ldc)
+}
+
+// scale sets the m×n matrix C to β·C, to zero (whatever it held) when β
+// is zero, as the reference BLAS does.
+func scale(beta float64, m, n int, c []float64, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		ci := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(ci)
+			continue
+		}
+		for j := range ci {
+			ci[j] *= beta
+		}
+	}
+}
+
+// minSyrk is n·n·k below which Dsyrk uses gonum's code.
+var minSyrk = 32 * 32 * 32
+
+// syrkBlock is the number of rows of C in a block row of Dsyrk.
+const syrkBlock = 128
+
+// Dsyrk computes the uplo triangle of C = α·A·Aᵀ + β·C (tA NoTrans, A n×k)
+// or C = α·Aᵀ·A + β·C (tA Trans, A k×n); see gonum's Dsyrk.
+func (impl Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	aT := isTrans(tA)
+	ar, ac := n, k
+	if aT {
+		ar, ac = k, n
+	}
+	if (ul != blas.Upper && ul != blas.Lower) || !validTrans(tA) || n <= 0 || k < 0 ||
+		lda < max(1, ac) || ldc < max(1, n) || len(a) < lda*(ar-1)+ac ||
+		len(c) < ldc*(n-1)+n || n*n*k < minSyrk {
+		impl.Implementation.Dsyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	calls.Add(1)
+	syrk(ul == blas.Upper, n, k, alpha, view{a, lda, aT}, beta, c, ldc)
+}
+
+// syrk is Dsyrk with op(A) = a (n×k).
+func syrk(upper bool, n, k int, alpha float64, a view, beta float64, c []float64, ldc int) {
+	// gonum's Dsyrk sets C to zero when β = 0, except for the lower
+	// triangle of α·AᵀA with α ≠ 0, which it multiplies by β, so that a NaN
+	// in C stays NaN. Do the same.
+	zero := beta == 0 && (upper || !a.trans || alpha == 0)
+	for i := range n {
+		lo, hi := 0, i+1
+		if upper {
+			lo, hi = i, n
+		}
+		ci := c[i*ldc+lo : i*ldc+hi]
+		if zero {
+			clear(ci)
+		} else if beta != 1 {
+			for j := range ci {
+				ci[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 || k == 0 {
+		return
+	}
+	buf := pool.Get().(*buffers)
+	defer pool.Put(buf)
+	for i0 := 0; i0 < n; i0 += syrkBlock {
+		i1 := min(i0+syrkBlock, n)
+		nb := i1 - i0
+		ai := a.sub(i0, 0)
+		// The block row strictly off the diagonal.
+		if upper && i1 < n {
+			gemm(nb, n-i1, k, alpha, ai, a.sub(i1, 0).t(), c[i0*ldc+i1:], ldc)
+		}
+		if !upper && i0 > 0 {
+			gemm(nb, i0, k, alpha, ai, a.t(), c[i0*ldc:], ldc)
+		}
+		// The diagonal block, through scratch.
+		t := grow(buf.t, nb*nb)
+		buf.t = t
+		clear(t)
+		gemm(nb, nb, k, alpha, ai, ai.t(), t, nb)
+		for i := range nb {
+			lo, hi := 0, i+1
+			if upper {
+				lo, hi = i, nb
+			}
+			ci := c[(i0+i)*ldc+i0+lo : (i0+i)*ldc+i0+hi]
+			for j, v := range t[i*nb+lo : i*nb+hi] {
+				ci[j] += v
+			}
+		}
+	}
+}

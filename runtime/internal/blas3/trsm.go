@@ -1,0 +1,151 @@
+package blas3
+
+import "gonum.org/v1/gonum/blas"
+
+// trsmBlock is the order of the diagonal blocks of op(A) that Dtrsm
+// inverts.
+const trsmBlock = 64
+
+// minTrsm is the number of right-hand sides (columns of B for side Left,
+// rows for Right) below which Dtrsm uses gonum's code: with few of them the
+// solve is a level-2 operation, and substitution does it with less work.
+var minTrsm = 16
+
+// Dtrsm solves op(A)·X = α·B (side Left) or X·op(A) = α·B (side Right) for
+// X, overwriting the m×n matrix B; A is triangular. See gonum's Dtrsm.
+func (impl Implementation) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	k, rhs := m, n
+	if s == blas.Right {
+		k, rhs = n, m
+	}
+	if (s != blas.Left && s != blas.Right) || (ul != blas.Upper && ul != blas.Lower) ||
+		!validTrans(tA) || (d != blas.Unit && d != blas.NonUnit) || m <= 0 || n <= 0 ||
+		lda < max(1, k) || ldb < max(1, n) || len(a) < lda*(k-1)+k ||
+		len(b) < ldb*(m-1)+n || rhs < minTrsm {
+		impl.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	calls.Add(1)
+	trsm(s == blas.Left, ul == blas.Upper, isTrans(tA), d == blas.Unit, m, n, alpha, a, lda, b, ldb)
+}
+
+func trsm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	scale(alpha, m, n, b, ldb)
+	if alpha == 0 {
+		return
+	}
+	op := view{a, lda, trans}
+	bv := view{b, ldb, false}
+	// lower is whether op(A) is lower triangular.
+	lower := upper == trans
+	k := m
+	if !left {
+		k = n
+	}
+	buf := pool.Get().(*buffers)
+	defer pool.Put(buf)
+	inv := grow(buf.a, trsmBlock*trsmBlock)
+	buf.a = inv
+	// Left with op(A) lower, or Right with op(A) upper, solves the blocks
+	// forwards; the other two backwards.
+	forward := lower == left
+	for blk := 0; blk < k; blk += trsmBlock {
+		i0 := blk
+		if !forward {
+			i0 = max(k-blk-trsmBlock, 0)
+		}
+		i1 := min(i0+trsmBlock, k)
+		if !forward {
+			i1 = k - blk
+		}
+		nb := i1 - i0
+		// Subtract the solved part: rows [i0, i1) of B minus op(A)[i0:i1, s]
+		// times rows s of X (Left), or columns likewise (Right), where s is
+		// [0, i0) forwards and [i1, k) backwards.
+		s0, s1 := 0, i0
+		if !forward {
+			s0, s1 = i1, k
+		}
+		if s1 > s0 {
+			if left {
+				gemm(nb, n, s1-s0, -1, op.sub(i0, s0), bv.sub(s0, 0), b[i0*ldb:], ldb)
+			} else {
+				gemm(m, nb, s1-s0, -1, bv.sub(0, s0), op.sub(s0, i0), b[i0:], ldb)
+			}
+		}
+		// Multiply by the inverse of the diagonal block. The inverse is
+		// computed as a lower triangle: of op(A)'s block if that is lower,
+		// else of its transpose, used transposed.
+		t := inv[:nb*nb]
+		d := op.sub(i0, i0)
+		if !lower {
+			d = d.t()
+		}
+		for i := range nb {
+			for j := range nb {
+				switch {
+				case j > i:
+					t[i*nb+j] = 0
+				case j == i && unit:
+					t[i*nb+j] = 1
+				default:
+					t[i*nb+j] = d.at(i, j)
+				}
+			}
+		}
+		invLower(t, nb)
+		tv := view{t, nb, !lower}
+		if left {
+			// B_i = inv · B_i, through a copy of B_i.
+			x := grow(buf.b, nb*n)
+			buf.b = x
+			for i := range nb {
+				row := b[(i0+i)*ldb : (i0+i)*ldb+n]
+				copy(x[i*n:(i+1)*n], row)
+				clear(row)
+			}
+			gemm(nb, n, nb, 1, tv, view{x, n, false}, b[i0*ldb:], ldb)
+		} else {
+			x := grow(buf.b, m*nb)
+			buf.b = x
+			for i := range m {
+				row := b[i*ldb+i0 : i*ldb+i1]
+				copy(x[i*nb:(i+1)*nb], row)
+				clear(row)
+			}
+			gemm(m, nb, nb, 1, view{x, nb, false}, tv, b[i0:], ldb)
+		}
+	}
+}
+
+// at is op(X)[i, j].
+func (v view) at(i, j int) float64 {
+	if v.trans {
+		return v.data[j*v.ld+i]
+	}
+	return v.data[i*v.ld+j]
+}
+
+// invLower overwrites the lower-triangular n×n matrix L (row-major, upper
+// triangle zero) with L⁻¹, row by row: row i of L⁻¹ is
+// −(Σ_{p<i} L[i,p]·(L⁻¹)[p,:]) / L[i,i], and (L⁻¹)[i,i] = 1/L[i,i].
+func invLower(l []float64, n int) {
+	var row [trsmBlock]float64
+	for i := range n {
+		r := row[:i]
+		clear(r)
+		li := l[i*n : i*n+i]
+		for p, lip := range li {
+			xp := l[p*n : p*n+p+1]
+			rp := r[:p+1]
+			for j, v := range xp {
+				rp[j] += lip * v
+			}
+		}
+		d := 1 / l[i*n+i]
+		for j, v := range r {
+			l[i*n+j] = -v * d
+		}
+		l[i*n+i] = d
+	}
+}
