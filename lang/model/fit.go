@@ -1,12 +1,14 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/inference"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // Sample draws from c's posterior with NUTS on th's context, then constrains
@@ -95,8 +97,9 @@ type Optimum struct {
 }
 
 // Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
-// gives the starts, seed and initial point), cancelled by th's context.
-func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
+// gives the starts, seed and initial point), cancelled by ctx (th's
+// context, or a builtin's, eval.Args.Context, carrying its progress line).
+func Optimize(ctx context.Context, th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
 	if s.GradTol == 0 && HasLatent(c.Model) {
 		s.GradTol = GPGradTol
 	}
@@ -110,8 +113,8 @@ func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, err
 	} else {
 		var err error
 		newObj := func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }
-		if r, err = inference.Maximize(th.Context(), newObj, s); err != nil {
-			if cerr := th.Context().Err(); cerr != nil {
+		if r, err = inference.Maximize(ctx, newObj, s); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
 			return nil, err
@@ -176,8 +179,9 @@ func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
 // gridName, every other free parameter maximised at each grid point (warm
 // started from the previous point's optimum): a profile likelihood. Grid
 // points outside the prior's support, or where the maximisation fails, have
-// density zero (−Inf).
-func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]float64, error) {
+// density zero (−Inf). ctx cancels it and counts the grid points on its
+// progress reporter.
+func Profile(ctx context.Context, th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]float64, error) {
 	// The grid parameter's coordinate.
 	gridIdx := -1
 	for _, s := range c.slots {
@@ -209,7 +213,7 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 				where = append(where, i)
 			}
 		}
-		vals, err := inference.Profile(th.Context(), newObj, valid, 0)
+		vals, err := inference.Profile(ctx, newObj, valid, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +225,12 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 	fixedCoord := make([]bool, c.Dim())
 	fixedCoord[gridIdx] = true
 	var prev []float64
+	task := progress.Start(ctx, "points", len(points))
+	defer task.Done()
 	for i, q := range points {
+		if i > 0 {
+			task.Add(1) // the previous point is done
+		}
 		if q == nil {
 			continue
 		}
@@ -231,9 +240,9 @@ func Profile(th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]f
 				init[j] = prev[j]
 			}
 		}
-		r, err := inference.Maximize(th.Context(), newObj, inference.Settings{Init: init, Fixed: fixedCoord, Workers: 1})
+		r, err := inference.Maximize(ctx, newObj, inference.Settings{Init: init, Fixed: fixedCoord, Workers: 1})
 		if err != nil {
-			if cerr := th.Context().Err(); cerr != nil {
+			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/progress"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -60,6 +61,7 @@ type Result struct {
 // each start, in parallel, and keeps the best. A start whose log density is
 // not finite at its initial point redraws it, up to InitTries times, as Stan
 // does. A cancelled ctx stops every start and Maximize returns ctx.Err().
+// Several starts are counted as "starts" on ctx's progress reporter.
 func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*Result, error) {
 	if s.Starts <= 0 {
 		s.Starts = 1
@@ -82,7 +84,15 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 		panic(fmt.Sprintf("inference: Init and Fixed need %d values", dim))
 	}
 	res := &Result{Starts: make([]StartResult, s.Starts)}
-	panics := ForEach(objs, s.Starts, func(k int, o Model) { res.Starts[k] = runStart(ctx, o, k, s) })
+	var task *progress.Task
+	if s.Starts > 1 {
+		task = progress.Start(ctx, "starts", s.Starts)
+	}
+	panics := ForEach(objs, s.Starts, func(k int, o Model) {
+		defer task.Add(1)
+		res.Starts[k] = runStart(ctx, o, k, s)
+	})
+	task.Done()
 	for k, err := range panics {
 		if err != nil {
 			res.Starts[k] = StartResult{Err: err, Value: math.NaN()}
@@ -222,7 +232,8 @@ func equal(a, b []float64) bool {
 // Profile evaluates the log density at each point, in parallel over at most
 // workers objectives (default GOMAXPROCS). Points where the density is zero
 // or cannot be evaluated give −Inf. A cancelled ctx stops the evaluation
-// and Profile returns ctx.Err().
+// and Profile returns ctx.Err(). The points are counted as "points" on
+// ctx's progress reporter.
 func Profile(ctx context.Context, newObj func() (Model, error), points [][]float64, workers int) ([]float64, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -242,10 +253,13 @@ func Profile(ctx context.Context, newObj func() (Model, error), points [][]float
 		return worker{o, make([]float64, o.Dim())}
 	}
 	out := make([]float64, len(points))
+	task := progress.Start(ctx, "points", len(points))
+	defer task.Done()
 	par.Each(len(points), 1, workers, newWorker, func(w worker, i, _, _ int) {
 		if ctx.Err() != nil {
 			return
 		}
+		defer task.Add(1)
 		lp, err := safeEval(w.o, w.grad, points[i])
 		if err != nil || math.IsNaN(lp) {
 			lp = math.Inf(-1)

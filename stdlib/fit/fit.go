@@ -209,7 +209,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "%v", err)
 		}
 	}
-	opt, err := model.Optimize(th, c, s)
+	opt, err := model.Optimize(a.Context(), th, c, s)
 	if err != nil {
 		return nil, fitError(a, err)
 	}
@@ -266,7 +266,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := model.Profile(th, c, gridName, grid)
+	out, err := model.Profile(a.Context(), th, c, gridName, grid)
 	if err != nil {
 		return nil, fitError(a, err)
 	}
