@@ -208,7 +208,7 @@ let one = run(f, [0.5, 0.2])
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want, err := f.Run(mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
+	_, want, err := f.Run(context.Background(), mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ let est = run(f, seq[51:60, 3:4], estimate: "preimage")
 	kx, _ := kernels.NewRBF([]float64{0.5})
 	ky, _ := kernels.NewRBF([]float64{0.7})
 	f, _ := kbr.NewFilter(mat.DenseCopyOf(seq.Slice(0, 50, 0, 2)), mat.DenseCopyOf(seq.Slice(0, 50, 2, 4)), kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001}, kbr.TransitionSample)
-	w, _, err := f.Run(mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
+	w, _, err := f.Run(context.Background(), mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 package kbr
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // Filter is the KBR filter of §4.3 for a state-space model known only
@@ -179,8 +181,10 @@ func (f *Filter) predict(alpha []float64) []float64 {
 
 // Run filters the observations (one per row) and returns the weights over
 // X after each of them (n × steps) and the state estimates, the
-// normalised weighted means Σ_i α_i X_i (steps × d).
-func (f *Filter) Run(obs *mat.Dense) (weights, estimates *mat.Dense, err error) {
+// normalised weighted means Σ_i α_i X_i (steps × d). A cancelled ctx stops
+// it between steps with ctx.Err(); the steps are counted on ctx's progress
+// reporter.
+func (f *Filter) Run(ctx context.Context, obs *mat.Dense) (weights, estimates *mat.Dense, err error) {
 	k, err := crossY(f.KY, f.Y, obs)
 	if err != nil {
 		return nil, nil, err
@@ -191,7 +195,12 @@ func (f *Filter) Run(obs *mat.Dense) (weights, estimates *mat.Dense, err error) 
 	weights = mat.NewDense(n, steps, nil)
 	estimates = mat.NewDense(steps, d, nil)
 	var alpha []float64
+	task := progress.Start(ctx, "steps", steps)
+	defer task.Done()
 	for t := 0; t < steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		kt := mat.DenseCopyOf(k.Slice(0, n, t, t+1))
 		var w *mat.Dense
 		if t == 0 {
@@ -217,6 +226,7 @@ func (f *Filter) Run(obs *mat.Dense) (weights, estimates *mat.Dense, err error) 
 		weights.SetCol(t, alpha)
 		m, _ := Mean(f.X, alpha, false)
 		estimates.SetRow(t, m)
+		task.Add(1)
 	}
 	return weights, estimates, nil
 }

@@ -1,6 +1,7 @@
 package kbr
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -86,7 +87,7 @@ func filterDense(t *testing.T, tr Transition) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, est, err := f.Run(obs)
+	w, est, err := f.Run(context.Background(), obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func filterDense(t *testing.T, tr Transition) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl, _, err := lr.Run(obs)
+	wl, _, err := lr.Run(context.Background(), obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestFilterRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, e1, err := exact.Run(yt)
+	_, e1, err := exact.Run(context.Background(), yt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFilterRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, e2, err := lr.Run(yt)
+	_, e2, err := lr.Run(context.Background(), yt)
 	if err != nil {
 		t.Fatal(err)
 	}

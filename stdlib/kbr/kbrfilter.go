@@ -97,13 +97,18 @@ func registerKbrfilter(reg *eval.Registry) {
 			if how != "mean" && how != "preimage" {
 				return nil, a.Errorf("estimate", `estimate must be "mean" or "preimage", got %q`, how)
 			}
-			w, est, err := f.F.Run(obs)
+			w, est, err := f.F.Run(a.Context(), obs)
 			if err != nil {
 				return nil, a.Errorf("observations", "%v", err)
 			}
 			if how == "preimage" {
 				failed := 0
+				task := a.Progress("pre-images", est.RawMatrix().Rows)
+				defer task.Done()
 				for t := 0; t < est.RawMatrix().Rows; t++ {
+					if err := a.Step(task); err != nil {
+						return nil, err
+					}
 					pt, ok, err := rkbr.Preimage(f.F.KX, f.F.X, mat.Col(nil, t, w), rkbr.PreimageSettings{})
 					if err != nil {
 						return nil, a.Errorf("estimate", "%v", err)

@@ -66,7 +66,19 @@ func registerKbrsim(reg *eval.Registry) {
 			if err != nil {
 				return nil, err
 			}
-			res, err := rkbr.Rejection(s.draw, s.sim, obs, rkbr.ABCSettings{Tol: tol, Accept: int(n), MaxSims: int(maxSims), Batch: int(batch)})
+			// The simulations run until n are kept: their count, without a
+			// total, is abc's progress.
+			task := a.Progress("simulations", 0)
+			defer task.Done()
+			sim := func(x *mat.Dense) (*mat.Dense, error) {
+				y, err := s.sim(x)
+				if err == nil {
+					k, _ := x.Dims()
+					task.Add(k)
+				}
+				return y, err
+			}
+			res, err := rkbr.Rejection(s.draw, sim, obs, rkbr.ABCSettings{Tol: tol, Accept: int(n), MaxSims: int(maxSims), Batch: int(batch)})
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
