@@ -454,7 +454,12 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	draws, means := make([][]float64, len(hs)), make([][]float64, len(hs))
+	task := a.Progress("draws", len(hs))
+	defer task.Done()
 	for i, h := range hs {
+		if err := a.Step(task); err != nil {
+			return nil, err
+		}
 		if draws[i], means[i], err = e.draw(h, at, rng); err != nil {
 			return nil, a.Fail("%v", err)
 		}
@@ -555,7 +560,12 @@ func witnessBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	draws, means := make([][]float64, k), make([][]float64, k)
+	task := a.Progress("draws", k)
+	defer task.Done()
 	for i := 0; i < k; i++ {
+		if err := a.Step(task); err != nil {
+			return nil, err
+		}
 		dp, mp, err := ep.draw(hp[i], at, rng)
 		if err != nil {
 			return nil, a.Fail("%v", err)

@@ -27,7 +27,14 @@ func registerIterate(reg *eval.Registry) {
 			// a matrix).
 			var tape *ad.Tape
 			var steps []eval.Value
+			// A long simulation draws its steps; inside a model or
+			// another builtin's loop the outer line stays.
+			task := a.Progress("steps", int(n))
+			defer task.Done()
 			for t := 1; t <= int(n); t++ {
+				if err := a.Step(task); err != nil {
+					return nil, err
+				}
 				args := []eval.Value{s, eval.Num(t)}
 				if with {
 					args = append(args, a.Value("with"))
