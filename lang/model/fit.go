@@ -130,6 +130,9 @@ func Optimize(th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, err
 	if !c.Terms.Prior && c.Dim() > 0 {
 		opt.Warnings = append(opt.Warnings, absentFromLikelihood(c.NewDensity(th.Fork()), c, r.X)...)
 	}
+	if r.Converged && c.Dim() > 0 {
+		opt.Warnings = append(opt.Warnings, curvatureWarnings(c.NewDensity(th.Fork()), c, r.X)...)
+	}
 	return opt, nil
 }
 
