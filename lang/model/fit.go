@@ -133,6 +133,9 @@ func Optimize(ctx context.Context, th *eval.Thread, c *Compiled, s inference.Set
 	if !c.Terms.Prior && c.Dim() > 0 {
 		opt.Warnings = append(opt.Warnings, absentFromLikelihood(c.NewDensity(th.Fork()), c, r.X)...)
 	}
+	if r.Converged && c.Dim() > 0 {
+		opt.Warnings = append(opt.Warnings, curvatureWarnings(c.NewDensity(th.Fork()), c, r.X)...)
+	}
 	return opt, nil
 }
 

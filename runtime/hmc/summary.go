@@ -71,8 +71,19 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 
 func (s *Summary) standardWarnings() []string {
 	var w []string
+	if s.Warmup == 0 {
+		w = append(w, "warmup: 0: the step size (1) and the metric (the identity) are not adapted and the chains start at their initial points, so the draws may be far from the posterior and the sampler inefficient; keep the default warm-up (1000) or at least 150")
+	}
+	// Split R-hat and the effective sample sizes need 4 draws per chain;
+	// with fewer they are NaN, which is not a finding about the chains.
+	if s.Draws < 4 {
+		w = append(w, fmt.Sprintf("%d draws per chain are too few to estimate R-hat, ESS and MCSE (shown as NaN); run at least 4, and 100 or more for reliable summaries", s.Draws))
+	}
 	var highRhat, lowESS []string
 	for _, p := range s.Params {
+		if s.Draws < 4 {
+			break
+		}
 		if p.Rhat > 1.01 || math.IsNaN(p.Rhat) && !math.IsNaN(p.SD) && p.SD > 0 {
 			highRhat = append(highRhat, fmt.Sprintf("%s (%.2f)", p.Name, p.Rhat))
 		}

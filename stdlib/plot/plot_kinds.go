@@ -124,7 +124,11 @@ func markDivergent(p *plot.Plot, post *model.Posterior, k int) error {
 }
 
 // kde is a Gaussian kernel density estimate of xs on n points, with
-// Silverman's bandwidth; nil for fewer than two distinct values.
+// Silverman's bandwidth; nil for fewer than two distinct values. As in
+// ArviZ, the grid spans only the draws' range and the kernel mass past
+// either end is reflected back, so the density of a bounded parameter
+// (a scale, a probability) is neither drawn past its bound nor bent
+// down towards it.
 func kde(xs []float64, n int) ([]float64, []float64) {
 	var v []float64
 	for _, x := range xs {
@@ -142,7 +146,7 @@ func kde(xs []float64, n int) ([]float64, []float64) {
 	if !(h > 0) {
 		return nil, nil
 	}
-	lo, hi := v[0]-3*h, v[len(v)-1]+3*h
+	lo, hi := v[0], v[len(v)-1]
 	xg := make([]float64, n)
 	yg := make([]float64, n)
 	norm := 1 / (float64(len(v)) * h * math.Sqrt(2*math.Pi))
@@ -157,6 +161,18 @@ func kde(xs []float64, n int) ([]float64, []float64) {
 				break
 			}
 			z := (x - y) / h
+			s += math.Exp(-0.5 * z * z)
+		}
+		// The reflections of the draws near each end, at 2lo-y and 2hi-y.
+		for _, y := range v {
+			if y > lo+6*h {
+				break
+			}
+			z := (x - (2*lo - y)) / h
+			s += math.Exp(-0.5 * z * z)
+		}
+		for j := len(v) - 1; j >= 0 && v[j] >= hi-6*h; j-- {
+			z := (x - (2*hi - v[j])) / h
 			s += math.Exp(-0.5 * z * z)
 		}
 		yg[i] = s * norm

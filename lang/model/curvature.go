@@ -1,0 +1,165 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// maxCurvatureDim bounds the dimension for which Optimize checks the
+// curvature at its optimum: the check costs 2·dim gradients and an
+// eigendecomposition.
+const maxCurvatureDim = 50
+
+// curvatureWarnings checks the optimum x of c's objective on the
+// unconstrained scale for the two ways L-BFGS can "converge" to no
+// maximum: an objective that keeps increasing as some coordinates grow
+// without bound (a separated logistic regression: the optimum is at
+// infinity and the gradient vanishes only because the objective
+// flattens), and an objective flat along some direction (a
+// non-identified model such as y ~ normal(a + b, 1): the Hessian is
+// singular there and the optimum is a ridge, not a point).
+func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
+	dim := len(x)
+	if dim == 0 || dim > maxCurvatureDim {
+		return nil
+	}
+	f0, err := d.Value(x)
+	if err != nil || math.IsInf(f0, 0) || math.IsNaN(f0) {
+		return nil
+	}
+	var w []string
+	// At infinity: the large coordinates, scaled together by 2 and by 4,
+	// give an objective no lower.
+	big := 0.0
+	for _, v := range x {
+		big = math.Max(big, math.Abs(v))
+	}
+	if big >= 5 {
+		var idx []int
+		for i, v := range x {
+			if math.Abs(v) >= big/4 {
+				idx = append(idx, i)
+			}
+		}
+		scaled := func(k float64) float64 {
+			q := append([]float64(nil), x...)
+			for _, i := range idx {
+				q[i] *= k
+			}
+			f, err := d.Value(q)
+			if err != nil || math.IsNaN(f) {
+				return math.Inf(-1)
+			}
+			return f
+		}
+		f2 := scaled(2)
+		if f4 := scaled(4); f2 >= f0 && f4 >= f2 {
+			w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.coordNames(idx)))
+			return w
+		}
+	}
+	// Flat direction: the smallest eigenvalue of the Hessian (by central
+	// differences of the gradient) is negligible next to the largest.
+	h := mat.NewSymDense(dim, nil)
+	gp, gm := make([]float64, dim), make([]float64, dim)
+	q := append([]float64(nil), x...)
+	cols := make([][]float64, dim)
+	for j := range dim {
+		step := 1e-4 * math.Max(1, math.Abs(x[j]))
+		q[j] = x[j] + step
+		if _, err := d.LogDensity(gp, q); err != nil {
+			return w
+		}
+		q[j] = x[j] - step
+		if _, err := d.LogDensity(gm, q); err != nil {
+			return w
+		}
+		q[j] = x[j]
+		cols[j] = make([]float64, dim)
+		for i := range dim {
+			cols[j][i] = (gp[i] - gm[i]) / (2 * step)
+		}
+	}
+	for i := range dim {
+		for j := i; j < dim; j++ {
+			v := (cols[j][i] + cols[i][j]) / 2
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return w
+			}
+			h.SetSym(i, j, v)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(h, true) {
+		return w
+	}
+	vals := eig.Values(nil)
+	lo, hi := math.Inf(1), 0.0
+	k := 0
+	for i, v := range vals {
+		hi = math.Max(hi, math.Abs(v))
+		if math.Abs(v) < lo {
+			lo, k = math.Abs(v), i
+		}
+	}
+	if hi == 0 || lo > 1e-6*hi {
+		return w
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	var idx []int
+	var terms []string
+	for i := range dim {
+		if v := vecs.At(i, k); math.Abs(v) > 0.1 {
+			idx = append(idx, i)
+			terms = append(terms, fmt.Sprintf("%+.2g·%s", v, c.coordName(i)))
+		}
+	}
+	verb := "is"
+	if len(idx) > 1 {
+		verb = "are"
+	}
+	w = append(w, fmt.Sprintf("the objective is flat along a direction through the optimum (the Hessian is singular: smallest curvature %.2g against %.2g): %s %s not identified (flat along %s on the unconstrained scale), so the values are one point of a ridge; add a proper prior and use objective: \"map\", or reparameterise",
+		lo, hi, c.coordNames(idx), verb, strings.Join(terms, " ")))
+	return w
+}
+
+// coordName names coordinate i of the unconstrained vector: the
+// parameter, with an index for a vector or matrix.
+func (c *Compiled) coordName(i int) string {
+	for _, s := range c.slots {
+		if s.off < 0 || i < s.off || i >= s.off+s.free() {
+			continue
+		}
+		if s.free() == 1 {
+			return s.param.Name
+		}
+		return fmt.Sprintf("%s[%d]", s.param.Name, i-s.off+1)
+	}
+	return fmt.Sprintf("coordinate %d", i+1)
+}
+
+// coordNames lists the parameters of the coordinates idx, once each.
+func (c *Compiled) coordNames(idx []int) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, i := range idx {
+		n := c.coordName(i)
+		if b, _, ok := strings.Cut(n, "["); ok {
+			n = b
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	switch len(names) {
+	case 1:
+		return names[0]
+	default:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+}
