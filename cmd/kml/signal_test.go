@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,7 +29,6 @@ func TestInterruptStopsRun(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			script := filepath.Join(dir, "long.kml")
 			// "started" comes right before the fit, so however loaded
 			// the machine the signal reaches the fit on line 7.
 			src := `let x = draw(normal(0, 1), 200000, seed: 1)
@@ -43,41 +40,10 @@ print("started")
 let post = sample(m, chains: 1, warmup: 100000, draws: 100000, seed: 2)
 write_csv([1, 2], "never.csv")
 `
-			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
+			code, msg, _ := signalChild(t, dir, src, 200*time.Millisecond, sig)
+			if code != exitSignal {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitSignal, msg)
 			}
-			cmd := exec.Command(os.Args[0], "run", script)
-			cmd.Env = append(os.Environ(), "KML_TEST_MAIN=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			line, _ := bufio.NewReader(out).ReadString('\n')
-			if strings.TrimSpace(line) != "started" {
-				cmd.Process.Kill()
-				t.Fatalf("first line %q, want started", line)
-			}
-			time.Sleep(200 * time.Millisecond)
-			cmd.Process.Signal(sig)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(2 * time.Minute):
-				// Loose, for a loaded machine: uncancelled, the fit
-				// takes hours.
-				cmd.Process.Kill()
-				t.Fatal("the run did not stop within 2 minutes of the signal")
-			}
-			if code := cmd.ProcessState.ExitCode(); code != exitSignal {
-				t.Errorf("exit status %d (%v), want %d; stderr:\n%s", code, err, exitSignal, stderr.String())
-			}
-			msg := stderr.String()
 			if !strings.Contains(msg, "long.kml:7:") || !strings.Contains(msg, "interrupted") {
 				t.Errorf("stderr does not report the interrupted statement:\n%s", msg)
 			}
