@@ -15,8 +15,8 @@ import (
 )
 
 func registerGpPredict(reg *eval.Registry) {
-	reg.Register(`predict(fit, xnew, values?, approx?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites.`,
+	reg.Register(`predict(fit, xnew, values?, approx?, draws = 200, level = 0.9, samples = 100, seed?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws.`,
 		predictBuiltin)
 }
 
@@ -29,6 +29,8 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	var given *eval.Record
 	obj, approx := "", "vb"
 	switch f := a.Value("fit").(type) {
+	case *model.Posterior:
+		return predictPosterior(a, f, xnew)
 	case *eval.Record:
 		mv, _ := f.Attr("model")
 		var ok bool
@@ -54,7 +56,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		given = r
 	default:
-		return nil, a.Errorf("fit", "fit must be what optimize returned, or a model, got %s", eval.Describe(f))
+		return nil, a.Errorf("fit", "fit must be what optimize or sample returned, or a model, got %s", eval.Describe(f))
 	}
 	if a.Value("approx") != nil {
 		var err error
@@ -62,6 +64,19 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, err
 		}
 	}
+	if obj == "ml" {
+		obj = "mlm"
+	}
+	dp, err := predictAt(a, m, given, model.Objective{Name: obj, Approx: approx}, xnew)
+	if err != nil {
+		return nil, err
+	}
+	return dp.record(), nil
+}
+
+// predictAt is the predictive of model m at xnew with its parameters'
+// values in given, under the latent objective obj.
+func predictAt(a *eval.Args, m *eval.Model, given *eval.Record, latentObj model.Objective, xnew *mat.Dense) (*drawPred, error) {
 	if !model.HasLatent(m) {
 		return nil, a.Errorf("fit", "model %s has no latent GP (f ~ gp(X, KERNEL)) to predict with", m.Name)
 	}
@@ -78,10 +93,6 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if len(missing) > 0 {
 		return nil, a.Fail("give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
 	}
-	if obj == "ml" {
-		obj = "mlm"
-	}
-	latentObj := model.Objective{Name: obj, Approx: approx}
 	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: latentObj})
 	if err != nil {
 		return nil, err
@@ -109,18 +120,37 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	rec, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
+	dp, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	return rec, nil
+	return dp, nil
+}
+
+// drawPred is the predictive at one setting of the hyperparameters: f is
+// N(fmean, fvar) at each new point, and a new observation is f plus the
+// noise of lik (Gaussian with variance sigma² when gaussian is set).
+type drawPred struct {
+	fmean, fvar, ymean, yvar []float64
+	gaussian                 bool
+	sigma                    float64
+	lik                      rgp.Lik
+}
+
+// record is predict's record for one setting of the hyperparameters.
+func (dp *drawPred) record() *eval.Record {
+	rec := predictRecord(dp.fmean, dp.fvar, dp.ymean, dp.yvar)
+	if !dp.gaussian && dp.lik.Kind == rgp.Logit {
+		rec.Set("prob", &eval.Vec{Data: dp.ymean})
+	}
+	return rec
 }
 
 // predict is the predictive at xnew given the observations y through lik:
 // exact for Gaussian noise; otherwise that of the Gaussian sites the
 // objective's inner loop settles on (VB's approximate posterior, or the
 // sites at z = 0 around the joint MAP latent function for map and mkl).
-func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*eval.Record, error) {
+func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
 	switch lik.Family.Name() {
 	case "normal":
 		sigma, err := scalarParam(lik, 1)
@@ -144,7 +174,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 		for i, v := range fvar {
 			yvar[i] = v + sigma*sigma
 		}
-		return predictRecord(mean, fvar, mean, yvar), nil
+		return &drawPred{fmean: mean, fvar: fvar, ymean: mean, yvar: yvar, gaussian: true, sigma: sigma}, nil
 	}
 	l, _, err := nonGaussianLik(lik, loc, y)
 	if err != nil {
@@ -208,9 +238,9 @@ func (g *gpLatent) laplacePredict(alpha []float64, R *mat.SymDense, xnew *mat.De
 	return mv.RawVector().Data, fvar, nil
 }
 
-// likPredict turns the latent predictive N(mean, fvar) into predict's
-// record for likelihood l.
-func likPredict(l rgp.Lik, mean, fvar []float64) *eval.Record {
+// likPredict turns the latent predictive N(mean, fvar) into the
+// predictive of a new observation through likelihood l.
+func likPredict(l rgp.Lik, mean, fvar []float64) *drawPred {
 	ymean := append([]float64(nil), mean...)
 	yvar := make([]float64, len(fvar))
 	switch l.Kind {
@@ -232,9 +262,8 @@ func likPredict(l rgp.Lik, mean, fvar []float64) *eval.Record {
 			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
 			ymean[i], yvar[i] = p, p*(1-p)
 		}
-		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean})
 	}
-	return predictRecord(mean, fvar, ymean, yvar)
+	return &drawPred{fmean: mean, fvar: fvar, ymean: ymean, yvar: yvar, lik: l}
 }
 
 // gaussianPredict is the GP posterior of f at xnew given Gaussian
