@@ -75,7 +75,7 @@ func predictPosterior(a *eval.Args, post *model.Posterior, xnew *mat.Dense) (eva
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	out := mixturePredict(preds, level, samples, rng)
-	return out.Set("level", eval.Num(level)).Set("draws", eval.Num(float64(k))), nil
+	return withX(out.Set("level", eval.Num(level)).Set("draws", eval.Num(float64(k))), xnew), nil
 }
 
 // mixturePredict is the record of the equal-weight mixture of preds.
