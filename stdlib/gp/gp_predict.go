@@ -28,6 +28,8 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	var m *eval.Model
 	var given *eval.Record
 	obj, approx := "", "vb"
+	var loss string
+	var lossC, lossEps float64
 	switch f := a.Value("fit").(type) {
 	case *model.Posterior:
 		return predictPosterior(a, f, xnew)
@@ -45,6 +47,15 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		if o, ok := f.Attr("approx"); ok {
 			if s, ok := o.(eval.Str); ok {
 				approx = string(s)
+			}
+		}
+		if o, ok := f.Attr("loss"); ok {
+			if s, ok := o.(eval.Str); ok {
+				loss = string(s)
+				cv, _ := f.Attr("C")
+				ev, _ := f.Attr("epsilon")
+				lossC, _ = eval.ToFloat(cv)
+				lossEps, _ = eval.ToFloat(ev)
 			}
 		}
 		given = f
@@ -67,7 +78,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if obj == "ml" {
 		obj = "mlm"
 	}
-	dp, err := predictAt(a, m, given, model.Objective{Name: obj, Approx: approx}, xnew)
+	dp, err := predictAt(a, m, given, model.Objective{Name: obj, Approx: approx, Loss: loss, C: lossC, Epsilon: lossEps}, xnew)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +155,15 @@ type drawPred struct {
 	gaussian                 bool
 	sigma                    float64
 	lik                      rgp.Lik
+	// svm says fmean is an SVM's decision function, with no variance.
+	svm bool
 }
 
 // record is predict's record for one setting of the hyperparameters.
 func (dp *drawPred) record() *eval.Record {
+	if dp.svm {
+		return eval.NewRecord().Set("f_mean", &eval.Vec{Data: dp.fmean})
+	}
 	rec := predictRecord(dp.fmean, dp.fvar, dp.ymean, dp.yvar)
 	if !dp.gaussian && dp.lik.Kind == rgp.Logit {
 		rec.Set("prob", &eval.Vec{Data: dp.ymean})
@@ -160,6 +176,9 @@ func (dp *drawPred) record() *eval.Record {
 // objective's inner loop settles on (VB's approximate posterior, or the
 // sites at z = 0 around the joint MAP latent function for map and mkl).
 func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
+	if obj.Loss != "" {
+		return g.svmPredict(obj, y, xnew)
+	}
 	switch lik.Family.Name() {
 	case "normal":
 		sigma, err := scalarParam(lik, 1)
