@@ -57,7 +57,25 @@ func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
 		}
 		f2 := scaled(2)
 		if f4 := scaled(4); f2 >= f0 && f4 >= f2 {
-			w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.coordNames(idx)))
+			var up, down []int
+			for _, i := range idx {
+				if x[i] > 0 {
+					up = append(up, i)
+				} else {
+					down = append(down, i)
+				}
+			}
+			if len(down) == 0 {
+				w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.coordNames(idx)))
+				return w
+			}
+			// Toward the lower end: for a positive parameter, 0 (an MKL
+			// weight switching its kernel off), not infinity.
+			msg := fmt.Sprintf("the objective keeps increasing as the values of %s fall toward the lower end of their support (0 for a positive parameter, such as an MKL kernel weight switching its kernel off)", c.coordNames(down))
+			if len(up) > 0 {
+				msg += fmt.Sprintf(" and those of %s grow", c.coordNames(up))
+			}
+			w = append(w, msg+": the supremum is on the boundary, so the values are only where the optimiser stopped")
 			return w
 		}
 	}

@@ -32,6 +32,12 @@ type Objective struct {
 	Approx string
 	// P and Lambda are the MKL and RR regulariser λ‖θ‖ₚᵖ.
 	P, Lambda float64
+	// Loss, when not "", replaces the observation's −2 log P by an SVM
+	// loss of the MKL paper's Table 1 ("hinge" or "eps_insensitive")
+	// weighted by C per observation, with Epsilon the ε of
+	// "eps_insensitive"; for the "mkl" and "rr" objectives.
+	Loss       string
+	C, Epsilon float64
 }
 
 // HasLatent reports whether m declares a latent function.

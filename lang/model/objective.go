@@ -22,6 +22,9 @@ func ObjectiveTerms(a *eval.Args, m *eval.Model) (Terms, error) {
 	if HasLatent(m) {
 		return LatentTerms(a, obj)
 	}
+	if loss, _ := a.Str("loss"); loss != "" && loss != "likelihood" {
+		return Terms{}, a.Errorf("loss", "loss %q is for the \"mkl\" and \"rr\" objectives of a model with a latent GP", loss)
+	}
 	switch obj {
 	case "map":
 		return Terms{Prior: true, Likelihood: true}, nil
@@ -44,6 +47,9 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 	if lat.Approx, err = LatentApprox(a); err != nil {
 		return Terms{}, err
 	}
+	if err := lossArgs(a, &lat); err != nil {
+		return Terms{}, err
+	}
 	if obj == "vb" && lat.Approx != "vb" {
 		return Terms{}, a.Errorf("approx", `objective "vb" is the variational bound; for approx: %q write objective: "ml"`, lat.Approx)
 	}
@@ -56,6 +62,9 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 	case "vb":
 		return Terms{Likelihood: true, Latent: lat}, nil
 	case "mkl", "rr":
+		if lat.Loss != "" && !(lat.P >= 1) {
+			return Terms{}, a.Errorf("p", "with loss %q, p must be at least 1 (p-norm MKL is convex for p ≥ 1), got %v", lat.Loss, lat.P)
+		}
 		if !(lat.P > 0) || math.IsInf(lat.P, 0) {
 			return Terms{}, a.Errorf("p", "p must be positive, got %v", lat.P)
 		}
@@ -65,6 +74,41 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 		return Terms{Likelihood: true, Latent: lat}, nil
 	}
 	return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+}
+
+// Losses are the SVM losses of the MKL paper's Table 1 that the `loss:`
+// argument of optimize and profile names, besides "likelihood" (the
+// observation's −2 log P).
+var Losses = []string{"hinge", "eps_insensitive"}
+
+// lossArgs reads `loss:`, `C:` and `epsilon:` into lat when the builtin
+// takes them.
+func lossArgs(a *eval.Args, lat *Objective) error {
+	if a.Value("loss") == nil {
+		return nil
+	}
+	var loss string
+	if err := a.Unpack("loss", &loss, "C", &lat.C, "epsilon", &lat.Epsilon); err != nil {
+		return err
+	}
+	switch loss {
+	case "likelihood":
+		return nil
+	case "hinge", "eps_insensitive":
+	default:
+		return a.Errorf("loss", `loss must be "likelihood", "hinge" or "eps_insensitive", got %q`, loss)
+	}
+	if lat.Name != "mkl" && lat.Name != "rr" {
+		return a.Errorf("loss", `loss %q is for the regularised-risk objectives "mkl" and "rr", not %q`, loss, lat.Name)
+	}
+	if !(lat.C > 0) || math.IsInf(lat.C, 0) {
+		return a.Errorf("C", "C must be positive, got %v", lat.C)
+	}
+	if loss == "eps_insensitive" && (!(lat.Epsilon > 0) || math.IsInf(lat.Epsilon, 0)) {
+		return a.Errorf("epsilon", "epsilon must be positive, got %v", lat.Epsilon)
+	}
+	lat.Loss = loss
+	return nil
 }
 
 // Approxes are the approximations of the log marginal likelihood of a

@@ -198,3 +198,44 @@ func (s *SummaryVal) Attr(name string) (eval.Value, bool) {
 	}
 	return nil, false
 }
+
+// DrawCount is the number of draws over all chains.
+func (p *Posterior) DrawCount() int {
+	n := 0
+	for _, ch := range p.Values {
+		n += len(ch)
+	}
+	return n
+}
+
+// DrawValues is every parameter at draw i (chains one after another) as a
+// record in declaration order, as Compiled.Values gives an optimum: the
+// sampled ones from the draw, the held ones as given.
+func (p *Posterior) DrawValues(i int) *eval.Record {
+	var cons []float64
+	for _, ch := range p.Values {
+		if i < len(ch) {
+			cons = ch[i]
+			break
+		}
+		i -= len(ch)
+	}
+	rec := eval.NewRecord()
+	off := 0
+	for _, s := range p.Comp.slots {
+		if s.off < 0 {
+			rec.Set(s.param.Name, s.given)
+			continue
+		}
+		switch {
+		case s.vt != nil:
+			rec.Set(s.param.Name, s.vt.value(cons[off:off+s.size()]))
+		case s.param.Size == 0:
+			rec.Set(s.param.Name, eval.Num(cons[off]))
+		default:
+			rec.Set(s.param.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+s.param.Dim()]...)})
+		}
+		off += s.size()
+	}
+	return rec
+}

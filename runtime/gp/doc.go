@@ -18,7 +18,9 @@
 // Beside them: the Nyström (subset-of-regressors) marginal likelihood and
 // predictive for large n (LowRankLogMarginal, LowRankPredict), and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
-// linearly weighted kernel (DoubleLoop). The exact predictive is
+// linearly weighted kernel (DoubleLoop); and regularised-risk MKL with the
+// SVM's hinge and ε-insensitive losses through the SVM dual (SVM). The
+// exact predictive is
 // linalg.GPPredict, shared with BKE.
 //
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
@@ -29,5 +31,5 @@
 // marginal's fused Gram fill and contraction for sums of scaled rbf,
 // linear, white and constant kernels), symfactor.go, potrf.go and
 // inverse.go (the marginal's factor, with jitter, and inverse by recursive
-// blocking over matrix products), lowrank.go, doubleloop.go.
+// blocking over matrix products), lowrank.go, doubleloop.go, svm.go.
 package gp

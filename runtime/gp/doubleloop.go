@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"math"
 
@@ -38,6 +39,14 @@ type DoubleLoop struct {
 	// Tol ends the run when the barrier's gap M/t and the Newton
 	// decrement are below it; default 1e-8.
 	Tol float64
+	// Penalty, when not nil, is a smooth term R(θ) added to ψ (joint
+	// MAP's −2 log p(θ) under the weights' priors), with its gradient and
+	// a non-negative diagonal curvature for the Newton step (the line
+	// search is on ψ + R itself, so the curvature need only keep the step
+	// one of descent).
+	Penalty func(theta []float64) (v float64, grad, curv []float64)
+	// Ctx, when not nil, is checked at every outer iteration.
+	Ctx context.Context
 }
 
 // DoubleLoopResult is where Algorithm 1 ended.
@@ -48,6 +57,10 @@ type DoubleLoopResult struct {
 	// Outer counts the outer iterations (each one Newton step and line
 	// search); Evals the evaluations of ψ.
 	Outer, Evals int
+	// Converged says the barrier's gap M/t fell below the tolerance with
+	// the surrogate centred, rather than the 500 outer iterations running
+	// out.
+	Converged bool
 }
 
 // Normal is a Gaussian likelihood N(y | u, σ²), Params [σ], for
@@ -119,6 +132,10 @@ func (dl *DoubleLoop) Run(theta0 []float64) (*DoubleLoopResult, error) {
 				v += dl.Lambda * math.Pow(th, p)
 			}
 		}
+		if dl.Penalty != nil {
+			pv, _, _ := dl.Penalty(theta)
+			v += pv
+		}
 		return v, &ch, true
 	}
 	barrier := func(t, v float64, theta []float64) float64 {
@@ -137,6 +154,15 @@ func (dl *DoubleLoop) Run(theta0 []float64) (*DoubleLoopResult, error) {
 	grad := make([]float64, dim)
 	hess := mat.NewSymDense(dim, nil)
 	for res.Outer = 1; res.Outer <= 500; res.Outer++ {
+		if dl.Ctx != nil {
+			if err := dl.Ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		var pgrad, pcurv []float64
+		if dl.Penalty != nil {
+			_, pgrad, pcurv = dl.Penalty(theta)
+		}
 		// K⁻¹, α = K⁻¹u, b_m = K_mα, c_m = K⁻¹b_m.
 		var kinv mat.SymDense
 		if err := linalg.IgnoreCondition(ch.InverseTo(&kinv)); err != nil {
@@ -175,6 +201,9 @@ func (dl *DoubleLoop) Run(theta0 []float64) (*DoubleLoopResult, error) {
 		}
 		for m := 0; m < M; m++ {
 			grad[n+m] = t*(-mat.Dot(&alpha, bs[m])+lam[m]) - 1/theta[m]
+			if pgrad != nil {
+				grad[n+m] += t * pgrad[m]
+			}
 			for i := 0; i < n; i++ {
 				hess.SetSym(i, n+m, -2*t*cs[m].AtVec(i))
 			}
@@ -184,6 +213,9 @@ func (dl *DoubleLoop) Run(theta0 []float64) (*DoubleLoopResult, error) {
 					v += 1 / (theta[m] * theta[m])
 					if dl.Kind == MKL && p != 1 {
 						v += t * dl.Lambda * p * (p - 1) * math.Pow(theta[m], p-2)
+					}
+					if pcurv != nil {
+						v += t * math.Max(pcurv[m], 0)
 					}
 				}
 				hess.SetSym(n+m, n+l, v)
@@ -233,6 +265,7 @@ func (dl *DoubleLoop) Run(theta0 []float64) (*DoubleLoopResult, error) {
 		// the barrier objective stopped falling.
 		if !accepted || dec/2 < tol || f0-fnew <= tol*1e-2*(1+math.Abs(f0)) {
 			if float64(M)/t < tol {
+				res.Converged = true
 				break
 			}
 			t *= 10

@@ -44,7 +44,9 @@ func weighted(base []kernels.Kernel, theta []float64) kernels.Kernel {
 // function optimised inside (Gaussian in closed form, otherwise the inner
 // loop): the comparison for the double loop. It returns θ, the objective
 // on the log scale, and the iterations and evaluations used.
-func lbfgsTheta(t testing.TB, s Settings, base []kernels.Kernel, x *mat.Dense, y []float64, l Lik) ([]float64, float64, int, int) {
+// A penalty, when not nil, is subtracted from the objective as ½R(θ), as
+// DoubleLoop adds R to ψ.
+func lbfgsTheta(t testing.TB, s Settings, base []kernels.Kernel, x *mat.Dense, y []float64, l Lik, penalty ...func([]float64) (float64, []float64, []float64)) ([]float64, float64, int, int) {
 	M := len(base)
 	obj := func(q, grad []float64) float64 {
 		theta := make([]float64, M)
@@ -67,6 +69,15 @@ func lbfgsTheta(t testing.TB, s Settings, base []kernels.Kernel, x *mat.Dense, y
 		if grad != nil {
 			for m, i := range s.Weights {
 				grad[m] = -full[i] * theta[m]
+			}
+		}
+		for _, pen := range penalty {
+			pv, pg, _ := pen(theta)
+			v -= pv / 2
+			if grad != nil {
+				for m := range grad {
+					grad[m] += pg[m] / 2 * theta[m]
+				}
 			}
 		}
 		return -v
@@ -134,6 +145,46 @@ func TestDoubleLoopMatchesLBFGS(t *testing.T) {
 			}
 		}
 		t.Logf("%s: double loop %d outer iterations, %d evaluations of ψ; L-BFGS %d iterations, %d evaluations; θ = %.4g", c.name, r.Outer, r.Evals, it, ev, r.Theta)
+	}
+}
+
+// TestDoubleLoopPenalty: with a penalty R(θ) (here a lognormal(0, 1)
+// prior's −2 log p(θ) = Σ (log θ_m)² + 2 log θ_m, whose curvature −2 log θ/θ²
+// turns negative above θ = 1) Algorithm 1 reaches the θ and value of L-BFGS on
+// the objective minus ½R, and says it converged.
+func TestDoubleLoopPenalty(t *testing.T) {
+	pen := func(theta []float64) (float64, []float64, []float64) {
+		var v float64
+		g, h := make([]float64, len(theta)), make([]float64, len(theta))
+		for m, th := range theta {
+			l := math.Log(th)
+			v += l*l + 2*l
+			g[m] = (2*l + 2) / th
+			h[m] = (2 - 2*l - 2) / (th * th)
+		}
+		return v, g, h
+	}
+	base, x, y := dlProblem(t, 30, false)
+	Ks := make([]*mat.SymDense, len(base))
+	for m, b := range base {
+		Ks[m], _ = kernels.Gram(b, x)
+	}
+	floor, _ := kernels.Gram(kernels.White{}, x)
+	lik := Lik{Kind: Normal, Params: []float64{0.3}}
+	dl := &DoubleLoop{Ks: Ks, Fixed: floor, Y: y, Lik: lik, Kind: MAP, Penalty: pen}
+	r, err := dl.Run([]float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, val, _, _ := lbfgsTheta(t, Settings{Kind: MAP}, base, x, y, lik, pen)
+	want := -2*val - float64(len(y))*math.Log(2*math.Pi)
+	if !r.Converged || math.Abs(r.Psi-want) > 1e-6*(1+math.Abs(want)) {
+		t.Errorf("double loop ψ = %.10g (converged %v), L-BFGS %.10g", r.Psi, r.Converged, want)
+	}
+	for m := range theta {
+		if math.Abs(r.Theta[m]-theta[m]) > 1e-3*(1+theta[m]) {
+			t.Errorf("θ = %v by the double loop, %v by L-BFGS", r.Theta, theta)
+		}
 	}
 }
 

@@ -17,10 +17,10 @@ func registerFit(reg *eval.Registry) {
 	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?, approx = "vb")`,
 		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. approx: for a model with a latent GP and non-Gaussian observations, the approximation of the marginal likelihood the hyperparameters are sampled under: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
 		sampleBuiltin)
-	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb")`,
-		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective and model, for predict.`,
+	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb", method = "lbfgs", loss = "likelihood", C = 1, epsilon = 0.1)`,
+		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. method: "lbfgs", or for a latent GP's "map" and "mkl" objectives "double_loop", the paper's Algorithm 1 (joint Newton steps in the kernel weights θ and the latent function, a log barrier for θ ≥ 0), when every free parameter is a weight of the kernel θ₁k₁ + ... + θ_M k_M (start θ = 1, or init) and the observations are normal or bernoulli_logit. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective, approx, method and model, for predict (and evaluations for the double loop). loss: for "mkl" and "rr", "hinge" or "eps_insensitive" replaces the observation's −2 log P by C Σ ℓ(y_i, f_i), the SVM's hinge max(0, 1 − y_i f_i) (labels) or the paper's ε-insensitive max(0, |y_i − f_i|/epsilon − 1), with p ≥ 1 (p-norm MKL); the record then holds loss, C and epsilon.`,
 		optimizeBuiltin)
-	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", **)`,
+	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", loss = "likelihood", C = 1, epsilon = 0.1, **)`,
 		`The log density of model m along a grid: profile(m, ell: logspace(-2, 2, 100), tau2: 1). One parameter takes a vector (the grid); others take values; parameters left out are maximised at each grid point (a profile likelihood). objective: "map" (log prior + log likelihood) or "ml" (log likelihood alone). Returns a record {NAME: grid, logp: values} that plot draws.`,
 		profileBuiltin)
 	reg.Register(`summary(post)`,
@@ -213,7 +213,30 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "%v", err)
 		}
 	}
-	opt, err := model.Optimize(a.Context(), th, c, s)
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return nil, err
+	}
+	var opt *model.Optimum
+	switch method {
+	case "lbfgs":
+		opt, err = model.Optimize(a.Context(), th, c, s)
+	case "double_loop":
+		if obj, _ := a.Str("objective"); !model.HasLatent(m) || (obj != "map" && obj != "mkl") {
+			return nil, a.Errorf("method", `method "double_loop" (the paper's Algorithm 1) is for the "map" and "mkl" objectives of a model with a latent GP`)
+		}
+		if starts != 1 {
+			return nil, a.Errorf("starts", `method "double_loop" runs from one start (θ = 1, or init:)`)
+		}
+		if terms.Latent.Loss != "" {
+			return nil, a.Errorf("method", `method "double_loop" needs a likelihood's smooth loss, not loss %q`, terms.Latent.Loss)
+		}
+		if opt, err = model.OptimizeDoubleLoop(a.Context(), th, a.Pos, c, s.Init); err != nil && a.Context().Err() == nil {
+			return nil, a.Errorf("method", "%v", err)
+		}
+	default:
+		return nil, a.Errorf("method", `method must be "lbfgs" or "double_loop", got %q`, method)
+	}
 	if err != nil {
 		return nil, fitError(a, err)
 	}
@@ -222,7 +245,11 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if model.HasLatent(m) {
 		obj, _ := a.Str("objective")
-		opt.Values.Set("objective", eval.Str(obj)).Set("approx", eval.Str(terms.Latent.Approx)).Set("model", m)
+		opt.Values.Set("objective", eval.Str(obj)).Set("approx", eval.Str(terms.Latent.Approx)).Set("method", eval.Str(method))
+		if l := terms.Latent; l.Loss != "" {
+			opt.Values.Set("loss", eval.Str(l.Loss)).Set("C", eval.Num(l.C)).Set("epsilon", eval.Num(l.Epsilon))
+		}
+		opt.Values.Set("model", m)
 	}
 	return opt.Values, nil
 }

@@ -75,6 +75,9 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	if err != nil {
 		return nil, err
 	}
+	if ev.Objective().Loss != "" {
+		return g.svmLogLik(ev, y)
+	}
 	if lik.Family.Name() == "normal" {
 		return g.normalLogLik(ev, lik, loc, y)
 	}

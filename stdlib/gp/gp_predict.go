@@ -15,8 +15,8 @@ import (
 )
 
 func registerGpPredict(reg *eval.Registry) {
-	reg.Register(`predict(fit, xnew, values?, approx?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites.`,
+	reg.Register(`predict(fit, xnew, values?, approx?, draws = 200, level = 0.9, samples = 100, seed?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot.`,
 		predictBuiltin)
 }
 
@@ -28,7 +28,11 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	var m *eval.Model
 	var given *eval.Record
 	obj, approx := "", "vb"
+	var loss string
+	var lossC, lossEps float64
 	switch f := a.Value("fit").(type) {
+	case *model.Posterior:
+		return predictPosterior(a, f, xnew)
 	case *eval.Record:
 		mv, _ := f.Attr("model")
 		var ok bool
@@ -45,6 +49,15 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 				approx = string(s)
 			}
 		}
+		if o, ok := f.Attr("loss"); ok {
+			if s, ok := o.(eval.Str); ok {
+				loss = string(s)
+				cv, _ := f.Attr("C")
+				ev, _ := f.Attr("epsilon")
+				lossC, _ = eval.ToFloat(cv)
+				lossEps, _ = eval.ToFloat(ev)
+			}
+		}
 		given = f
 	case *eval.Model:
 		m = f
@@ -54,7 +67,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		given = r
 	default:
-		return nil, a.Errorf("fit", "fit must be what optimize returned, or a model, got %s", eval.Describe(f))
+		return nil, a.Errorf("fit", "fit must be what optimize or sample returned, or a model, got %s", eval.Describe(f))
 	}
 	if a.Value("approx") != nil {
 		var err error
@@ -62,6 +75,28 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, err
 		}
 	}
+	if obj == "ml" {
+		obj = "mlm"
+	}
+	dp, err := predictAt(a, m, given, model.Objective{Name: obj, Approx: approx, Loss: loss, C: lossC, Epsilon: lossEps}, xnew)
+	if err != nil {
+		return nil, err
+	}
+	return withX(dp.record(), xnew), nil
+}
+
+// withX adds the new inputs to predict's record as the field x, which plot
+// draws the bands over, when they are one column.
+func withX(rec *eval.Record, xnew *mat.Dense) *eval.Record {
+	if _, d := xnew.Dims(); d == 1 {
+		rec.Set("x", &eval.Vec{Data: mat.Col(nil, 0, xnew)})
+	}
+	return rec
+}
+
+// predictAt is the predictive of model m at xnew with its parameters'
+// values in given, under the latent objective obj.
+func predictAt(a *eval.Args, m *eval.Model, given *eval.Record, latentObj model.Objective, xnew *mat.Dense) (*drawPred, error) {
 	if !model.HasLatent(m) {
 		return nil, a.Errorf("fit", "model %s has no latent GP (f ~ gp(X, KERNEL)) to predict with", m.Name)
 	}
@@ -78,10 +113,6 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if len(missing) > 0 {
 		return nil, a.Fail("give a value for every parameter of %s; missing %s", m.Name, strings.Join(missing, ", "))
 	}
-	if obj == "ml" {
-		obj = "mlm"
-	}
-	latentObj := model.Objective{Name: obj, Approx: approx}
 	c, err := model.Compile(a.Th, a.Pos, m, values, model.Terms{Likelihood: true, Latent: latentObj})
 	if err != nil {
 		return nil, err
@@ -109,18 +140,45 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	rec, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
+	dp, err := g.predict(latentObj, o.Lik, o.Loc, y, xnew)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	return rec, nil
+	return dp, nil
+}
+
+// drawPred is the predictive at one setting of the hyperparameters: f is
+// N(fmean, fvar) at each new point, and a new observation is f plus the
+// noise of lik (Gaussian with variance sigma² when gaussian is set).
+type drawPred struct {
+	fmean, fvar, ymean, yvar []float64
+	gaussian                 bool
+	sigma                    float64
+	lik                      rgp.Lik
+	// svm says fmean is an SVM's decision function, with no variance.
+	svm bool
+}
+
+// record is predict's record for one setting of the hyperparameters.
+func (dp *drawPred) record() *eval.Record {
+	if dp.svm {
+		return eval.NewRecord().Set("f_mean", &eval.Vec{Data: dp.fmean})
+	}
+	rec := predictRecord(dp.fmean, dp.fvar, dp.ymean, dp.yvar)
+	if !dp.gaussian && dp.lik.Kind == rgp.Logit {
+		rec.Set("prob", &eval.Vec{Data: dp.ymean})
+	}
+	return rec
 }
 
 // predict is the predictive at xnew given the observations y through lik:
 // exact for Gaussian noise; otherwise that of the Gaussian sites the
 // objective's inner loop settles on (VB's approximate posterior, or the
 // sites at z = 0 around the joint MAP latent function for map and mkl).
-func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*eval.Record, error) {
+func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
+	if obj.Loss != "" {
+		return g.svmPredict(obj, y, xnew)
+	}
 	switch lik.Family.Name() {
 	case "normal":
 		sigma, err := scalarParam(lik, 1)
@@ -144,7 +202,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 		for i, v := range fvar {
 			yvar[i] = v + sigma*sigma
 		}
-		return predictRecord(mean, fvar, mean, yvar), nil
+		return &drawPred{fmean: mean, fvar: fvar, ymean: mean, yvar: yvar, gaussian: true, sigma: sigma}, nil
 	}
 	l, _, err := nonGaussianLik(lik, loc, y)
 	if err != nil {
@@ -208,9 +266,9 @@ func (g *gpLatent) laplacePredict(alpha []float64, R *mat.SymDense, xnew *mat.De
 	return mv.RawVector().Data, fvar, nil
 }
 
-// likPredict turns the latent predictive N(mean, fvar) into predict's
-// record for likelihood l.
-func likPredict(l rgp.Lik, mean, fvar []float64) *eval.Record {
+// likPredict turns the latent predictive N(mean, fvar) into the
+// predictive of a new observation through likelihood l.
+func likPredict(l rgp.Lik, mean, fvar []float64) *drawPred {
 	ymean := append([]float64(nil), mean...)
 	yvar := make([]float64, len(fvar))
 	switch l.Kind {
@@ -232,9 +290,8 @@ func likPredict(l rgp.Lik, mean, fvar []float64) *eval.Record {
 			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
 			ymean[i], yvar[i] = p, p*(1-p)
 		}
-		return predictRecord(mean, fvar, ymean, yvar).Set("prob", &eval.Vec{Data: ymean})
 	}
-	return predictRecord(mean, fvar, ymean, yvar)
+	return &drawPred{fmean: mean, fvar: fvar, ymean: ymean, yvar: yvar, lik: l}
 }
 
 // gaussianPredict is the GP posterior of f at xnew given Gaussian

@@ -25,8 +25,8 @@ import (
 )
 
 func registerPlot(reg *eval.Registry) {
-	reg.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band, or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+	reg.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?, data?)`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -141,7 +141,11 @@ func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 		if names, edges, ok := pcGraph(v); ok {
 			return graphPlot(names, edges)
 		}
-		xlabel, ylabel, err = plotRecord(p, v)
+		var data plotter.XYs
+		if data, err = dataPoints(a); err != nil {
+			return nil, err
+		}
+		xlabel, ylabel, err = plotRecord(p, v, data)
 	case *eval.Vec:
 		if err := checkFinite(a, v.Data); err != nil {
 			return nil, err
@@ -276,7 +280,7 @@ var lineColors = []color.Color{
 
 // plotRecord draws a band record (mean, lower, upper over a grid) or a
 // record of equal-length vectors.
-func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error) {
+func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel string, err error) {
 	vecs := map[string][]float64{}
 	var names []string
 	for _, k := range r.AttrNames() {
@@ -295,15 +299,12 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		}
 		return xlabel, ylabel, err
 	}
+	if isPredict(vecs) {
+		return predictBand(p, r, vecs, names, data)
+	}
 	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
 	if mean != nil && lower != nil && upper != nil {
-		var x []float64
-		for _, k := range names {
-			if k != "mean" && k != "lower" && k != "upper" {
-				x, xlabel = vecs[k], k
-				break
-			}
-		}
+		x, xlabel := bandX(vecs, names, func(k string) bool { return k == "mean" || k == "lower" || k == "upper" })
 		if x == nil {
 			x, xlabel = make([]float64, len(mean)), "index"
 			for i := range x {
@@ -313,24 +314,10 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if len(x) != len(mean) || len(lower) != len(mean) || len(upper) != len(mean) {
 			return "", "", fmt.Errorf("the fields %s, mean, lower and upper must have equal lengths", xlabel)
 		}
-		band := make(plotter.XYs, 0, 2*len(x))
-		for i := range x {
-			band = append(band, plotter.XY{X: x[i], Y: lower[i]})
-		}
-		for i := len(x) - 1; i >= 0; i-- {
-			band = append(band, plotter.XY{X: x[i], Y: upper[i]})
-		}
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
+		if err := addBand(p, x, lower, upper, color.NRGBA{R: 0, G: 114, B: 178, A: 70}, ""); err != nil {
 			return "", "", err
 		}
-		poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 70}
-		poly.LineStyle.Width = 0
-		p.Add(poly)
-		zero, _ := plotter.NewLine(plotter.XYs{{X: x[0], Y: 0}, {X: x[len(x)-1], Y: 0}})
-		zero.Color = color.Gray{Y: 100}
-		zero.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(zero)
+		addZeroLine(p, x, lower, upper)
 		pts := make(plotter.XYs, len(x))
 		for i := range x {
 			pts[i] = plotter.XY{X: x[i], Y: mean[i]}
@@ -344,7 +331,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
 			}
 		}
-		return xlabel, ylabel, nil
+		return xlabel, ylabel, addPoints(p, data)
 	}
 	if len(names) < 2 {
 		return "", "", fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
