@@ -309,24 +309,23 @@ func MultiLaplace(k kernels.Kernel, x *mat.Dense, y []int, C int, grad []float64
 // ∂Kᵢⱼ/∂h (see MultiLaplace).
 func multiGradMatrix(K *mat.SymDense, p *MultiPosterior) *mat.SymDense {
 	n, C := p.N, p.C
-	// G_c = EᶜK and Q_c = Lᴹ⁻¹EᶜK = ZᶜK give the C × C blocks of the
+	// G_c = EᶜK and Qᶜ = Lᴹ⁻¹EᶜK = ZᶜK give the C × C blocks of the
 	// posterior covariance at each point:
-	// Σᵢ[c][c'] = δ(Kᵢᵢ − (KEᶜK)ᵢᵢ) + (KEᶜM⁻¹Eᶜ'K)ᵢᵢ.
-	Q := make([]*mat.Dense, C)
+	// Σᵢ[c][c'] = δ(Kᵢᵢ − (KEᶜK)ᵢᵢ) + (KEᶜM⁻¹Eᶜ'K)ᵢᵢ, the last the dot
+	// product of columns i of Qᶜ and Qᶜ', kept as rows of Qᶜᵀ = KZᶜᵀ. K is
+	// copied to a general matrix so that the products are DGEMMs.
+	Kd := mat.DenseCopyOf(K)
+	Qt := make([]*mat.Dense, C)
 	diagKEK := make([][]float64, C)
 	var G mat.Dense
 	for c := range C {
-		G.Mul(p.E[c], K)
+		G.Mul(p.E[c], Kd)
 		diagKEK[c] = make([]float64, n)
 		for i := range n {
-			v := 0.0
-			for r := range n {
-				v += K.At(i, r) * G.At(r, i)
-			}
-			diagKEK[c][i] = v
+			diagKEK[c][i] = linalg.Dot(Kd.RawRowView(i), mat.Col(nil, i, &G))
 		}
-		Q[c] = mat.NewDense(n, n, nil)
-		Q[c].Mul(p.Z[c], K)
+		Qt[c] = mat.NewDense(n, n, nil)
+		Qt[c].Mul(Kd, p.Z[c].T())
 	}
 	s := make([][]float64, C)
 	for c := range s {
@@ -337,10 +336,7 @@ func multiGradMatrix(K *mat.SymDense, p *MultiPosterior) *mat.SymDense {
 	for i := range n {
 		for c := range C {
 			for e := c; e < C; e++ {
-				v := 0.0
-				for r := range n {
-					v += Q[c].At(r, i) * Q[e].At(r, i)
-				}
+				v := linalg.Dot(Qt[c].RawRowView(i), Qt[e].RawRowView(i))
 				if c == e {
 					v += K.At(i, i) - diagKEK[c][i]
 				}
