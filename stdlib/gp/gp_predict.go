@@ -12,11 +12,12 @@ import (
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 func registerGpPredict(reg *eval.Registry) {
-	reg.Register(`predict(fit, xnew, values?, approx?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites.`,
+	reg.Register(`predict(fit, xnew, values?, approx?, draws = 1000, seed?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values by draws Monte Carlo draws (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
 		predictBuiltin)
 }
 
@@ -27,7 +28,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	var m *eval.Model
 	var given *eval.Record
-	obj, approx := "", "vb"
+	obj, approx := "", "" // "" is VB for one GP, Laplace for classes
 	switch f := a.Value("fit").(type) {
 	case *eval.Record:
 		mv, _ := f.Attr("model")
@@ -104,6 +105,21 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if err := kernels.CheckData(xnew, "xnew"); err != nil {
 		return nil, a.Errorf("xnew", "%v", err)
+	}
+	if o.Lik == nil {
+		draws, err := a.PositiveInt("draws")
+		if err != nil {
+			return nil, err
+		}
+		seed, err := a.Seed()
+		if err != nil {
+			return nil, err
+		}
+		rec, err := g.predictClasses(latentObj, o.Data, xnew, draws, seed, a.Given("seed"), rng.New(seed, rng.Builtin))
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		return rec, nil
 	}
 	y, err := g.observations(o.Data)
 	if err != nil {
