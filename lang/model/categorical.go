@@ -12,7 +12,10 @@ import (
 // P(y = k) = softmax(beta)ₖ, as Stan's categorical_logit. It is a
 // distribution for data (observations), not for parameters.
 type CategoricalLogit struct {
-	Beta eval.Value // a vector of K, on the tape or not
+	// Beta is a vector of K, on the tape or not, or a latent function
+	// with one GP per class (a ClassLatent), which the density hands the
+	// observation (Density.observeClasses).
+	Beta eval.Value
 }
 
 func (c *CategoricalLogit) Type() string   { return "distribution" }
@@ -27,6 +30,9 @@ func (c *CategoricalLogit) K() int { return paramLen(c.Beta) }
 // LogDensity sums log softmax(beta)_{yᵢ} over the observations y:
 // Σᵢ beta_{yᵢ} − n·log Σₖ e^{betaₖ}, with ∂/∂betaₖ = countₖ − n·softmaxₖ.
 func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
+	if _, ok := c.Beta.(Latent); ok {
+		return nil, fmt.Errorf("categorical_logit of a latent GP is for observations of data in a model")
+	}
 	k := c.K()
 	ys, ok := eval.ToFloats(x)
 	if !ok || eval.IsAD(x) {

@@ -526,12 +526,45 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 			return lp, err
 		}
 	}
+	if cl, ok := r.(*CategoricalLogit); ok {
+		if lat, ok := cl.Beta.(Latent); ok {
+			return d.observeClasses(st, lat, data, what)
+		}
+	}
 	lp, err := r.LogDensity(d.tape, data, what)
 	var se *SupportError
 	if errors.As(err, &se) {
 		return nil, se // the caller decides: an error on the first run, −Inf later
 	}
 	if err != nil {
+		return nil, ast.Errorf(st.At, "%v", err)
+	}
+	return lp, nil
+}
+
+// observeClasses is `DATA ~ categorical_logit(f)` for a latent function f:
+// f must have one GP per class, and it takes the observation.
+func (d *Density) observeClasses(st *ast.Tilde, lat Latent, data eval.Value, what string) (eval.Value, error) {
+	cl, ok := lat.(ClassLatent)
+	if !ok || cl.Classes() == 0 {
+		return nil, ast.Errorf(st.Dist.Pos(), "categorical_logit of a latent function needs one GP per class: write f ~ gp(X, KERNEL, classes: C)")
+	}
+	if d.observed[lat] {
+		return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+	}
+	if d.observed == nil {
+		d.observed = map[Latent]bool{}
+	}
+	d.observed[lat] = true
+	if d.latents != nil {
+		*d.latents = append(*d.latents, LatentObservation{Latent: lat, Data: data})
+	}
+	lp, err := cl.ClassLogLik(&d.ev, data)
+	if err != nil {
+		var ae *ast.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
 		return nil, ast.Errorf(st.At, "%v", err)
 	}
 	return lp, nil

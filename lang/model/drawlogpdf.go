@@ -309,6 +309,9 @@ func categoricalProbs(c *CategoricalLogit) []float64 {
 
 // DrawCall implements Drawer.
 func (c *CategoricalLogit) DrawCall(a *eval.Args) (eval.Value, error) {
+	if _, ok := c.Beta.(Latent); ok {
+		return nil, a.Errorf("d", "categorical_logit of a latent GP is for observations (c ~ categorical_logit(f)); predict gives its class probabilities")
+	}
 	if c.HasAD() {
 		return nil, a.Errorf("d", "cannot draw from %s: its log-odds depend on model parameters", c)
 	}
@@ -346,6 +349,9 @@ func (c *CategoricalLogit) DrawCall(a *eval.Args) (eval.Value, error) {
 
 // LogPDFCall implements LogPDFer.
 func (c *CategoricalLogit) LogPDFCall(a *eval.Args) (eval.Value, error) {
+	if _, ok := c.Beta.(Latent); ok {
+		return nil, a.Errorf("d", "categorical_logit of a latent GP is for observations (c ~ categorical_logit(f)); predict gives its class probabilities")
+	}
 	if c.HasAD() {
 		return nil, a.Errorf("d", "logpdf of categorical_logit inside a model: write the observation with ~ instead")
 	}

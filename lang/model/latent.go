@@ -16,6 +16,18 @@ type Latent interface {
 	LogLik(ev *Eval, lik *DistVal, loc int, data eval.Value) (eval.Value, error)
 }
 
+// ClassLatent is a latent function with one GP per class, `f ~ gp(X,
+// KERNEL, classes: C)`, observed as `c ~ categorical_logit(f)` with labels
+// 1..C: the density calls ClassLogLik for that observation.
+type ClassLatent interface {
+	Latent
+	// Classes is C, or 0 for a latent function with one GP.
+	Classes() int
+	// ClassLogLik returns the log likelihood term of the labels data under
+	// the objective ev.Objective(), as LogLik does.
+	ClassLogLik(ev *Eval, data eval.Value) (eval.Value, error)
+}
+
 // Objective says how the latent function is handled: its Name is one of
 //
 //	""/"mlm"  the log marginal likelihood (exact for Gaussian noise,
@@ -44,7 +56,8 @@ type Objective struct {
 func HasLatent(m *eval.Model) bool { return len(m.Latents) > 0 }
 
 // LatentObservation is one observation of a latent function: data ~ lik,
-// with the latent function as lik's parameter Loc.
+// with the latent function as lik's parameter Loc, or (Lik nil) labels
+// data ~ categorical_logit(f) of a ClassLatent.
 type LatentObservation struct {
 	Latent Latent
 	Lik    *DistVal

@@ -40,3 +40,38 @@ func BenchmarkGPMarginalGrad(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMultiLaplace times multi-class Laplace at n = 300, C = 10 (the
+// size of examples/gp_digits_multiclass.kml): the mode and log q alone,
+// and with the gradient, beside the C Cholesky factorisations of n × n
+// matrices that one Newton step needs at least.
+func BenchmarkMultiLaplace(b *testing.B) {
+	const n, C = 300, 10
+	k, x, y := multiProblem(b, n, C, 5)
+	b.Run("mode", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := MultiLaplace(k, x, y, C, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mode+grad", func(b *testing.B) {
+		grad := make([]float64, k.NumHyper())
+		for range b.N {
+			if _, _, err := MultiLaplace(k, x, y, C, grad); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("C-choleskys", func(b *testing.B) {
+		g, _ := kernels.Gram(k, x)
+		var ch mat.Cholesky
+		for range b.N {
+			for range C {
+				if !ch.Factorize(g) {
+					b.Fatal("not positive definite")
+				}
+			}
+		}
+	})
+}

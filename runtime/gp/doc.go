@@ -14,7 +14,10 @@
 // for the mode in the stable B = I + W^½KW^½ form, with the gradient's
 // implicit term through the mode) for the Student-t and logistic
 // likelihoods, and expectation propagation (sequential, damped when it
-// cycles, tilted moments by Simpson's rule) for all three.
+// cycles, tilted moments by Simpson's rule) for all three; and multi-class
+// classification with the softmax likelihood and one GP per class under
+// Laplace's approximation (Williams and Barber 1998; R&W Algorithms 3.3
+// and 3.4) with the gradient of its log marginal likelihood.
 // Beside them: the Nyström (subset-of-regressors) marginal likelihood and
 // predictive for large n (LowRankLogMarginal, LowRankPredict), and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
@@ -26,7 +29,8 @@
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
 // objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
 // loop and the non-Gaussian objectives), laplace.go (Laplace's
-// approximation), ep.go (expectation propagation), mapsolve.go (joint MAP's inner
+// approximation), ep.go (expectation propagation), multiclass.go and
+// multipredict.go (multi-class Laplace and its predictions), mapsolve.go (joint MAP's inner
 // solvers), contract.go (the derivative contractions), structured.go (the
 // marginal's fused Gram fill and contraction for sums of scaled rbf,
 // linear, white and constant kernels), symfactor.go, potrf.go and

@@ -9,7 +9,7 @@ import (
 
 func registerCategorical(reg *eval.Registry) {
 	reg.Register("categorical_logit(beta)",
-		"Categories 1..K with P(y = k) = softmax(beta)_k, as Stan's categorical_logit: beta is a vector of K log-odds (it may depend on model parameters). For observations (y ~ categorical_logit(beta), y a vector of categories), draw and logpdf.",
+		"Categories 1..K with P(y = k) = softmax(beta)_k, as Stan's categorical_logit: beta is a vector of K log-odds (it may depend on model parameters). For observations (y ~ categorical_logit(beta), y a vector of categories), draw and logpdf. beta may be a latent GP with one function per class, f ~ gp(X, K, classes: C): then y ~ categorical_logit(f) is multi-class GP classification (see gp and predict).",
 		func(a *eval.Args) (eval.Value, error) {
 			switch v := a.Value("beta").(type) {
 			case *eval.Vec:
@@ -21,6 +21,9 @@ func registerCategorical(reg *eval.Registry) {
 						return nil, a.Errorf("beta", "beta must be finite, got %v at element %d", x, i+1)
 					}
 				}
+			case model.Latent:
+				// c ~ categorical_logit(f) for f ~ gp(X, K, classes: C):
+				// the model hands the observation to f.
 			case *eval.ADVec:
 				if len(v.Vs) < 2 {
 					return nil, a.Errorf("beta", "beta needs at least 2 categories, got %d", len(v.Vs))

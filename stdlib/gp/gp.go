@@ -2,6 +2,7 @@ package gp
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kml-lang/kml/stdlib/kernel"
 
@@ -14,8 +15,8 @@ import (
 )
 
 func registerGp(reg *eval.Registry) {
-	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1)`,
-		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood.`,
+	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1, classes?)`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
 		gpBuiltin)
 	b.AD = true
 }
@@ -33,6 +34,8 @@ type gpLatent struct {
 	seed     uint64
 	// auto says the Nyström path was chosen by size, not by the user.
 	auto bool
+	// classes is C for one GP per class (classes: C), else 0.
+	classes int
 }
 
 // Beyond lowRankAbove rows, gp(...) takes the Nyström path with
@@ -51,6 +54,9 @@ var (
 func (g *gpLatent) Type() string { return "latent GP" }
 func (g *gpLatent) String() string {
 	r, c := g.x.Dims()
+	if g.classes > 0 {
+		return fmt.Sprintf("gp(%d×%d matrix, %s, classes: %d)", r, c, g.kernel, g.classes)
+	}
 	return fmt.Sprintf("gp(%d×%d matrix, %s)", r, c, g.kernel)
 }
 func (g *gpLatent) HasAD() bool { return g.kernel.HasAD() }
@@ -76,6 +82,16 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	g.seed = uint64(seed)
+	if a.Given("classes") {
+		c, err := a.Num("classes")
+		if err != nil {
+			return nil, err
+		}
+		if c != math.Trunc(c) || c < 2 || c > 1000 {
+			return nil, a.Errorf("classes", "classes must be a whole number of classes from 2 to 1000, got %s", eval.FormatNumber(c))
+		}
+		g.classes = int(c)
+	}
 	switch v := a.Value("inducing").(type) {
 	case eval.Str:
 		switch v {
@@ -105,6 +121,12 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("inducing", "%v", err)
 		}
 		g.z = z
+	}
+	if g.classes > 0 && g.lowRank() {
+		if g.auto {
+			return nil, a.Errorf("x", "multi-class GP classification is exact only, up to %d rows; x has %d", lowRankAbove, n)
+		}
+		return nil, a.Errorf("inducing", "multi-class GP classification is exact only: leave out inducing")
 	}
 	if !g.lowRank() {
 		// The exact path keeps the Gram matrix, its factor and its inverse

@@ -71,6 +71,9 @@ func (g *gpLatent) gpSettings(obj model.Objective) (rgp.Settings, error) {
 // LogLik is the objective's log likelihood term for data observed through
 // lik, with its gradient on the tape.
 func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval.Value) (eval.Value, error) {
+	if g.classes > 0 {
+		return nil, fmt.Errorf("a latent GP with classes: %d is observed as labels through categorical_logit(f), not %s", g.classes, lik.Family.Name())
+	}
 	y, err := g.observations(data)
 	if err != nil {
 		return nil, err

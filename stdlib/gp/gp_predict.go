@@ -12,11 +12,12 @@ import (
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 func registerGpPredict(reg *eval.Registry) {
-	reg.Register(`predict(fit, xnew, values?, approx?, draws = 200, level = 0.9, samples = 100, seed?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot.`,
+	reg.Register(`predict(fit, xnew, values?, approx?, draws?, level = 0.9, samples = 100, seed?)`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (default 200) (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values by draws Monte Carlo draws (default 1000) (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
 		predictBuiltin)
 }
 
@@ -27,7 +28,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	var m *eval.Model
 	var given *eval.Record
-	obj, approx := "", "vb"
+	obj, approx := "", "" // "" is VB for one GP, Laplace for classes
 	var loss string
 	var lossC, lossEps float64
 	switch f := a.Value("fit").(type) {
@@ -136,6 +137,23 @@ func predictAt(a *eval.Args, m *eval.Model, given *eval.Record, latentObj model.
 	if err := kernels.CheckData(xnew, "xnew"); err != nil {
 		return nil, a.Errorf("xnew", "%v", err)
 	}
+	if o.Lik == nil {
+		draws := 1000
+		if a.Given("draws") {
+			if draws, err = a.PositiveInt("draws"); err != nil {
+				return nil, err
+			}
+		}
+		seed, err := a.Seed()
+		if err != nil {
+			return nil, err
+		}
+		rec, err := g.predictClasses(latentObj, o.Data, xnew, draws, seed, a.Given("seed"), rng.New(seed, rng.Builtin))
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		return &drawPred{classes: rec}, nil
+	}
 	y, err := g.observations(o.Data)
 	if err != nil {
 		return nil, a.Fail("%v", err)
@@ -157,10 +175,16 @@ type drawPred struct {
 	lik                      rgp.Lik
 	// svm says fmean is an SVM's decision function, with no variance.
 	svm bool
+	// classes is a multi-class GP's whole record (class probabilities),
+	// when the model has one; the other fields are then unset.
+	classes *eval.Record
 }
 
 // record is predict's record for one setting of the hyperparameters.
 func (dp *drawPred) record() *eval.Record {
+	if dp.classes != nil {
+		return dp.classes
+	}
 	if dp.svm {
 		return eval.NewRecord().Set("f_mean", &eval.Vec{Data: dp.fmean})
 	}

@@ -39,9 +39,12 @@ func predictPosterior(a *eval.Args, post *model.Posterior, xnew *mat.Dense) (eva
 	if a.Value("values") != nil {
 		return nil, a.Errorf("values", "predict after sample takes the hyperparameters from the posterior's draws; leave values out")
 	}
-	maxDraws, err := a.IntIn("draws", 1, eval.MaxLength)
-	if err != nil {
-		return nil, err
+	maxDraws := 200
+	if a.Given("draws") {
+		var err error
+		if maxDraws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
+			return nil, err
+		}
 	}
 	samples, err := a.IntIn("samples", 1, eval.MaxLength)
 	if err != nil {
@@ -70,6 +73,9 @@ func predictPosterior(a *eval.Args, post *model.Posterior, xnew *mat.Dense) (eva
 		rec := post.DrawValues(j * total / k)
 		if preds[j], err = predictAt(a, post.Model, rec, model.Objective{Name: "mlm", Approx: approx}, xnew); err != nil {
 			return nil, err
+		}
+		if preds[j].classes != nil {
+			return nil, a.Errorf("fit", "predict after sample does not average a multi-class GP over its draws yet; predict from optimize's fit, or from the model with values")
 		}
 		task.Add(1)
 	}

@@ -1,0 +1,157 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// Multi-class classification: `f ~ gp(X, K, classes: C)` is C independent
+// latent GPs with kernel K, observed as `c ~ categorical_logit(f)` with
+// labels 1..C, under Laplace's approximation (rgp.MultiLaplace).
+
+var _ model.ClassLatent = (*gpLatent)(nil)
+
+// Classes is C for gp(..., classes: C), else 0.
+func (g *gpLatent) Classes() int { return g.classes }
+
+// classLabels reads the labels 1..C as 0..C−1.
+func (g *gpLatent) classLabels(data eval.Value) ([]int, error) {
+	ys, ok := eval.ToFloats(data)
+	if !ok || eval.IsAD(data) {
+		return nil, fmt.Errorf("the labels of a multi-class GP must be a vector of classes 1 to %d, got %s", g.classes, eval.Describe(data))
+	}
+	n, _ := g.x.Dims()
+	if len(ys) != n {
+		return nil, fmt.Errorf("%d labels for a latent GP at %d input rows", len(ys), n)
+	}
+	y := make([]int, n)
+	for i, v := range ys {
+		if v != math.Trunc(v) || v < 1 || v > float64(g.classes) {
+			return nil, fmt.Errorf("label %d is %s, not a class from 1 to %d (classes: %d)", i+1, eval.FormatNumber(v), g.classes, g.classes)
+		}
+		y[i] = int(v) - 1
+	}
+	return y, nil
+}
+
+// classObjective refuses what multi-class classification does not have:
+// objectives other than the marginal likelihood, and approximations other
+// than Laplace's ("" is predict's unset approx).
+func classObjective(obj model.Objective) error {
+	switch obj.Name {
+	case "", "mlm":
+	default:
+		return fmt.Errorf(`objective %q is not available for multi-class GP classification; use objective: "ml", approx: "laplace"`, obj.Name)
+	}
+	if obj.Approx != "" && obj.Approx != "laplace" {
+		return fmt.Errorf(`multi-class GP classification has Laplace's approximation only (Williams and Barber 1998), not %q: write approx: "laplace"`, obj.Approx)
+	}
+	return nil
+}
+
+// ClassLogLik is Laplace's approximation to the log marginal likelihood
+// of the labels, with its gradient in the kernel's hyperparameters on the
+// tape.
+func (g *gpLatent) ClassLogLik(ev *model.Eval, data eval.Value) (eval.Value, error) {
+	y, err := g.classLabels(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := classObjective(ev.Objective()); err != nil {
+		return nil, err
+	}
+	if g.lowRank() {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("multi-class GP classification is exact only (inducing: \"exact\", at most %d rows)", lowRankAbove)}
+	}
+	if ev.Checking {
+		ev.WarnOnce("gp: approximate", g.pos, "gp: with categorical_logit observations the marginal likelihood of the hyperparameters is Laplace's approximation (Gaussian at the posterior mode)")
+	}
+	k := g.kernel.K
+	if !g.HasAD() {
+		lp, _, err := rgp.MultiLaplace(k, g.x, y, g.classes, nil)
+		if err != nil {
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+		}
+		return eval.Num(lp), nil
+	}
+	var recErr error
+	out := eval.FuncNode(g.kernel.Hyper, func(x, d []float64) float64 {
+		kk, err := k.WithHyper(x)
+		if err != nil {
+			return math.NaN()
+		}
+		lp, _, err := rgp.MultiLaplace(kk, g.x, y, g.classes, d)
+		if recErr = err; err != nil {
+			return math.NaN()
+		}
+		return lp
+	})
+	if recErr != nil {
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", recErr, k)}
+	}
+	return out, nil
+}
+
+// predictClasses is the predictive class probabilities at xnew: Laplace's
+// Gaussian for the C latent values at each point (Algorithm 3.4), and
+// softmax averaged over it by draws Monte Carlo draws from r.
+// The record carries draws, and seed when seedGiven (a seed drawn from the
+// run's stream is reproduced by kml run --seed instead).
+func (g *gpLatent) predictClasses(obj model.Objective, data eval.Value, xnew *mat.Dense, draws int, seed uint64, seedGiven bool, r *rand.Rand) (*eval.Record, error) {
+	if err := classObjective(obj); err != nil {
+		return nil, err
+	}
+	y, err := g.classLabels(data)
+	if err != nil {
+		return nil, err
+	}
+	_, p, err := rgp.MultiLaplace(g.kernel.K, g.x, y, g.classes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+	}
+	ks, err := kernels.Cross(g.kernel.K, xnew, g.x)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := xnew.Dims()
+	kss := make([]float64, m)
+	for j := range kss {
+		row := xnew.RawRowView(j)
+		kss[j] = g.kernel.K.Eval(row, row)
+	}
+	mean, cov := p.Predict(ks, kss)
+	C := g.classes
+	prob := mat.NewDense(m, C, nil)
+	fm := mat.NewDense(m, C, nil)
+	fv := mat.NewDense(m, C, nil)
+	class := make([]float64, m)
+	for j := range m {
+		pr := rgp.SoftmaxAverage(mean[j], cov[j], draws, r)
+		best := 0
+		for c := range C {
+			prob.Set(j, c, pr[c])
+			fm.Set(j, c, mean[j][c])
+			fv.Set(j, c, math.Max(cov[j][c*C+c], 0))
+			if pr[c] > pr[best] {
+				best = c
+			}
+		}
+		class[j] = float64(best + 1)
+	}
+	rec := eval.NewRecord().Set("prob", eval.NewMat(prob)).Set("class", &eval.Vec{Data: class}).
+		Set("f_mean", eval.NewMat(fm)).Set("f_var", eval.NewMat(fv)).
+		Set("draws", eval.Num(float64(2*max(draws/2, 1)))).Set("approx", eval.Str("laplace"))
+	if seedGiven {
+		rec.Set("seed", eval.Num(float64(seed)))
+	}
+	return rec, nil
+}
