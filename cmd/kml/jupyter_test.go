@@ -64,6 +64,9 @@ func TestJupyterNotebook(t *testing.T) {
 		t.Skip("no /usr/bin/python3: the notebook test needs Debian's python3-nbclient and python3-jupyter-client")
 	}
 	if !nbclientReady(python) {
+		if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
+			t.Skip("python3-nbclient and python3-jupyter-client are missing, and apt-get cannot install them here (not root, or no apt-get)")
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		out, err := exec.CommandContext(ctx, "apt-get", "install", "-y", "-q",
 			"python3-nbclient", "python3-jupyter-client", "python3-nbformat").CombinedOutput()
@@ -99,4 +102,29 @@ func TestJupyterNotebook(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestJupyterUsage checks the kernel's command-line errors: each says
+// what is wrong, with a usage status, never a panic.
+func TestJupyterUsage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"transport": "udp", "ip": "127.0.0.1"}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"jupyter"}, exitStatic, "usage:"},
+		{[]string{"jupyter", "notebook"}, exitStatic, `unknown jupyter command "notebook"`},
+		{[]string{"jupyter", "kernel"}, exitStatic, "needs -f CONNECTION_FILE"},
+		{[]string{"jupyter", "kernel", "-f", filepath.Join(dir, "missing.json")}, exitRuntime, "missing.json: no such file"},
+		{[]string{"jupyter", "kernel", "-f", bad}, exitRuntime, `transport "udp"`},
+		{[]string{"jupyter", "install", "--global"}, exitStatic, "unknown option --global"},
+	} {
+		var out, errw bytes.Buffer
+		if code := run(c.args, nil, &out, &errw); code != c.code || !strings.Contains(errw.String(), c.msg) {
+			t.Errorf("kml %s: exit %d, stderr %q; want %d and %q", strings.Join(c.args, " "), code, errw.String(), c.code, c.msg)
+		}
+	}
 }
