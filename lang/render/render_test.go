@@ -93,3 +93,26 @@ summary(sample(m, chains: 1, warmup: 100, draws: 100, seed: 3))`)
 		t.Error("a number has an HTML table")
 	}
 }
+
+// BenchmarkFigureImage measures drawing a posterior's figure (trace and
+// density panels of two parameters, 2 chains × 300 draws) in each format
+// the kernel sends, to show what sending SVG beside PNG costs.
+func BenchmarkFigureImage(b *testing.B) {
+	in := eval.New(eval.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if _, err := in.Eval("t.kml", "model m {\n  mu ~ normal(0, 1)\n  s ~ gamma(2, 2)\n}\nlet p = sample(m, chains: 2, warmup: 200, draws: 300, seed: 3)"); err != nil {
+		b.Fatal(err)
+	}
+	for _, format := range []string{"png", "svg"} {
+		b.Run(format, func(b *testing.B) {
+			for b.Loop() {
+				fig, err := in.Eval("t.kml", "plot(p)") // a fresh figure: drawings are kept
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := fig.(render.Image).Image(format); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
