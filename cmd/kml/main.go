@@ -45,6 +45,7 @@ Usage:
   kml fmt [-w] [-d] FILE.kml...  print in the canonical layout; -w rewrites, -d diffs (exit 1)
   kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
   kml lsp                                a language server on stdin/stdout, for editors
+  kml jupyter install [--user|--prefix DIR]   install the Jupyter kernel (kml jupyter kernel)
   kml version                            print the version
   kml help                               print this help
 
@@ -122,6 +123,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			return exitRuntime
 		}
 		return exitOK
+	case "jupyter":
+		return runJupyter(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK

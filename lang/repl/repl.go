@@ -17,6 +17,7 @@ import (
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
+	"github.com/kml-lang/kml/lang/render"
 )
 
 const (
@@ -127,27 +128,42 @@ type session struct {
 	out, errw  io.Writer
 	n          int
 	interrupts <-chan os.Signal
+	base       context.Context // the parent of each evaluation's context; nil is Background
+	label      string          // inputs are named <label N>; "" is repl
 }
 
 // eval runs one input with Ctrl-C cancelling it.
 func (r *session) eval(src string, show bool) {
-	r.n++
-	name := fmt.Sprintf("<repl %d>", r.n)
-	v, err := r.run(func(ctx context.Context) (eval.Value, error) {
-		return r.in.EvalContext(ctx, name, src)
-	})
+	v, err := r.source(src)
 	if err != nil {
 		r.in.Sources().Print(r.errw, err)
 		return
 	}
 	if show && v != nil && v != eval.NoneValue {
-		fmt.Fprintln(r.out, v.String())
+		fmt.Fprintln(r.out, render.Text(v))
 	}
+}
+
+// source evaluates KML source as the next input of the session.
+func (r *session) source(src string) (eval.Value, error) {
+	r.n++
+	label := r.label
+	if label == "" {
+		label = "repl"
+	}
+	name := fmt.Sprintf("<%s %d>", label, r.n)
+	return r.run(func(ctx context.Context) (eval.Value, error) {
+		return r.in.EvalContext(ctx, name, src)
+	})
 }
 
 // run calls f with a context that Ctrl-C cancels.
 func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Value, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	base := r.base
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	sig := r.interrupts
 	if sig == nil {
@@ -172,24 +188,34 @@ var commands = []string{":help", ":load", ":type", ":quit"}
 
 // command runs a `:` command and reports whether to leave.
 func (r *session) command(line string) bool {
+	quit, err := r.exec(line)
+	if err != nil {
+		r.in.Sources().Print(r.errw, err)
+	}
+	return quit
+}
+
+// exec runs a `:` command, returning whether to leave and the error of
+// the evaluation it ran (:load, :type); its other messages go to errw.
+func (r *session) exec(line string) (bool, error) {
 	name, arg, _ := strings.Cut(line, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case ":quit", ":q", ":exit":
-		return true
+		return true, nil
 	case ":help", ":h":
 		r.help(arg)
 	case ":load", ":l":
 		if arg == "" {
 			fmt.Fprintln(r.errw, "usage: :load FILE")
-			return false
+			return false, nil
 		}
 		// The file must lie in a directory the session may read, as
 		// read_csv's files must; relative paths inside it then resolve
 		// against its own directory.
 		if _, err := r.in.Sandbox().ReadPath(r.in.BaseDir(), arg); err != nil {
 			fmt.Fprintf(r.errw, "error: :load: %v\n", err)
-			return false
+			return false, nil
 		}
 		path := arg
 		if wd, _ := os.Getwd(); !filepath.IsAbs(arg) && r.in.BaseDir() != wd {
@@ -198,27 +224,21 @@ func (r *session) command(line string) bool {
 		_, err := r.run(func(ctx context.Context) (eval.Value, error) {
 			return r.in.EvalFileContext(ctx, path)
 		})
-		if err != nil {
-			r.in.Sources().Print(r.errw, err)
-		}
+		return false, err
 	case ":type", ":t":
 		if arg == "" {
 			fmt.Fprintln(r.errw, "usage: :type EXPR")
-			return false
+			return false, nil
 		}
-		r.n++
-		v, err := r.run(func(ctx context.Context) (eval.Value, error) {
-			return r.in.EvalContext(ctx, fmt.Sprintf("<repl %d>", r.n), arg)
-		})
+		v, err := r.source(arg)
 		if err != nil {
-			r.in.Sources().Print(r.errw, err)
-			return false
+			return false, err
 		}
 		fmt.Fprintln(r.out, describeType(v))
 	default:
 		fmt.Fprintf(r.errw, "unknown command %s; try :help\n", name)
 	}
-	return false
+	return false, nil
 }
 
 func (r *session) help(name string) {
@@ -235,51 +255,63 @@ Builtins:
 		fmt.Fprintln(r.out, assist.Wrap(names, 78))
 		return
 	}
+	if text, ok := r.helpText(name); ok {
+		fmt.Fprint(r.out, text)
+		return
+	}
+	fmt.Fprintf(r.errw, "no builtin or name %q\n", name)
+}
+
+// helpText is what `:help NAME` prints for a name: a builtin's usage and
+// documentation, a session fn's signature, or a value's kind and shape.
+func (r *session) helpText(name string) (string, bool) {
 	if b, ok := r.in.Registry().Get(name); ok {
 		if v, ok := r.in.Lookup(name); !ok || v == nil {
-			fmt.Fprint(r.out, assist.BuiltinHelp(b))
-			return
+			return assist.BuiltinHelp(b), true
 		}
 	}
 	if v, ok := r.in.Lookup(name); ok {
 		if c, ok := v.(eval.Callable); ok {
-			fmt.Fprintf(r.out, "%s (defined in this session)\n", c.Signature())
-		} else {
-			fmt.Fprintf(r.out, "%s: %s\n", name, eval.Describe(v))
+			return fmt.Sprintf("%s (defined in this session)\n", c.Signature()), true
 		}
-		return
+		return fmt.Sprintf("%s: %s\n", name, eval.Describe(v)), true
 	}
-	fmt.Fprintf(r.errw, "no builtin or name %q\n", name)
+	return "", false
 }
 
 // completer completes names and `:` commands at the cursor.
 type completer struct{ r *session }
 
 func (c completer) Do(line []rune, pos int) ([][]rune, int) {
-	start := pos
-	for start > 0 && assist.IsNameRune(line[start-1]) {
+	prefix, candidates := c.complete(line[:pos])
+	var out [][]rune
+	for _, cand := range candidates {
+		out = append(out, []rune(cand[len(prefix):]))
+	}
+	return out, len([]rune(prefix))
+}
+
+// complete returns the word being typed at the end of before and the
+// candidates extending it: `:` commands at the start of a line, else
+// assist.Complete's names.
+func (c completer) complete(before []rune) (prefix string, candidates []string) {
+	start := len(before)
+	for start > 0 && assist.IsNameRune(before[start-1]) {
 		start--
 	}
-	var prefix string
-	var candidates []string
-	if start > 0 && line[start-1] == ':' && strings.TrimSpace(string(line[:start-1])) == "" {
-		prefix = string(line[start:pos])
+	if start > 0 && before[start-1] == ':' && strings.TrimSpace(string(before[:start-1])) == "" {
+		prefix = string(before[start:])
 		for _, cmd := range commands {
 			if cmd[1:] != prefix && strings.HasPrefix(cmd[1:], prefix) {
 				candidates = append(candidates, cmd[1:])
 			}
 		}
 		sort.Strings(candidates)
-	} else {
-		// At an argument of a call, the call's named arguments come first:
-		// sample(m, ch<Tab> offers chains: before chol.
-		prefix, candidates = assist.Complete(line[:pos], c.r.in.Names(), c.sig)
+		return prefix, candidates
 	}
-	var out [][]rune
-	for _, cand := range candidates {
-		out = append(out, []rune(cand[len(prefix):]))
-	}
-	return out, len([]rune(prefix))
+	// At an argument of a call, the call's named arguments come first:
+	// sample(m, ch<Tab> offers chains: before chol.
+	return assist.Complete(before, c.r.in.Names(), c.sig)
 }
 
 // sig is the signature of a callable name: the session's fn, or else the

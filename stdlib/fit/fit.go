@@ -146,7 +146,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %s", eval.Describe(v))
 	}
 	if th.Interp().Options().Progress {
-		s.Progress = th.Interp().Stderr()
+		s.Progress = th.Interp().ProgressWriter() // Options.ProgressTo: a notebook's display
 	}
 	if s.NoWarmup {
 		// As Stan does: without warm-up nothing is adapted.

@@ -25,8 +25,8 @@ import (
 )
 
 func registerPlot(reg *eval.Registry) {
-	reg.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?, data?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?)`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -41,18 +41,22 @@ type figure struct {
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	var to string
-	if err := a.Unpack("to", &to); err != nil {
+	if err := a.Unpack("to?", &to); err != nil {
 		return nil, err
 	}
-	ext := strings.ToLower(filepath.Ext(to))
-	if !plotFormats[ext] {
-		return nil, a.Errorf("to", "to must end in .svg, .png or .pdf, got %q", to)
+	var path, ext string
+	if a.Given("to") {
+		ext = strings.ToLower(filepath.Ext(to))
+		if !plotFormats[ext] {
+			return nil, a.Errorf("to", "to must end in .svg, .png or .pdf, got %q", to)
+		}
+		in := a.Th.Interp()
+		var err error
+		if path, err = in.Sandbox().WritePath(in.BaseDir(), to); err != nil {
+			return nil, a.Errorf("to", "%v", err)
+		}
 	}
-	in := a.Th.Interp()
-	path, err := in.Sandbox().WritePath(in.BaseDir(), to)
-	if err != nil {
-		return nil, a.Errorf("to", "%v", err)
-	}
+	var err error
 	var title string
 	if err := a.Unpack("title?", &title); err != nil {
 		return nil, err
@@ -91,6 +95,9 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 	} else if title != "" {
 		fig.panels[0][0].Title.Text = title + " — " + fig.panels[0][0].Title.Text
+	}
+	if path == "" {
+		return &Figure{fig: fig, kind: a.Value("v").Type()}, nil
 	}
 	data, err := fig.render(ext[1:])
 	if err != nil {
