@@ -222,7 +222,7 @@ let pr = run(f, seq[51:60, 3:4], predict: true)
 		t.Errorf("one observation gave %v", one)
 	}
 	w, _, _ := f.Run(context.Background(), mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
-	_, wantS, err := f.Smooth(context.Background(), w)
+	_, wantS, err := f.Smooth(context.Background(), w, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +245,7 @@ func TestKBRFilterErrors(t *testing.T) {
 		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], transition: "x")`, `kbr_filter: transition must be "sample" or "operator", got "x"`},
 		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, rbind([1, 2]))", "run: observations must have 1 columns (as y), got matrix 1×2"},
 		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], smooth: true)\nrun(f, [1, 2], predict: true)", "run: predict: true asks for one-step predictions, but this filter smooths"},
+		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], smooth: true, smooth_delta: 0)`, "kbr_filter: smooth_delta must be a positive number, got 0"},
 		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
 	} {
 		expectError(t, c.src, c.want)
