@@ -36,6 +36,16 @@ func TestPosteriorMean(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.Mul(bp.T(), &vyinv)
+	// Σ_post = Σ₀ − Σ₀Bᵀ(BΣ₀Bᵀ + S)⁻¹BΣ₀ = Σ₀ − k·BΣ₀.
+	var kb mat.Dense
+	kb.Mul(&k, &bp)
+	tr := 0.0
+	for i := 0; i < d; i++ {
+		tr += p0.At(i, i) - kb.At(i, i)
+	}
+	if got := g.posteriorTrace(); math.Abs(got-tr) > 1e-9*tr {
+		t.Errorf("posterior trace %g, want %g", got, tr)
+	}
 	ys := g.observations(r, 4)
 	got := g.posteriorMean(ys)
 	for i := 0; i < 4; i++ {

@@ -191,6 +191,20 @@ func (g *gaussModel) posteriorMean(ys *mat.Dense) *mat.Dense {
 	return &out
 }
 
+// posteriorTrace is tr Σ_post, Σ_post = (Σ₀⁻¹ + BᵀS⁻¹B)⁻¹, the posterior
+// covariance (the same for every y): by Woodbury Σ₀ − Σ₀Bᵀ(BΣ₀Bᵀ + S)⁻¹BΣ₀,
+// that is Σ₀ − gain·BΣ₀ with gain = Σ_post BᵀS⁻¹ = Σ₀Bᵀ(BΣ₀Bᵀ + S)⁻¹.
+func (g *gaussModel) posteriorTrace() float64 {
+	var bp, kbp mat.Dense
+	bp.Mul(g.b, g.prior)
+	kbp.Mul(g.gain, &bp)
+	t := 0.0
+	for i := 0; i < g.d; i++ {
+		t += g.prior.At(i, i) - kbp.At(i, i)
+	}
+	return t
+}
+
 // sqError is the mean over rows of ‖est_i − want_i‖².
 func sqError(est, want *mat.Dense) float64 {
 	m, d := want.Dims()
