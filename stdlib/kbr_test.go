@@ -195,6 +195,9 @@ let seq = iterate(step, [1, 0, 1, 0], 60, )
 let f = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), eps: 0.01, delta: 0.001)
 let est = run(f, seq[51:60, 3:4])
 let one = run(f, [0.5, 0.2])
+let fs = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), eps: 0.01, delta: 0.001, smooth: true)
+let sm = run(fs, seq[51:60, 3:4])
+let pr = run(f, seq[51:60, 3:4], predict: true)
 `)
 	if w := lookup[*eval.Mat](t, in, "w"); w.M.At(2, 0) != 3 || w.M.At(2, 1) != 6 {
 		t.Errorf("iterate gave %v", w)
@@ -218,6 +221,20 @@ let one = run(f, [0.5, 0.2])
 	if one := lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 {
 		t.Errorf("one observation gave %v", one)
 	}
+	w, _, _ := f.Run(context.Background(), mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
+	_, wantS, err := f.Smooth(context.Background(), w, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantP, err := f.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]*mat.Dense{"sm": wantS, "pr": wantP} {
+		if !mat.EqualApprox(lookup[*eval.Mat](t, in, name).M, want, 1e-12) {
+			t.Errorf("%s differs from the runtime", name)
+		}
+	}
 }
 
 func TestKBRFilterErrors(t *testing.T) {
@@ -227,6 +244,8 @@ func TestKBRFilterErrors(t *testing.T) {
 		{`run(5, [1])`, "run: f must be a filter from kbr_filter, got number"},
 		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], transition: "x")`, `kbr_filter: transition must be "sample" or "operator", got "x"`},
 		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4])\nrun(f, rbind([1, 2]))", "run: observations must have 1 columns (as y), got matrix 1×2"},
+		{"let f = kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], smooth: true)\nrun(f, [1, 2], predict: true)", "run: predict: true asks for one-step predictions, but this filter smooths"},
+		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], smooth: true, smooth_delta: 0)`, "kbr_filter: smooth_delta must be a positive number, got 0"},
 		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
 	} {
 		expectError(t, c.src, c.want)

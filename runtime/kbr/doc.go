@@ -13,7 +13,9 @@
 // factorisation, or a rank-r factor with the Woodbury identity), and
 // Condition applies it to any number of observations. CME is the
 // conditional mean embedding of eq. (10), w = (G_Y + nεI)⁻¹ k_Y(y);
-// Filter is the KBR filter of §4.3; Rejection is rejection ABC, the
+// Filter is the KBR filter of §4.3, whose Smooth and Predict give the
+// smoothed estimates and one-step predictions derived the same way
+// (smooth.go); Rejection is rejection ABC, the
 // paper's baseline; Mean and Preimage turn weights into point estimates.
 //
 // Weights can be negative (the regularised inverses do not keep them

@@ -50,11 +50,13 @@ const (
 
 type Filter struct {
 	X, Y   *mat.Dense // X_1..X_n, Y_1..Y_n
+	XPlus  *mat.Dense // the successors X_2..X_N
 	KX, KY kernels.Kernel
 	s      Settings
 	// exact: trans = (G_X + nεI)⁻¹G_{XX⁺}; low rank: trans = (L₁ᵀL₁ + nεI)⁻¹L₂ᵀ
 	trans *mat.Dense
 	l1    *mat.Dense // low rank only
+	l2    *mat.Dense // low rank only: rows 2..N of the states' factor
 	// smooth is nil for TransitionSample; exact: (G_X + nεI)⁻¹G_X; low
 	// rank: (L₁ᵀL₁ + nεI)⁻¹L₁ᵀ, so that the smoothed α is L₁·smooth·α.
 	smooth *mat.Dense
@@ -87,7 +89,7 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 	x := mat.DenseCopyOf(states.Slice(0, n, 0, dx))
 	xplus := mat.DenseCopyOf(states.Slice(1, big, 0, dx))
 	y := mat.DenseCopyOf(obs.Slice(0, n, 0, dy))
-	f := &Filter{X: x, Y: y, KX: kx, KY: ky, s: s}
+	f := &Filter{X: x, XPlus: xplus, Y: y, KX: kx, KY: ky, s: s}
 	c := float64(n) * s.Eps
 	var err error
 	if f.init, err = NewCME(x, y, ky, s); err != nil {
@@ -100,7 +102,8 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 		}
 		_, r := l.Dims()
 		f.l1 = mat.DenseCopyOf(l.Slice(0, n, 0, r))
-		l2 := l.Slice(1, big, 0, r)
+		l2 := mat.DenseCopyOf(l.Slice(1, big, 0, r))
+		f.l2 = l2
 		s1 := mat.NewSymDense(r, nil)
 		s1.SymOuterK(1, f.l1.T())
 		for i := 0; i < r; i++ {
@@ -156,6 +159,23 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 // predict returns μ for weights α.
 func (f *Filter) predict(alpha []float64) []float64 {
 	n := len(alpha)
+	a := f.pushed(alpha)
+	if f.l1 == nil {
+		mu := mat.NewVecDense(n, nil)
+		mu.MulVec(f.trans, a)
+		return mu.RawVector().Data
+	}
+	var t mat.VecDense
+	t.MulVec(f.trans, a)
+	mu := mat.NewVecDense(n, nil)
+	mu.MulVec(f.l1, &t)
+	return mu.RawVector().Data
+}
+
+// pushed returns the weights the transition moves: α itself for
+// TransitionSample, (G_X + nεI)⁻¹G_X α for TransitionOperator.
+func (f *Filter) pushed(alpha []float64) *mat.VecDense {
+	n := len(alpha)
 	a := mat.NewVecDense(n, alpha)
 	if f.smooth != nil {
 		t := mat.NewVecDense(f.smooth.RawMatrix().Rows, nil)
@@ -167,16 +187,7 @@ func (f *Filter) predict(alpha []float64) []float64 {
 		}
 		a = t
 	}
-	if f.l1 == nil {
-		mu := mat.NewVecDense(n, nil)
-		mu.MulVec(f.trans, a)
-		return mu.RawVector().Data
-	}
-	var t mat.VecDense
-	t.MulVec(f.trans, a)
-	mu := mat.NewVecDense(n, nil)
-	mu.MulVec(f.l1, &t)
-	return mu.RawVector().Data
+	return a
 }
 
 // Run filters the observations (one per row) and returns the weights over

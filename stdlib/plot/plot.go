@@ -381,6 +381,8 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 	}
 	if len(series) == 1 {
 		ylabel = series[0]
+	} else {
+		legendRoom(p, vecs, series)
 	}
 	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
 		p.X.Scale = plot.LogScale{}
@@ -389,14 +391,45 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 	return names[0], ylabel, nil
 }
 
-// addErrorBars draws ± se at each point.
+// legendRoom lowers the y axis so that the series (with their error
+// bars) fill the top part of the plot and the legend, drawn at the bottom
+// right, covers none of them: about 0.08 of the values' range per legend
+// line.
+func legendRoom(p *plot.Plot, vecs map[string][]float64, series []string) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, name := range series {
+		se := vecs[name+"_se"]
+		for i, v := range vecs[name] {
+			e := 0.0
+			if i < len(se) && !isBad(se[i]) {
+				e = se[i]
+			}
+			if !isBad(v) {
+				lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
+			}
+		}
+	}
+	if !(hi > lo) {
+		return
+	}
+	p.Y.Min = math.Min(p.Y.Min, lo-0.08*float64(len(series))*(hi-lo))
+	p.Y.Max = math.Max(p.Y.Max, hi+0.03*(hi-lo))
+}
+
+// addErrorBars draws ± se at each point where the point and its se are
+// finite (the line is broken at the others).
 func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color) error {
 	if len(se) != len(pts) {
 		return fmt.Errorf("the standard errors have %d values but the series %d", len(se), len(pts))
 	}
-	e := make(errPoints, len(pts))
+	var e errPoints
 	for i, q := range pts {
-		e[i] = errPoint{q.X, q.Y, se[i]}
+		if !isBad(q.X) && !isBad(q.Y) && !isBad(se[i]) {
+			e = append(e, errPoint{q.X, q.Y, se[i]})
+		}
+	}
+	if len(e) == 0 {
+		return nil
 	}
 	b, err := plotter.NewYErrorBars(e)
 	if err != nil {
