@@ -22,7 +22,7 @@ func registerKst(reg *eval.Registry) {
 		"The Parzen-window density (1/N) Σ_i k(x, x_i) of the rows of x, the kernel density estimate kst is compared with. Unnormalised unless the kernel integrates to one. A density value for logpdf, novelty and classify.",
 		kdeBuiltin)
 	reg.Register("novelty(d, points)",
-		"Novelty scores −log q(x) of the rows of points under the density d (from kst or kde): higher is more novel. The relative novelty of two densities is logpdf(d1, x) - logpdf(d2, x).",
+		"Novelty scores −log q(x) of the rows of points under the density d (from kst, kde or dpm): higher is more novel. The relative novelty of two densities is logpdf(d1, x) - logpdf(d2, x).",
 		func(a *eval.Args) (eval.Value, error) {
 			v, err := densityLogPDF(a, "d", "points")
 			if err != nil {
@@ -44,7 +44,7 @@ func registerKst(reg *eval.Registry) {
 		tuneBuiltin)
 }
 
-// densityVal is a fitted density: the value of kst(...) or kde(...).
+// densityVal is a fitted density: the value of kst(...), kde(...) or dpm(...).
 type densityVal struct {
 	D     rkst.Density
 	label string
@@ -53,13 +53,13 @@ type densityVal struct {
 func (d *densityVal) Type() string   { return "density" }
 func (d *densityVal) String() string { return d.label }
 
-// densityArg unpacks "a density from kst or kde".
+// densityArg unpacks "a density from kst, kde or dpm".
 type densityArg struct{ *densityVal }
 
 func (d *densityArg) UnpackArg(name string, v eval.Value) error {
 	dv, ok := v.(*densityVal)
 	if !ok {
-		return fmt.Errorf("%s must be a density from kst or kde, got %s", name, eval.Describe(v))
+		return fmt.Errorf("%s must be a density from kst, kde or dpm, got %s", name, eval.Describe(v))
 	}
 	d.densityVal = dv
 	return nil
