@@ -292,6 +292,9 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			}
 		}
 	}
+	if grid, z, points, ok := densityFields(r, vecs); ok {
+		return densityMap(p, grid, z, points)
+	}
 	if pts, z, xname, ok := heatFields(r, vecs, names); ok {
 		xlabel, ylabel, err := heatMap(p, pts, z, xname)
 		if err == nil && len(vecs["lower"]) == len(z) && len(vecs["upper"]) == len(z) {
@@ -488,10 +491,9 @@ func (g heatGrid) Z(c, r int) float64 { return g.z[c*len(g.ys)+r] }
 func (g heatGrid) X(c int) float64    { return g.xs[c] }
 func (g heatGrid) Y(r int) float64    { return g.ys[r] }
 
-// heatMap draws the values z at the points pts, which must be every
-// combination of their distinct x and y coordinates once, with a diverging
-// palette centred at 0 so that the sign reads as the colour.
-func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+// gridOf arranges the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, as a heatGrid.
+func gridOf(pts *mat.Dense, z []float64, name string) (heatGrid, error) {
 	n, _ := pts.Dims()
 	distinct := func(col int) ([]float64, map[float64]int) {
 		var vs []float64
@@ -512,22 +514,35 @@ func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, yl
 	xs, px := distinct(0)
 	ys, py := distinct(1)
 	if len(xs) < 2 || len(ys) < 2 || len(xs)*len(ys) != n {
-		return "", "", fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
+		return heatGrid{}, fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
 	}
 	g := heatGrid{xs: xs, ys: ys, z: make([]float64, n)}
 	filled := make([]bool, n)
-	top := 0.0
 	for i := 0; i < n; i++ {
 		c := px[pts.At(i, 0)]*len(ys) + py[pts.At(i, 1)]
 		if filled[c] {
-			return "", "", fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
+			return heatGrid{}, fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
 		}
 		filled[c] = true
 		if isBad(z[i]) {
-			return "", "", fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
+			return heatGrid{}, fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
 		}
 		g.z[c] = z[i]
-		top = math.Max(top, math.Abs(z[i]))
+	}
+	return g, nil
+}
+
+// heatMap draws the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, with a diverging
+// palette centred at 0 so that the sign reads as the colour.
+func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+	g, err := gridOf(pts, z, name)
+	if err != nil {
+		return "", "", err
+	}
+	top := 0.0
+	for _, v := range z {
+		top = math.Max(top, math.Abs(v))
 	}
 	if top == 0 {
 		top = 1
