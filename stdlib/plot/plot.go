@@ -378,11 +378,34 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 	if len(series) == 1 {
 		ylabel = series[0]
 	}
+	p.Legend.Top = endsLow(vecs, series)
 	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	return names[0], ylabel, nil
+}
+
+// endsLow reports whether the series end (at their last x) in the lower
+// half of their range, so the legend, in the right-hand corner, goes at
+// the top where it covers no line (a falling error rate), else at the
+// bottom (a rising power or AUC).
+func endsLow(vecs map[string][]float64, series []string) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	end, n := 0.0, 0
+	for _, name := range series {
+		y := vecs[name]
+		for _, v := range y {
+			if !isBad(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if v := y[len(y)-1]; !isBad(v) {
+			end += v
+			n++
+		}
+	}
+	return n > 0 && end/float64(n) < (lo+hi)/2
 }
 
 // addErrorBars draws ± se at each point.
