@@ -135,7 +135,7 @@ func TestKSTErrors(t *testing.T) {
 		{"logpdf(kst(xm, rbf(1)), [1, 2, 3])", "t.kml:5:25: error: logpdf: x is a vector of length 3 but the density has 2 dimensions"},
 		{"logpdf(kst(xm, rbf(1)), [[1, 2, 3]])", "3 columns but the density was fitted to 2"},
 		{"novelty(kst(x, rbf(1)), [1, 1 / 0])", "+Inf in row 2"},
-		{"novelty(normal(0, 1), 1)", "d must be a density from kst or kde"},
+		{"novelty(normal(0, 1), 1)", "d must be a density from kst, kde or dpm"},
 		{"auc([1, 2], [1, 1])", "both classes"},
 		{"auc([1, 2], [1, 3])", "labels must be 0 or 1, got 3 at position 2"},
 		{"onehot([1, 4], 3)", "y[2] = 4 is not one of the labels"},

@@ -24,6 +24,13 @@ type FantasySettings struct {
 	Box float64
 	// Warmup is the number of NUTS warm-up iterations for each point.
 	Warmup int
+	// Jumps is the number of independence Metropolis–Hastings steps after
+	// each point's NUTS draw (0: none). NUTS started at the previous point
+	// explores locally and, between modes separated by low density, stays
+	// in the previous point's cluster; the jumps propose from a proposal
+	// that covers every cluster and the whole box (see jump.go), so the
+	// clusters are visited in proportion to their mass.
+	Jumps int
 	// Seed seeds the sampler of every point (stream rng.Fantasy).
 	Seed uint64
 }
@@ -51,6 +58,9 @@ func Fantasy(ctx context.Context, k kernels.Kernel, h Hyper, s FantasySettings) 
 	if s.Warmup <= 0 {
 		s.Warmup = 200
 	}
+	if s.Jumps < 0 {
+		return nil, fmt.Errorf("fantasy: jumps must be 0 or more, got %d", s.Jumps)
+	}
 	seeds := rng.New(s.Seed, rng.Fantasy)
 	out := mat.NewDense(s.N, s.Dim, nil)
 	for n := 1; n < s.N; n++ {
@@ -66,7 +76,12 @@ func Fantasy(ctx context.Context, k kernels.Kernel, h Hyper, s FantasySettings) 
 		if err != nil {
 			return nil, fmt.Errorf("fantasy: point %d: %v", n+1, err)
 		}
-		out.SetRow(n, tm.toX(res.Chains[0].Draws[0]))
+		x := tm.toX(res.Chains[0].Draws[0])
+		if s.Jumps > 0 {
+			jp := newJumpProposal(out.Slice(0, n, 0, s.Dim).(*mat.Dense), s.Box)
+			x = jp.run(m, x, s.Jumps, rng.New(seeds.Uint64(), rng.Fantasy))
+		}
+		out.SetRow(n, x)
 	}
 	return out, nil
 }

@@ -40,6 +40,8 @@ const (
 	BayesChain Stream = 0x62617973 // "bays"
 	// Fantasy draws the sampler seeds of kst.Fantasy, one per point.
 	Fantasy Stream = 0x66616e74 // "fant"
+	// DPM drives dpm.Fit's collapsed Gibbs sampler.
+	DPM Stream = 0x64706d // "dpm"
 	// Generated seeds the random calls of a model's generated block at
 	// draw i (indexed by the draw's position over all chains).
 	Generated Stream = 0x67656e00 // "gen"

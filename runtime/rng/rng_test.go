@@ -26,6 +26,7 @@ var historic = map[string]struct {
 	"Interpreter":        {Interpreter, 0x72756e},
 	"Builtin":            {Builtin, 0x6b6d6c},
 	"ReplayCheck":        {ReplayCheck, 0x72706c79},
+	"DPM":                {DPM, 0x64706d},
 }
 
 func TestStreamsKeepTheirValues(t *testing.T) {

@@ -10,4 +10,5 @@ func Register(r *eval.Registry) {
 	registerLinalg(r)
 	registerIterate(r)
 	registerTimed(r)
+	registerWilcoxon(r)
 }

@@ -83,7 +83,7 @@ func registerDistributions(reg *eval.Registry) {
 		})
 
 	reg.Register("logpdf(d, x)",
-		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst or kde, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
+		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst, kde or dpm, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
 			d, ok := a.Value("d").(model.LogPDFer)
 			if !ok {

@@ -22,7 +22,7 @@ func registerKst(reg *eval.Registry) {
 		"The Parzen-window density (1/N) Σ_i k(x, x_i) of the rows of x, the kernel density estimate kst is compared with. Unnormalised unless the kernel integrates to one. A density value for logpdf, novelty and classify.",
 		kdeBuiltin)
 	reg.Register("novelty(d, points)",
-		"Novelty scores −log q(x) of the rows of points under the density d (from kst or kde): higher is more novel. The relative novelty of two densities is logpdf(d1, x) - logpdf(d2, x).",
+		"Novelty scores −log q(x) of the rows of points under the density d (from kst, kde or dpm): higher is more novel. The relative novelty of two densities is logpdf(d1, x) - logpdf(d2, x).",
 		func(a *eval.Args) (eval.Value, error) {
 			v, err := densityLogPDF(a, "d", "points")
 			if err != nil {
@@ -40,11 +40,11 @@ func registerKst(reg *eval.Registry) {
 		"Label reconstruction with a density d fitted to rows of features followed by a one-hot label (onehot): for each row of features, the joint density with each label, renormalised over the labels. Returns {label, probs}: the most probable label value of each row and the n×K matrix of probabilities. labels is as in onehot.",
 		classifyBuiltin)
 	reg.Register(`tune(x, valid, kernel, method = "kst", score = "auc", ell?, sigma0 = 1, alpha = 1, beta = 1, novel?, labels?, window?, seed?)`,
-		`Chooses hyperparameters of kst (sigma0, alpha, beta and a lengthscale) or kde (the lengthscale) over a grid by a held-out score. kernel: a kernel, or a function of one lengthscale returning a kernel, tried at each value of ell. sigma0, alpha, beta: numbers or vectors of values to try. valid: held-out rows, or a number m to hold out m random rows of x (seeded). score: "auc" (valid rows with novel: a 0/1 vector marking the novel ones; higher AUC of novelty scores wins), "error" (valid rows are features and a one-hot label; labels as in classify; lowest error rate of classify wins) or "logpdf" (one-dimensional data: the mean held-out log density, normalised by quadrature over window: [lo, hi]). Returns {kernel, ell, sigma0, alpha, beta, score, grid}: the best point, its score (AUC, error rate or mean log density) and every point tried as a record of vectors.`,
+		`Chooses hyperparameters of kst (sigma0, alpha, beta and a lengthscale) or kde (the lengthscale) over a grid by a held-out score. kernel: a kernel, or a function of one lengthscale returning a kernel, tried at each value of ell; ell may also be a matrix, each row passed to the function as a vector (several lengthscales tuned jointly, e.g. pixels and labels). sigma0, alpha, beta: numbers or vectors of values to try. valid: held-out rows, or a number m to hold out m random rows of x (seeded). score: "auc" (valid rows with novel: a 0/1 vector marking the novel ones; higher AUC of novelty scores wins), "error" (valid rows are features and a one-hot label; labels as in classify; lowest error rate of classify wins) or "logpdf" (one-dimensional data: the mean held-out log density, normalised by quadrature over window: [lo, hi]). Returns {kernel, ell, sigma0, alpha, beta, score, grid}: the best point, its score (AUC, error rate or mean log density) and every point tried as a record of vectors.`,
 		tuneBuiltin)
 }
 
-// densityVal is a fitted density: the value of kst(...) or kde(...).
+// densityVal is a fitted density: the value of kst(...), kde(...) or dpm(...).
 type densityVal struct {
 	D     rkst.Density
 	label string
@@ -53,13 +53,13 @@ type densityVal struct {
 func (d *densityVal) Type() string   { return "density" }
 func (d *densityVal) String() string { return d.label }
 
-// densityArg unpacks "a density from kst or kde".
+// densityArg unpacks "a density from kst, kde or dpm".
 type densityArg struct{ *densityVal }
 
 func (d *densityArg) UnpackArg(name string, v eval.Value) error {
 	dv, ok := v.(*densityVal)
 	if !ok {
-		return fmt.Errorf("%s must be a density from kst or kde, got %s", name, eval.Describe(v))
+		return fmt.Errorf("%s must be a density from kst, kde or dpm, got %s", name, eval.Describe(v))
 	}
 	d.densityVal = dv
 	return nil

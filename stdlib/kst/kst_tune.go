@@ -34,7 +34,7 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 	if method == "kde" {
 		s0s, as, bs = nil, nil, nil // a Parzen window has only the kernel
 	}
-	kernelFor, ells, err := tuneKernels(a)
+	kernelFor, ells, rows, err := tuneKernels(a)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,15 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 		return &eval.Vec{Data: out}
 	}
 	res := eval.NewRecord().Set("kernel", kernel.Fixed(k))
-	if ells != nil {
+	switch {
+	case rows != nil:
+		res.Set("ell", &eval.Vec{Data: append([]float64(nil), rows[int(best.Ell)]...)})
+		m := mat.NewDense(len(all), len(rows[0]), nil)
+		for i, p := range all {
+			m.SetRow(i, rows[int(p.Ell)])
+		}
+		grid.Set("ell", eval.NewMat(m))
+	case ells != nil:
 		res.Set("ell", eval.Num(best.Ell))
 		grid.Set("ell", col(func(p rkst.Point) float64 { return p.Ell }))
 	}
@@ -102,52 +110,73 @@ func tuneBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 // tuneKernels reads the kernel argument: a kernel, or a function of a
-// lengthscale called at each value of ell.
-func tuneKernels(a *eval.Args) (func(float64) (kernels.Kernel, error), []float64, error) {
+// lengthscale called at each value of ell. ell may also be a matrix whose
+// rows are tried in turn, each passed to the function as a vector (several
+// lengthscales tuned jointly); then the grid runs over row indices and rows
+// holds the rows.
+func tuneKernels(a *eval.Args) (func(float64) (kernels.Kernel, error), []float64, [][]float64, error) {
 	kv := a.Value("kernel")
 	if _, ok := kv.(*kernel.KernelVal); ok {
 		if a.Given("ell") {
-			return nil, nil, a.Errorf("ell", "ell is the grid for a kernel given as a function of the lengthscale, such as fn k(l) = rbf(l); kernel is a fixed kernel")
+			return nil, nil, nil, a.Errorf("ell", "ell is the grid for a kernel given as a function of the lengthscale, such as fn k(l) = rbf(l); kernel is a fixed kernel")
 		}
 		k, err := fixedKernel(a, "kernel")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return func(float64) (kernels.Kernel, error) { return k, nil }, nil, nil
+		return func(float64) (kernels.Kernel, error) { return k, nil }, nil, nil, nil
 	}
 	if _, ok := kv.(eval.Callable); !ok {
-		return nil, nil, a.Errorf("kernel", "kernel must be a kernel or a function of a lengthscale returning one, got %s", eval.Describe(kv))
+		return nil, nil, nil, a.Errorf("kernel", "kernel must be a kernel or a function of a lengthscale returning one, got %s", eval.Describe(kv))
 	}
 	if !a.Given("ell") {
-		return nil, nil, a.Errorf("kernel", "a kernel given as a function needs ell, the lengthscales to try")
+		return nil, nil, nil, a.Errorf("kernel", "a kernel given as a function needs ell, the lengthscales to try")
 	}
 	var ells []float64
-	if err := a.Unpack("ell", &ells); err != nil {
-		return nil, nil, err
+	var rows [][]float64
+	if m, ok := a.Value("ell").(*eval.Mat); ok {
+		r, _ := m.M.Dims()
+		for i := 0; i < r; i++ {
+			rows = append(rows, append([]float64(nil), m.M.RawRowView(i)...))
+			ells = append(ells, float64(i))
+		}
+	} else if err := a.Unpack("ell", &ells); err != nil {
+		return nil, nil, nil, err
 	}
 	if len(ells) == 0 {
-		return nil, nil, a.Errorf("ell", "ell is empty")
+		return nil, nil, nil, a.Errorf("ell", "ell is empty")
 	}
-	for _, l := range ells {
+	vals := ells
+	if rows != nil {
+		vals = nil
+		for _, r := range rows {
+			vals = append(vals, r...)
+		}
+	}
+	for _, l := range vals {
 		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, nil, a.Errorf("ell", "lengthscales must be positive and finite, got %v", l)
+			return nil, nil, nil, a.Errorf("ell", "lengthscales must be positive and finite, got %v", l)
 		}
 	}
 	pos := a.PosOf("kernel")
 	return func(l float64) (kernels.Kernel, error) {
-		v, err := a.Th.CallValue(pos, kv, eval.Num(l))
+		arg, at := eval.Value(eval.Num(l)), eval.FormatNumber(l)
+		if rows != nil {
+			arg, at = &eval.Vec{Data: append([]float64(nil), rows[int(l)]...)}, fmt.Sprint(rows[int(l)])
+		}
+		v, err := a.Th.CallValue(pos, kv, arg)
 		if err != nil {
 			return nil, err
 		}
 		k, ok := v.(*kernel.KernelVal)
 		if !ok {
-			return nil, fmt.Errorf("the kernel function returned %s at ell = %v, not a kernel", eval.Describe(v), l)
+			return nil, fmt.Errorf("the kernel function returned %s at ell = %s, not a kernel", eval.Describe(v), at)
 		}
 		if k.HasAD() {
 			return nil, fmt.Errorf("the kernel's hyperparameters must be numbers, not model parameters")
 		}
 		return k.K, nil
-	}, ells, nil
+	}, ells, rows, nil
 }
 
 // tuneSplit returns the training and validation rows: valid as given, or m

@@ -299,6 +299,9 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			}
 		}
 	}
+	if grid, z, points, ok := densityFields(r, vecs); ok {
+		return densityMap(p, grid, z, points)
+	}
 	if pts, z, xname, ok := heatFields(r, vecs, names); ok {
 		xlabel, ylabel, err := heatMap(p, pts, z, xname)
 		if err == nil && len(vecs["lower"]) == len(z) && len(vecs["upper"]) == len(z) {
@@ -379,10 +382,11 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			}
 		}
 	}
+	p.Legend.Top = endsLow(vecs, series)
 	if len(series) == 1 {
 		ylabel = series[0]
 	} else {
-		legendRoom(p, vecs, series)
+		legendRoom(p, vecs, series, p.Legend.Top)
 	}
 	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
 		p.X.Scale = plot.LogScale{}
@@ -391,11 +395,33 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 	return names[0], ylabel, nil
 }
 
-// legendRoom lowers the y axis so that the series (with their error
-// bars) fill the top part of the plot and the legend, drawn at the bottom
-// right, covers none of them: about 0.08 of the values' range per legend
-// line.
-func legendRoom(p *plot.Plot, vecs map[string][]float64, series []string) {
+// endsLow reports whether the series end (at their last x) in the lower
+// half of their range, so the legend, in the right-hand corner, goes at
+// the top where it covers no line (a falling error rate), else at the
+// bottom (a rising power or AUC).
+func endsLow(vecs map[string][]float64, series []string) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	end, n := 0.0, 0
+	for _, name := range series {
+		y := vecs[name]
+		for _, v := range y {
+			if !isBad(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if v := y[len(y)-1]; !isBad(v) {
+			end += v
+			n++
+		}
+	}
+	return n > 0 && end/float64(n) < (lo+hi)/2
+}
+
+// legendRoom stretches the y axis so that the series (with their error
+// bars) leave free the side where the legend is drawn (the bottom right,
+// or the top right when top is set) and the legend covers none of them:
+// about 0.08 of the values' range per legend line.
+func legendRoom(p *plot.Plot, vecs map[string][]float64, series []string, top bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, name := range series {
 		se := vecs[name+"_se"]
@@ -412,7 +438,13 @@ func legendRoom(p *plot.Plot, vecs map[string][]float64, series []string) {
 	if !(hi > lo) {
 		return
 	}
-	p.Y.Min = math.Min(p.Y.Min, lo-0.08*float64(len(series))*(hi-lo))
+	room := 0.08 * float64(len(series)) * (hi - lo)
+	if top {
+		p.Y.Min = math.Min(p.Y.Min, lo-0.03*(hi-lo))
+		p.Y.Max = math.Max(p.Y.Max, hi+room)
+		return
+	}
+	p.Y.Min = math.Min(p.Y.Min, lo-room)
 	p.Y.Max = math.Max(p.Y.Max, hi+0.03*(hi-lo))
 }
 
@@ -528,10 +560,9 @@ func (g heatGrid) Z(c, r int) float64 { return g.z[c*len(g.ys)+r] }
 func (g heatGrid) X(c int) float64    { return g.xs[c] }
 func (g heatGrid) Y(r int) float64    { return g.ys[r] }
 
-// heatMap draws the values z at the points pts, which must be every
-// combination of their distinct x and y coordinates once, with a diverging
-// palette centred at 0 so that the sign reads as the colour.
-func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+// gridOf arranges the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, as a heatGrid.
+func gridOf(pts *mat.Dense, z []float64, name string) (heatGrid, error) {
 	n, _ := pts.Dims()
 	distinct := func(col int) ([]float64, map[float64]int) {
 		var vs []float64
@@ -552,22 +583,35 @@ func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, yl
 	xs, px := distinct(0)
 	ys, py := distinct(1)
 	if len(xs) < 2 || len(ys) < 2 || len(xs)*len(ys) != n {
-		return "", "", fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
+		return heatGrid{}, fmt.Errorf("the points of %s must form a full 2-D grid (every x with every y once): %d points, %d distinct x and %d distinct y", name, n, len(xs), len(ys))
 	}
 	g := heatGrid{xs: xs, ys: ys, z: make([]float64, n)}
 	filled := make([]bool, n)
-	top := 0.0
 	for i := 0; i < n; i++ {
 		c := px[pts.At(i, 0)]*len(ys) + py[pts.At(i, 1)]
 		if filled[c] {
-			return "", "", fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
+			return heatGrid{}, fmt.Errorf("the point (%g, %g) of %s appears twice", pts.At(i, 0), pts.At(i, 1), name)
 		}
 		filled[c] = true
 		if isBad(z[i]) {
-			return "", "", fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
+			return heatGrid{}, fmt.Errorf("the value at (%g, %g) is not finite", pts.At(i, 0), pts.At(i, 1))
 		}
 		g.z[c] = z[i]
-		top = math.Max(top, math.Abs(z[i]))
+	}
+	return g, nil
+}
+
+// heatMap draws the values z at the points pts, which must be every
+// combination of their distinct x and y coordinates once, with a diverging
+// palette centred at 0 so that the sign reads as the colour.
+func heatMap(p *plot.Plot, pts *mat.Dense, z []float64, name string) (xlabel, ylabel string, err error) {
+	g, err := gridOf(pts, z, name)
+	if err != nil {
+		return "", "", err
+	}
+	top := 0.0
+	for _, v := range z {
+		top = math.Max(top, math.Abs(v))
 	}
 	if top == 0 {
 		top = 1
