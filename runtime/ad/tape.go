@@ -245,20 +245,34 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 	adj := t.adj[:n]
 	clear(adj)
 	adj[out] = 1
+	// The sweep's slices are locals and the next run's last node is kept,
+	// so the loop over scalar nodes loads nothing else.
+	off, par, d := t.off[:n+1], t.par, t.d
+	nextRun := -1
+	if k >= 0 {
+		nextRun = int(t.runs[k].hi) - 1
+	}
 	for i := n - 1; i >= 0; i-- {
-		if k >= 0 && i == int(t.runs[k].hi)-1 {
+		if i == nextRun {
 			r := t.runs[k]
 			r.op.backward(t, adj[r.lo:r.hi], adj)
 			i = int(r.lo)
 			k--
+			nextRun = -1
+			if k >= 0 {
+				nextRun = int(t.runs[k].hi) - 1
+			}
 			continue
 		}
 		a := adj[i]
 		if a == 0 {
 			continue
 		}
-		for j := t.off[i]; j < t.off[i+1]; j++ {
-			adj[t.par[j]] += a * t.d[j]
+		lo, hi := off[i], off[i+1]
+		ps, ds := par[lo:hi], d[lo:hi]
+		ds = ds[:len(ps)]
+		for j, p := range ps {
+			adj[p] += a * ds[j]
 		}
 	}
 	for i, v := range wrt {
