@@ -166,3 +166,26 @@ func TestDerivedRowAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A replayed gradient allocates nothing: an iterate recurrence (GARCH)
+// and a small hierarchical model (eight schools, non-centred).
+func TestReplayGradientAllocs(t *testing.T) {
+	for _, s := range []gradShape{garchShape(200), gradShapes[1]} {
+		d, dim := shapeDensity(t, s, false)
+		q, g := make([]float64, dim), make([]float64, dim)
+		for i := range q {
+			q[i] = 0.1 * float64(i%3)
+		}
+		if _, err := d.LogDensity(g, q); err != nil || !d.Replaying() {
+			t.Fatalf("%s: %v, %s", s.name, err, d.ReplayStatus())
+		}
+		n := testing.AllocsPerRun(50, func() {
+			if _, err := d.LogDensity(g, q); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != 0 {
+			t.Errorf("%s: %v allocations per replayed gradient, want 0", s.name, n)
+		}
+	}
+}
