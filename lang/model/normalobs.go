@@ -119,17 +119,20 @@ func (d *DistVal) normalSum(t *ad.Tape, xs obsElems) (v eval.Value, ok bool) {
 				return math.NaN()
 			}
 			total += lp
+			// −z/s is −(z/s) to the bit (division rounds symmetrically),
+			// so each quotient is taken once.
+			zs, ws := z/s, (z*z-1)/s
 			if xo >= 0 {
-				dp[base+xo] = -z / s
+				dp[base+xo] = -zs
 			}
 			if mo >= 0 {
-				dp[base+mo] = z / s
+				dp[base+mo] = zs
 			}
 			if so >= 0 {
-				dp[base+so] = (z*z - 1) / s
+				dp[base+so] = ws
 			}
-			dMu += z / s
-			dS += (z*z - 1) / s
+			dMu += zs
+			dS += ws
 		}
 		if mu.t != nil && muOne {
 			dp[muAt] = dMu
