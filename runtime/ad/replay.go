@@ -33,6 +33,7 @@ const (
 	kFunc  // Func: its function is in fns
 	kGuard // Guard: its check is in guards
 	kRun   // a result of a vector operation: its op is in runs
+	kConstSub
 )
 
 // eval2 is the value of a binary operation and its partials with respect
@@ -84,6 +85,8 @@ func eval1(k kind, c, x float64) (v, dx float64) {
 		return p, p * math.Log(c)
 	case kNeg:
 		return -x, -1
+	case kConstSub:
+		return c - x, -1
 	case kExp:
 		e := math.Exp(x)
 		return e, e
@@ -168,6 +171,8 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			val[i] = cst[i] * val[par[lo]]
 		case kNeg:
 			val[i] = -val[par[lo]]
+		case kConstSub:
+			val[i] = cst[i] - val[par[lo]]
 		case kPowConst:
 			if c := cst[i]; c == 2 {
 				x := val[par[lo]]

@@ -200,6 +200,10 @@ func (t *Tape) ConstPow(c float64, a Var) Var { return t.op1(kConstPow, c, a) }
 // Neg is −a.
 func (t *Tape) Neg(a Var) Var { return t.op1(kNeg, 0, a) }
 
+// ConstSub is c − a: one node where AddConst(Neg(a), c) is two, with the
+// same value to the bit (−a + c is c − a in IEEE arithmetic).
+func (t *Tape) ConstSub(c float64, a Var) Var { return t.op1(kConstSub, c, a) }
+
 // Exp is e^a.
 func (t *Tape) Exp(a Var) Var { return t.op1(kExp, 0, a) }
 
