@@ -272,11 +272,20 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 		if a == 0 {
 			continue
 		}
-		lo, hi := off[i], off[i+1]
-		ps, ds := par[lo:hi], d[lo:hi]
-		ds = ds[:len(ps)]
-		for j, p := range ps {
-			adj[p] += a * ds[j]
+		// Most nodes have one or two parents: those are unrolled (in the
+		// loop's order, so the sums are the same).
+		switch lo, hi := off[i], off[i+1]; hi - lo {
+		case 1:
+			adj[par[lo]] += a * d[lo]
+		case 2:
+			adj[par[lo]] += a * d[lo]
+			adj[par[lo+1]] += a * d[lo+1]
+		default:
+			ps, ds := par[lo:hi], d[lo:hi]
+			ds = ds[:len(ps)]
+			for j, p := range ps {
+				adj[p] += a * ds[j]
+			}
 		}
 	}
 	for i, v := range wrt {
