@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,8 +84,10 @@ func summarizeColumn(name string, values [][][]float64, k int) ParamSummary {
 	}
 	all := pooled(chains)
 	mean, v := meanVar(all)
+	sorted := append([]float64(nil), all...) // sorted once for the quantiles
+	sort.Float64s(sorted)
 	return ParamSummary{Name: name, Mean: mean, SD: math.Sqrt(v),
-		Q5: stats.Quantile(all, 0.05), Q50: stats.Quantile(all, 0.5), Q95: stats.Quantile(all, 0.95),
+		Q5: stats.SortedQuantile(sorted, 0.05), Q50: stats.SortedQuantile(sorted, 0.5), Q95: stats.SortedQuantile(sorted, 0.95),
 		Rhat: Rhat(chains), ESSBulk: ESSBulk(chains), ESSTail: ESSTail(chains), MCSEMean: MCSEMean(chains)}
 }
 
