@@ -1,21 +1,31 @@
-# KML against Stan on the four shapes: bulk-ESS per second (the smallest
-# over the parameters, both estimated by rstan's ess_bulk from the draws),
+# KML against Stan on the shapes: bulk-ESS per second (the smallest over
+# the parameters, both estimated by rstan's ess_bulk from the draws),
 # 4 chains × (1000 warm-up + 1000 draws), 2 cores, compilation excluded.
-# KML's seconds are its run's wall time (its chains share the 2 cores);
+# KML's seconds are its fit's wall time (its chains share the 2 cores);
 # Stan's are its own per-chain elapsed times summed and halved (stan_wall_s
-# adds R's worker start-up). Run by run.sh, which runs the KML scripts first (out/SHAPE_kml_*.csv and
-# out/SHAPE_kml.seconds).
+# adds R's worker start-up). Stan 2.21, Debian's rstan, takes those times
+# with clock(), which is CPU time: on a busy machine they are not wall time,
+# so `ratio` then favours Stan. The CPU columns compare like with like:
+# kml_cpu_s is the whole `kml run` (parsing, Pathfinder, the summary and
+# saving the draws included), stan_cpu_s Stan's chain times summed;
+# cpu_ratio is KML's min-ESS per CPU second over Stan's. grad_us is CPU
+# time per gradient: KML's over its grad_evals (Pathfinder's included),
+# Stan's over its leapfrog steps (warm-up included); grad_ratio Stan's over
+# KML's. Run by run.sh, which runs the KML scripts first
+# (out/SHAPE_kml_*.csv, out/SHAPE_kml.json, the summary under --json, and
+# out/SHAPE_kml.cpu, the run's user and system CPU seconds).
 suppressMessages(library(rstan))
 rstan_options(auto_write = TRUE)
 shapes <- commandArgs(trailingOnly = TRUE)
-if (length(shapes) == 0) shapes <- c("linreg", "hier8", "ar5", "mix")
+if (length(shapes) == 0) shapes <- c("linreg", "hier8", "ar5", "mix", "garch")
 standata <- function(shape) {
   d <- read.csv(file.path("data", paste0(shape, ".csv")))
   switch(shape,
     linreg = list(N = nrow(d), K = 5, X = as.matrix(d[, 1:5]), y = d$y),
     ar5 = list(N = nrow(d), K = 5, L = as.matrix(d[, 1:5]), y = d$y),
     hier8 = list(J = nrow(d), y = d$y, sigma = d$sigma),
-    mix = list(N = nrow(d), y = d$y))
+    mix = list(N = nrow(d), y = d$y),
+    garch = list(T = nrow(d), y = d$y))
 }
 # minESS is the smallest bulk ESS over the parameters of an
 # iterations × chains × parameters array.
@@ -31,6 +41,8 @@ for (shape in shapes) {
   sm <- stan_model(paste0(shape, ".stan"), boost_lib = boost)
   secs <- system.time(fit <- sampling(sm, data = standata(shape), chains = 4, iter = 2000,
     warmup = 1000, cores = 2, seed = 15, refresh = 0))[["elapsed"]]
+  # Stan 2.21 (Debian's rstan) times each chain with clock(): CPU time.
+  stan_cpu <- sum(get_elapsed_time(fit))
   # Stan's own timing, summed over the chains, over the 2 cores: the
   # sampling without R's worker start-up.
   stan_core <- sum(get_elapsed_time(fit)) / 2
@@ -42,11 +54,21 @@ for (shape in shapes) {
   ka <- as.array(kfit)
   ka <- ka[, , dimnames(ka)$parameters != "lp__", drop = FALSE]
   kml_ess <- minESS(ka)
-  kml_secs <- as.numeric(readLines(file.path("out", paste0(shape, "_kml.seconds"))))
+  js <- paste(readLines(file.path("out", paste0(shape, "_kml.json"))), collapse = "")
+  field <- function(name) as.numeric(sub(paste0('.*"', name, '":([-0-9.eE+]+).*'), "\\1", js))
+  kml_secs <- field("seconds")
+  kml_cpu <- sum(scan(file.path("out", paste0(shape, "_kml.cpu")), quiet = TRUE))
+  kml_grad_us <- kml_cpu / field("grad_evals") * 1e6
+  leapfrogs <- sum(sapply(get_sampler_params(fit, inc_warmup = TRUE), function(p) sum(p[, "n_leapfrog__"])))
+  stan_grad_us <- stan_cpu / leapfrogs * 1e6
   rows[[shape]] <- data.frame(shape = shape,
     kml_s = round(kml_secs, 2), kml_min_ess = round(kml_ess), kml_ess_per_s = round(kml_ess / kml_secs),
     stan_wall_s = round(secs, 2), stan_s = round(stan_core, 2), stan_min_ess = round(stan_ess),
     stan_ess_per_s = round(stan_ess / stan_core),
-    ratio = round((kml_ess / kml_secs) / (stan_ess / stan_core), 2))
+    ratio = round((kml_ess / kml_secs) / (stan_ess / stan_core), 2),
+    kml_grad_us = signif(kml_grad_us, 3), stan_grad_us = signif(stan_grad_us, 3),
+    kml_cpu_s = round(kml_cpu, 2), stan_cpu_s = round(stan_cpu, 2),
+    cpu_ratio = round((kml_ess / kml_cpu) / (stan_ess / stan_cpu), 2),
+    grad_ratio = round(stan_grad_us / kml_grad_us, 2))
 }
 print(do.call(rbind, rows), row.names = FALSE)

@@ -1,4 +1,4 @@
-# Writes the data of the four shapes to data/ (seeded): Rscript data.R
+# Writes the data of the shapes to data/ (seeded): Rscript data.R
 set.seed(15)
 dir.create("data", showWarnings = FALSE)
 n <- 100; X <- matrix(rnorm(n * 5), n, 5)
@@ -11,3 +11,7 @@ L <- sapply(1:5, function(k) z[(6 - k):(200 - k)])
 write.csv(data.frame(L, y = z[6:200]), "data/ar5.csv", row.names = FALSE)
 y <- ifelse(runif(1000) < 0.6, rnorm(1000, 2, 1), rnorm(1000, -2, 1))
 write.csv(data.frame(y = y), "data/mix.csv", row.names = FALSE)
+# GARCH(1,1): 200 returns, mu = 0.1, omega = 0.2, alpha = 0.3, beta = 0.5.
+y <- numeric(200); s2 <- 1
+for (t in 1:200) { y[t] <- 0.1 + sqrt(s2) * rnorm(1); s2 <- 0.2 + 0.3 * (y[t] - 0.1)^2 + 0.5 * s2 }
+write.csv(data.frame(y = y), "data/garch.csv", row.names = FALSE)

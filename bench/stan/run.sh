@@ -1,21 +1,26 @@
 #!/bin/bash
-# KML against Stan (rstan) on four of issue 15's shapes:
+# KML against Stan (rstan) on issue 15's four shapes and GARCH(1,1):
 #   bench/stan/run.sh [KML-BINARY] [SHAPE...]
 # Builds kml from this tree unless given a binary, writes the data (seeded),
 # runs each SHAPE.kml (4 chains × (1000 + 1000), draws saved in CmdStan
 # format), then compare.R samples SHAPE.stan the same way and prints the
 # table: min bulk-ESS over parameters per second of sampling (wall time on
-# 2 cores; Stan's compilation excluded, the first run caches it).
+# 2 cores; Stan's compilation excluded, the first run caches it) and the
+# cost of one gradient on either side (its sampling's core time over its
+# gradient evaluations), both also in CPU time, which a busy machine moves
+# less than wall time.
 set -euo pipefail
 cd "$(dirname "$0")"
 kml=${1:-}
 if [ -z "$kml" ]; then kml=$(mktemp -d)/kml; (cd ../.. && go build -o "$kml" ./cmd/kml); fi
 shift || true
-shapes=${*:-linreg hier8 ar5 mix}
+shapes=${*:-linreg hier8 ar5 mix garch}
+uptime
 Rscript data.R
 mkdir -p out
 for s in $shapes; do
   rm -f out/${s}_kml_*.csv
-  "$kml" run $s.kml > out/${s}_kml.seconds
+  /usr/bin/time -f "%U %S" -o out/${s}_kml.cpu "$kml" run --json $s.kml > out/${s}_kml.json
 done
 Rscript compare.R $shapes
+uptime

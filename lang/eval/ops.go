@@ -503,7 +503,7 @@ func adArith(t *ad.Tape, op string, a array, i int, b array, j int) ad.Var {
 		case "+":
 			return t.AddConst(y, c)
 		case "-":
-			return t.AddConst(t.Neg(y), c)
+			return t.ConstSub(c, y)
 		case "*":
 			return t.MulConst(y, c)
 		case "/":

@@ -42,6 +42,9 @@ type Density struct {
 	rec    recording
 	// status is ReplayStatus, set when replay is decided.
 	status string
+	// onDerivedRow, when set (by tests), is called for every draw whose
+	// derived quantities derivedChain writes, saying whether it replayed.
+	onDerivedRow func(replayed bool)
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
@@ -127,6 +130,10 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		}
 	}
 	th := d.th
+	recordDerived := d.replay == replayUndecided && d.derived == nil
+	if recordDerived {
+		d.rec.derived, d.rec.params = d.rec.derived[:0], d.rec.params[:0]
+	}
 	for _, st := range c.Model.Decl().Body {
 		switch st := st.(type) {
 		case *ast.Assign:
@@ -135,6 +142,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				return 0, err
 			}
 			env.Define(st.Name.Name, v)
+			if recordDerived {
+				d.rec.noteDerived(st.Name.Name, v)
+			}
 			if d.derived != nil {
 				if xs, vec, ok := numbers(v); ok {
 					*d.derived = append(*d.derived, DerivedValue{Name: st.Name.Name, Values: xs, Vector: vec})
@@ -236,6 +246,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				}
 				if d.capture != nil {
 					*d.capture = append(*d.capture, flatValues(x)...)
+				}
+				if recordDerived {
+					d.rec.noteParam(x)
 				}
 			}
 			env.Define(s.param.Name, x)

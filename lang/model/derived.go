@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +10,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/runtime/rng"
+	"github.com/kml-lang/kml/runtime/inference"
 )
 
 // Derived quantities (`NAME = EXPR` in a model) that are numbers or vectors
@@ -77,17 +78,44 @@ func (dc DerivedColumn) columnNames() []string {
 	return out
 }
 
-// addDerived appends the derived quantities of every draw to post's columns.
-// The layout is the first draw's; a quantity whose length changes between
-// draws is recorded as NaN where it differs, with a warning returned.
-func addDerived(d *Density, post *Posterior, draws [][][]float64, seed uint64) ([]string, error) {
+// addDerived appends the derived quantities of every draw to post's columns,
+// each chain's computed by derivedChain on a Density from newDensity, at
+// most workers chains at once; with constrain, post.Values are made too,
+// each draw's constrained parameters first. The layout is the first draw's; a quantity
+// whose length changes between draws is recorded as NaN where it differs,
+// with a warning returned. count is called after each draw.
+func addDerived(ctx context.Context, newDensity func() *Density, workers int, post *Posterior, draws [][][]float64, seed uint64, constrain bool, count func()) ([]string, error) {
 	if len(draws) == 0 || len(draws[0]) == 0 {
 		return nil, nil
 	}
-	seedsAt := func(c, i int) *rand.Rand { return rng.New(seed, rng.Generated.Index(c*len(draws[0])+i)) }
-	first, err := d.DerivedAt(draws[0][0], seedsAt(0, 0))
-	if err != nil || len(first) == 0 {
-		return nil, err
+	seedsAt := drawSeeds(seed, len(draws[0]))
+	pool := make([]inference.Model, max(1, min(workers, len(draws))))
+	for i := range pool {
+		pool[i] = newDensity()
+	}
+	chains := make([]*chainDerived, len(draws))
+	errs := make([]error, len(draws))
+	panics := inference.ForEach(pool, len(draws), func(c int, m inference.Model) {
+		chains[c], errs[c] = derivedChain(ctx, m.(*Density), c, draws[c], seedsAt, constrain, count)
+	})
+	for c := range draws {
+		if panics[c] != nil {
+			return nil, panics[c]
+		}
+		if errs[c] != nil {
+			return nil, errs[c]
+		}
+	}
+	if constrain {
+		for c, cd := range chains {
+			for i := range draws[c] {
+				post.Values[c][i] = cd.cons[i*cd.nPar : (i+1)*cd.nPar : (i+1)*cd.nPar]
+			}
+		}
+	}
+	first := chains[0].layout
+	if len(first) == 0 {
+		return nil, nil
 	}
 	off := len(post.Names)
 	for _, dv := range first {
@@ -100,23 +128,33 @@ func addDerived(d *Density, post *Posterior, draws [][][]float64, seed uint64) (
 		post.Names = append(post.Names, dc.columnNames()...)
 	}
 	ragged := map[string]bool{}
-	for c, ch := range draws {
-		for i, q := range ch {
-			vals, err := d.DerivedAt(q, seedsAt(c, i))
-			if err != nil {
-				return nil, err
-			}
+	for c, cd := range chains {
+		for name := range cd.ragged {
+			ragged[name] = true
+		}
+		// Where the chain's layout is the first chain's, its rows are
+		// copied; a quantity it lays out otherwise is NaN.
+		for i := range draws[c] {
 			row := post.Values[c][i]
+			var src []float64
+			if cd.width > 0 {
+				src = cd.rows[i*cd.width : (i+1)*cd.width]
+			}
+			j := 0
 			for k, dc := range post.Derived {
 				n := max(dc.Size, 1)
-				if k >= len(vals) || vals[k].Name != dc.Name || len(vals[k].Values) != n {
+				if k >= len(cd.layout) || cd.layout[k].Name != dc.Name || len(cd.layout[k].Values) != n {
 					ragged[dc.Name] = true
 					for range n {
 						row = append(row, math.NaN())
 					}
+					if k < len(cd.layout) {
+						j += len(cd.layout[k].Values)
+					}
 					continue
 				}
-				row = append(row, vals[k].Values...)
+				row = append(row, src[j:j+n]...)
+				j += n
 			}
 			post.Values[c][i] = row
 		}

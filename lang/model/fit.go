@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"time"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/hmc"
@@ -12,30 +14,56 @@ import (
 )
 
 // Sample draws from c's posterior with NUTS on th's context, then constrains
-// the draws, lets the observation families check a spread of them, and
-// summarises them with the sampler's and the families' warnings.
+// the draws, lets the observation families check a spread of them, computes
+// the derived quantities of every draw, and summarises them with the
+// sampler's and the families' warnings. The result's seconds (Elapsed) are
+// the whole of this: what a user compares with another sampler's time is
+// the fit with its derived quantities, as Stan's includes its transformed
+// parameters.
 func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
+	start := clock()
 	res, err := hmc.Sample(th.Context(), func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
 		return nil, err
 	}
 	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, Settings: s}
 	post.Values = make([][][]float64, len(res.Chains))
+	// A model whose supports move with its parameters is constrained by
+	// running it: then derivedChain constrains, from the program.
+	constrain := c.th != nil
 	for ci, ch := range res.Chains {
 		post.Values[ci] = make([][]float64, len(ch.Draws))
+		if constrain {
+			continue
+		}
 		for i, q := range ch.Draws {
 			post.Values[ci][i] = c.Constrain(nil, q)
 		}
 	}
 	checkDraws(c.NewDensity(th.Fork()), res)
 	unconstrained := make([][][]float64, len(res.Chains))
+	total := 0
 	for ci, ch := range res.Chains {
 		unconstrained[ci] = ch.Draws
+		total += len(ch.Draws)
 	}
-	derivedWarnings, err := addDerived(c.NewDensity(th.Fork()), post, unconstrained, s.Seed)
+	ctx := th.Context()
+	task := progress.Start(ctx, "derived quantities", total)
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	newDensity := func() *Density {
+		d := c.NewDensity(th.Fork())
+		d.onDerivedRow = derivedRowHook
+		return d
+	}
+	derivedWarnings, err := addDerived(ctx, newDensity, workers, post, unconstrained, s.Seed, constrain, func() { task.Add(1) })
+	task.Done()
 	if err != nil {
 		return nil, err
 	}
+	res.Elapsed = clock().Sub(start)
 	post.Summary = hmc.Summarize(post.Names, post.Values, res, s.MaxDepth)
 	post.Summary.Warnings = append(post.Summary.Warnings, derivedWarnings...)
 	if res.InitNote != "" {
@@ -44,6 +72,14 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 	post.Summary.Warnings = append(post.Summary.Warnings, c.TakeWarnings()...)
 	return post, nil
 }
+
+// clock is the time Sample measures with; derivedRowHook, when set, is
+// given to every Density that computes a draw's derived quantities. Tests
+// replace both to check what the seconds cover without timing anything.
+var (
+	clock          = time.Now
+	derivedRowHook func(replayed bool)
+)
 
 // checkDraws lets observation families examine a spread of the draws (every
 // chain's extremes in each coordinate and a thinned sample) for the

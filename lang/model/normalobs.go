@@ -51,37 +51,66 @@ func (d *DistVal) normalSum(t *ad.Tape, xs obsElems) (v eval.Value, ok bool) {
 	if sig.t != nil && sigOne {
 		parents = append(parents, sig.vs[0])
 	}
-	sum := func(vals, dp []float64) float64 {
-		// A value (constant) or the parent's value at k.
-		get := func(o obsElems, one bool, at, i int, k *int) float64 {
-			switch {
-			case o.t == nil:
-				return o.f[min(i, len(o.f)-1)]
-			case one:
-				return vals[at]
-			}
-			x := vals[*k]
-			*k++
-			return x
+	// Where each point's parents sit among the Func's values: a stride of
+	// the per-point parents, at these offsets (−1: not a parent).
+	stride, xo, mo, so := 0, -1, -1, -1
+	if xs.t != nil {
+		xo, stride = stride, stride+1
+	}
+	if mu.t != nil && !muOne {
+		mo, stride = stride, stride+1
+	}
+	if sig.t != nil && !sigOne {
+		so, stride = stride, stride+1
+	}
+	// The logs of a σ that is data are taken once, here, rather than at
+	// every replay (the same numbers: math.Log of the same values).
+	var logSig []float64
+	if sig.t == nil {
+		logSig = make([]float64, len(sig.f))
+		for j, x := range sig.f {
+			logSig[j] = math.Log(x)
 		}
+	}
+	nx, nm, ns := len(xs.f), len(mu.f), len(sig.f)
+	sum := func(vals, dp []float64) float64 {
 		logS := 0.0 // log σ once when σ is one number
 		total, dMu, dS := 0.0, 0.0, 0.0
-		k := 0
 		for i := 0; i < n; i++ {
-			xk := k
-			x := get(xs, false, 0, i, &k)
-			mk := k
-			m := get(mu, muOne, muAt, i, &k)
-			sk := k
-			s := get(sig, sigOne, sigAt, i, &k)
+			base := i * stride
+			var x, m, s float64
+			if xo >= 0 {
+				x = vals[base+xo]
+			} else {
+				x = xs.f[min(i, nx-1)]
+			}
+			switch {
+			case mo >= 0:
+				m = vals[base+mo]
+			case mu.t != nil:
+				m = vals[muAt]
+			default:
+				m = mu.f[min(i, nm-1)]
+			}
+			switch {
+			case so >= 0:
+				s = vals[base+so]
+			case sig.t != nil:
+				s = vals[sigAt]
+			default:
+				s = sig.f[min(i, ns-1)]
+			}
 			if math.IsNaN(m) || math.IsInf(m, 0) || !(s > 0) || math.IsInf(s, 1) {
 				return math.NaN()
 			}
-			if i == 0 && sig.len() == 1 {
-				logS = math.Log(s)
-			}
 			ls := logS
-			if sig.len() > 1 {
+			switch {
+			case logSig != nil:
+				ls = logSig[min(i, ns-1)]
+			case i == 0 && sigOne:
+				logS = math.Log(s)
+				ls = logS
+			case !sigOne:
 				ls = math.Log(s)
 			}
 			z := (x - m) / s
@@ -90,17 +119,20 @@ func (d *DistVal) normalSum(t *ad.Tape, xs obsElems) (v eval.Value, ok bool) {
 				return math.NaN()
 			}
 			total += lp
-			if xs.t != nil {
-				dp[xk] = -z / s
+			// −z/s is −(z/s) to the bit (division rounds symmetrically),
+			// so each quotient is taken once.
+			zs, ws := z/s, (z*z-1)/s
+			if xo >= 0 {
+				dp[base+xo] = -zs
 			}
-			if mu.t != nil && !muOne {
-				dp[mk] = z / s
+			if mo >= 0 {
+				dp[base+mo] = zs
 			}
-			if sig.t != nil && !sigOne {
-				dp[sk] = (z*z - 1) / s
+			if so >= 0 {
+				dp[base+so] = ws
 			}
-			dMu += z / s
-			dS += (z*z - 1) / s
+			dMu += zs
+			dS += ws
 		}
 		if mu.t != nil && muOne {
 			dp[muAt] = dMu

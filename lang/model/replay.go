@@ -37,6 +37,10 @@ type recording struct {
 	konst   float64
 	in      []ad.Var
 	program *ad.Tape
+	// derived are the derived quantities as this walk computed them, and
+	// params the free parameters' constrained values (derivedprog.go).
+	derived []derivedSlot
+	params  []derivedSlot
 }
 
 // replayChecks is the number of points, near the first one, at which a

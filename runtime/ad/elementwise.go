@@ -68,6 +68,33 @@ func (e *elementwise) operands() [][]Var { return [][]Var{e.a.Vs, e.b.Vs} }
 
 func (e *elementwise) forward(t *Tape, y []float64) {
 	a, b := e.a, e.b
+	if a.Vs != nil && b.Vs != nil && e.op != '/' {
+		// Both on the tape: the elements by stride, the operation
+		// switched on once.
+		val := t.val
+		sa, sb := 1, 1
+		if len(a.Vs) == 1 {
+			sa = 0
+		}
+		if len(b.Vs) == 1 {
+			sb = 0
+		}
+		switch e.op {
+		case '+':
+			for i := range y {
+				y[i] = val[a.Vs[i*sa]] + val[b.Vs[i*sb]]
+			}
+		case '-':
+			for i := range y {
+				y[i] = val[a.Vs[i*sa]] - val[b.Vs[i*sb]]
+			}
+		case '*':
+			for i := range y {
+				y[i] = val[a.Vs[i*sa]] * val[b.Vs[i*sb]]
+			}
+		}
+		return
+	}
 	for i := range y {
 		x, z := a.value(t, i), b.value(t, i)
 		switch e.op {
@@ -91,6 +118,10 @@ func (e *elementwise) forward(t *Tape, y []float64) {
 // the scalar nodes, so that broadcast operands sum their adjoints in the
 // same order.
 func (e *elementwise) backward(t *Tape, out, adj []float64) {
+	if e.op != '/' {
+		e.backwardFast(t, out, adj)
+		return
+	}
 	at := func(vs []Var, i int) Var {
 		if len(vs) == 1 {
 			return vs[0]
@@ -120,6 +151,62 @@ func (e *elementwise) backward(t *Tape, out, adj []float64) {
 		}
 		if e.b.Vs != nil {
 			adj[at(e.b.Vs, i)] += g * db
+		}
+	}
+}
+
+// backwardFast is backward for '+', '-' and '*', with each operand's
+// element found by a stride (0 for one element applying to all) rather
+// than tested per element. g·1 is g and g·(−1) is −g exactly, so the
+// adjoints are backward's to the bit.
+func (e *elementwise) backwardFast(t *Tape, out, adj []float64) {
+	val := t.val
+	av, bv, af, bf := e.a.Vs, e.b.Vs, e.a.F, e.b.F
+	stride := func(n int) int {
+		if n == 1 {
+			return 0
+		}
+		return 1
+	}
+	sa, sb := stride(e.a.len()), stride(e.b.len())
+	for i := len(out) - 1; i >= 0; i-- {
+		g := out[i]
+		if g == 0 {
+			continue
+		}
+		switch e.op {
+		case '+':
+			if av != nil {
+				adj[av[i*sa]] += g
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += g
+			}
+		case '-':
+			if av != nil {
+				adj[av[i*sa]] += g
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += -g
+			}
+		case '*':
+			var x, z float64
+			if av != nil {
+				x = val[av[i*sa]]
+			} else {
+				x = af[i*sa]
+			}
+			if bv != nil {
+				z = val[bv[i*sb]]
+			} else {
+				z = bf[i*sb]
+			}
+			if av != nil {
+				adj[av[i*sa]] += g * z
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += g * x
+			}
 		}
 	}
 }

@@ -33,6 +33,7 @@ const (
 	kFunc  // Func: its function is in fns
 	kGuard // Guard: its check is in guards
 	kRun   // a result of a vector operation: its op is in runs
+	kConstSub
 )
 
 // eval2 is the value of a binary operation and its partials with respect
@@ -84,6 +85,8 @@ func eval1(k kind, c, x float64) (v, dx float64) {
 		return p, p * math.Log(c)
 	case kNeg:
 		return -x, -1
+	case kConstSub:
+		return c - x, -1
 	case kExp:
 		e := math.Exp(x)
 		return e, e
@@ -145,26 +148,52 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 		t.val[v] = x[i]
 	}
 	ok = true
-	val, par, d := t.val, t.par, t.d
+	val, par, d, cst := t.val, t.par, t.d, t.cst
+	kinds, off := t.kind[:len(val)], t.off[:len(val)+1]
 	nf, ng, nr := 0, 0, 0
 	for i := 0; i < len(val); i++ {
-		lo := t.off[i]
-		switch k := t.kind[i]; k {
+		lo := off[i]
+		// The commonest kinds are computed here, as eval1 and eval2
+		// compute them (the same expressions, so the same bits), to save
+		// a call per node; the rest go through them.
+		switch k := kinds[i]; k {
 		case kConst:
+		case kAdd:
+			val[i] = val[par[lo]] + val[par[lo+1]]
+		case kSub:
+			val[i] = val[par[lo]] - val[par[lo+1]]
+		case kMul:
+			a, b := val[par[lo]], val[par[lo+1]]
+			val[i], d[lo], d[lo+1] = a*b, b, a
+		case kAddConst:
+			val[i] = val[par[lo]] + cst[i]
+		case kMulConst:
+			val[i] = cst[i] * val[par[lo]]
+		case kNeg:
+			val[i] = -val[par[lo]]
+		case kConstSub:
+			val[i] = cst[i] - val[par[lo]]
+		case kPowConst:
+			if c := cst[i]; c == 2 {
+				x := val[par[lo]]
+				val[i], d[lo] = x*x, 2*x
+			} else {
+				val[i], d[lo] = eval1(k, c, val[par[lo]])
+			}
 		case kOpaque:
 			panic("ad: Replay of a tape that is not replayable")
-		case kAdd, kSub, kMul, kDiv, kPow:
+		case kDiv, kPow:
 			val[i], d[lo], d[lo+1] = eval2(k, val[par[lo]], val[par[lo+1]])
 		case kSum:
 			s := 0.0
-			for _, p := range par[lo:t.off[i+1]] {
+			for _, p := range par[lo:off[i+1]] {
 				s += val[p]
 			}
 			val[i] = s
 		case kFunc:
 			fn := t.fns[nf]
 			nf++
-			hi := t.off[i+1]
+			hi := off[i+1]
 			xs := t.scratch(int(hi - lo))
 			for j, p := range par[lo:hi] {
 				xs[j] = val[p]
@@ -178,7 +207,7 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 		case kGuard:
 			g := t.guards[ng]
 			ng++
-			hi := t.off[i+1]
+			hi := off[i+1]
 			xs := t.scratch(int(hi - lo))
 			for j, p := range par[lo:hi] {
 				xs[j] = val[p]
@@ -192,7 +221,7 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			r.op.forward(t, val[r.lo:r.hi])
 			i = int(r.hi) - 1
 		default:
-			val[i], d[lo] = eval1(k, t.cst[i], val[par[lo]])
+			val[i], d[lo] = eval1(k, cst[i], val[par[lo]])
 		}
 	}
 	return ok

@@ -22,7 +22,7 @@ func randomProgram(t *Tape, seed uint64, x []float64) ([]Var, Var) {
 	pos := func(a Var) Var { return t.AddConst(t.Exp(t.MulConst(a, 0.2)), 0.1) } // > 0
 	for range 60 {
 		var v Var
-		switch r.IntN(19) {
+		switch r.IntN(20) {
 		case 0:
 			v = t.Add(pick(), pick())
 		case 1:
@@ -45,6 +45,8 @@ func randomProgram(t *Tape, seed uint64, x []float64) ([]Var, Var) {
 			v = t.ConstPow(0.5+r.Float64(), t.MulConst(pick(), 0.3))
 		case 10:
 			v = t.Neg(pick())
+		case 19:
+			v = t.ConstSub(r.NormFloat64(), pick())
 		case 11:
 			v = t.Exp(t.MulConst(pick(), 0.1))
 		case 12:

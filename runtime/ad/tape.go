@@ -200,6 +200,10 @@ func (t *Tape) ConstPow(c float64, a Var) Var { return t.op1(kConstPow, c, a) }
 // Neg is −a.
 func (t *Tape) Neg(a Var) Var { return t.op1(kNeg, 0, a) }
 
+// ConstSub is c − a: one node where AddConst(Neg(a), c) is two, with the
+// same value to the bit (−a + c is c − a in IEEE arithmetic).
+func (t *Tape) ConstSub(c float64, a Var) Var { return t.op1(kConstSub, c, a) }
+
 // Exp is e^a.
 func (t *Tape) Exp(a Var) Var { return t.op1(kExp, 0, a) }
 
@@ -245,20 +249,43 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 	adj := t.adj[:n]
 	clear(adj)
 	adj[out] = 1
+	// The sweep's slices are locals and the next run's last node is kept,
+	// so the loop over scalar nodes loads nothing else.
+	off, par, d := t.off[:n+1], t.par, t.d
+	nextRun := -1
+	if k >= 0 {
+		nextRun = int(t.runs[k].hi) - 1
+	}
 	for i := n - 1; i >= 0; i-- {
-		if k >= 0 && i == int(t.runs[k].hi)-1 {
+		if i == nextRun {
 			r := t.runs[k]
 			r.op.backward(t, adj[r.lo:r.hi], adj)
 			i = int(r.lo)
 			k--
+			nextRun = -1
+			if k >= 0 {
+				nextRun = int(t.runs[k].hi) - 1
+			}
 			continue
 		}
 		a := adj[i]
 		if a == 0 {
 			continue
 		}
-		for j := t.off[i]; j < t.off[i+1]; j++ {
-			adj[t.par[j]] += a * t.d[j]
+		// Most nodes have one or two parents: those are unrolled (in the
+		// loop's order, so the sums are the same).
+		switch lo, hi := off[i], off[i+1]; hi - lo {
+		case 1:
+			adj[par[lo]] += a * d[lo]
+		case 2:
+			adj[par[lo]] += a * d[lo]
+			adj[par[lo+1]] += a * d[lo+1]
+		default:
+			ps, ds := par[lo:hi], d[lo:hi]
+			ds = ds[:len(ps)]
+			for j, p := range ps {
+				adj[p] += a * ds[j]
+			}
 		}
 	}
 	for i, v := range wrt {

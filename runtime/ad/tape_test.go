@@ -105,3 +105,21 @@ func TestFuncMatchesNode(t *testing.T) {
 		t.Fatal("Reset must drop the functions")
 	}
 }
+
+// ConstSub is AddConst(Neg(x), c) in one node: the same value and
+// derivative, to the bit, signed zeros included.
+func TestConstSubIsNegAddConst(t *testing.T) {
+	for _, c := range []float64{0, math.Copysign(0, -1), 1.5, -3.25, 1e300} {
+		for _, x := range []float64{0, math.Copysign(0, -1), 0.1, -7.5, 1e-310, math.Inf(1)} {
+			a, b := NewTape(), NewTape()
+			xa, xb := a.Input(x), b.Input(x)
+			va, vb := a.ConstSub(c, xa), b.AddConst(b.Neg(xb), c)
+			ga, gb := make([]float64, 1), make([]float64, 1)
+			a.Gradient(ga, va, []Var{xa})
+			b.Gradient(gb, vb, []Var{xb})
+			if math.Float64bits(a.Peek(va)) != math.Float64bits(b.Peek(vb)) || math.Float64bits(ga[0]) != math.Float64bits(gb[0]) {
+				t.Errorf("c = %v, x = %v: ConstSub %v (d %v), AddConst(Neg) %v (d %v)", c, x, a.Peek(va), ga[0], b.Peek(vb), gb[0])
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package hmc
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -14,6 +16,41 @@ import (
 // (2021), "Rank-normalization, folding, and localization: an improved R̂ for
 // assessing convergence of MCMC". Every function takes draws as chains ×
 // iterations and returns NaN when the draws are constant or too few.
+
+// sortByValue orders idx by all[idx[·]] as a stable sort does: without
+// NaN, ordering by (value, index) with pdqsort is the same order, several
+// times faster than sort.SliceStable on thousands of draws (the summary of
+// a model with hundreds of derived columns spent most of its time there);
+// with a NaN, whose comparisons are not an order, the stable sort itself.
+func sortByValue(idx []int, all []float64) {
+	for _, x := range all {
+		if math.IsNaN(x) {
+			sort.SliceStable(idx, func(a, b int) bool { return all[idx[a]] < all[idx[b]] })
+			return
+		}
+	}
+	// Pairs sort faster than indices compared through all.
+	type pair struct {
+		x float64
+		i int
+	}
+	ps := make([]pair, len(idx))
+	for k, i := range idx {
+		ps[k] = pair{all[i], i}
+	}
+	slices.SortFunc(ps, func(a, b pair) int {
+		switch {
+		case a.x < b.x:
+			return -1
+		case b.x < a.x:
+			return 1
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for k, p := range ps {
+		idx[k] = p.i
+	}
+}
 
 // splitChains halves each chain, dropping the middle draw of an odd chain.
 func splitChains(chains [][]float64) [][]float64 {
@@ -42,7 +79,7 @@ func rankNormalize(chains [][]float64) [][]float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return all[idx[a]] < all[idx[b]] })
+	sortByValue(idx, all)
 	ranks := make([]float64, s)
 	for i := 0; i < s; {
 		j := i
@@ -104,8 +141,9 @@ func rhatBasic(chains [][]float64) float64 {
 }
 
 // autocovariance returns the autocovariances of x at lags 0..n−1 (biased,
-// divided by n), by FFT on the zero-padded centred series.
-func autocovariance(x []float64) []float64 {
+// divided by n), by FFT on the zero-padded centred series (with fft when it
+// has length 2n: making one costs as much as a transform).
+func autocovariance(x []float64, fft *fourier.FFT) []float64 {
 	n := len(x)
 	mean := 0.0
 	for _, v := range x {
@@ -117,7 +155,9 @@ func autocovariance(x []float64) []float64 {
 	for i, v := range x {
 		padded[i] = v - mean
 	}
-	fft := fourier.NewFFT(m)
+	if fft == nil || fft.Len() != m {
+		fft = fourier.NewFFT(m)
+	}
 	coef := fft.Coefficients(nil, padded)
 	for i, c := range coef {
 		coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
@@ -141,8 +181,9 @@ func essBasic(chains [][]float64) float64 {
 	acov := make([][]float64, m)
 	means := make([]float64, m)
 	meanVarW := 0.0
+	fft := fourier.NewFFT(2 * n) // one for the chains, all of length n
 	for i, c := range chains {
-		acov[i] = autocovariance(c)
+		acov[i] = autocovariance(c, fft)
 		mu, _ := meanVar(c)
 		means[i] = mu
 		meanVarW += acov[i][0] * float64(n) / float64(n-1) / float64(m)

@@ -3,7 +3,11 @@ package hmc
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kml-lang/kml/runtime/stats"
 )
@@ -50,23 +54,41 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 			}
 		}
 	}
-	for k, name := range names {
-		chains := make([][]float64, len(values))
-		for c := range values {
-			chains[c] = make([]float64, len(values[c]))
-			for i := range values[c] {
-				chains[c][i] = values[c][i][k]
+	// The columns are summarised independently, on every core: a model
+	// with a derived vector (GARCH's 199 variances) has hundreds.
+	s.Params = make([]ParamSummary, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(names))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1)) - 1; k < len(names); k = int(next.Add(1)) - 1 {
+				s.Params[k] = summarizeColumn(names[k], values, k)
 			}
-		}
-		all := pooled(chains)
-		mean, v := meanVar(all)
-		ps := ParamSummary{Name: name, Mean: mean, SD: math.Sqrt(v),
-			Q5: stats.Quantile(all, 0.05), Q50: stats.Quantile(all, 0.5), Q95: stats.Quantile(all, 0.95),
-			Rhat: Rhat(chains), ESSBulk: ESSBulk(chains), ESSTail: ESSTail(chains), MCSEMean: MCSEMean(chains)}
-		s.Params = append(s.Params, ps)
+		}()
 	}
+	wg.Wait()
 	s.Warnings = s.standardWarnings()
 	return s
+}
+
+// summarizeColumn is column k's summary.
+func summarizeColumn(name string, values [][][]float64, k int) ParamSummary {
+	chains := make([][]float64, len(values))
+	for c := range values {
+		chains[c] = make([]float64, len(values[c]))
+		for i := range values[c] {
+			chains[c][i] = values[c][i][k]
+		}
+	}
+	all := pooled(chains)
+	mean, v := meanVar(all)
+	sorted := append([]float64(nil), all...) // sorted once for the quantiles
+	sort.Float64s(sorted)
+	return ParamSummary{Name: name, Mean: mean, SD: math.Sqrt(v),
+		Q5: stats.SortedQuantile(sorted, 0.05), Q50: stats.SortedQuantile(sorted, 0.5), Q95: stats.SortedQuantile(sorted, 0.95),
+		Rhat: Rhat(chains), ESSBulk: ESSBulk(chains), ESSTail: ESSTail(chains), MCSEMean: MCSEMean(chains)}
 }
 
 func (s *Summary) standardWarnings() []string {

@@ -17,6 +17,13 @@ type unaryFn struct {
 	f, df     func(float64) float64
 }
 
+// tapeOps are the tape's own operations for some of unaryFns (the same
+// value and derivative to the bit): a replay computes them inline, where a
+// Func node costs a call through its closure and a copy of its parents.
+var tapeOps = map[string]func(t *ad.Tape, x ad.Var) ad.Var{
+	"exp(x)": (*ad.Tape).Exp, "log(x)": (*ad.Tape).Log, "sqrt(x)": (*ad.Tape).Sqrt,
+}
+
 var unaryFns = []unaryFn{
 	{"exp(x)", "e^x, elementwise.", math.Exp, math.Exp},
 	{"log(x)", "The natural logarithm, elementwise.", math.Log, func(x float64) float64 { return 1 / x }},
@@ -51,7 +58,7 @@ func registerMath(reg *eval.Registry) {
 	for _, u := range unaryFns {
 		arg := u.spec[strings.Index(u.spec, "(")+1 : len(u.spec)-1]
 		b := reg.Register(u.spec, u.doc, func(a *eval.Args) (eval.Value, error) {
-			return elementwise(a, arg, u.f, u.df)
+			return elementwise(a, arg, u.f, u.df, tapeOps[u.spec])
 		})
 		b.AD = u.df != nil
 	}
@@ -71,8 +78,9 @@ func registerMath(reg *eval.Registry) {
 }
 
 // elementwise applies f to a number, vector or matrix; on values that
-// depend on model parameters it records f with derivative df on the tape.
-func elementwise(a *eval.Args, name string, f, df func(float64) float64) (eval.Value, error) {
+// depend on model parameters it records f with derivative df on the tape,
+// as the tape's operation op when there is one.
+func elementwise(a *eval.Args, name string, f, df func(float64) float64, op func(*ad.Tape, ad.Var) ad.Var) (eval.Value, error) {
 	switch v := a.Value(name).(type) {
 	case eval.Num:
 		return eval.Num(f(float64(v))), nil
@@ -87,10 +95,19 @@ func elementwise(a *eval.Args, name string, f, df func(float64) float64) (eval.V
 		m.Apply(func(_, _ int, x float64) float64 { return f(x) }, v.M)
 		return eval.NewMat(&m), nil
 	case *eval.ADNum:
+		if op != nil {
+			return &eval.ADNum{T: v.T, V: op(v.T, v.V)}, nil
+		}
 		return &eval.ADNum{T: v.T, V: v.T.Func([]ad.Var{v.V}, tapeFn(f, df))}, nil
 	case *eval.ADVec:
-		fn := tapeFn(f, df)
 		vs := make([]ad.Var, len(v.Vs))
+		if op != nil {
+			for i, node := range v.Vs {
+				vs[i] = op(v.T, node)
+			}
+			return &eval.ADVec{T: v.T, Vs: vs}, nil
+		}
+		fn := tapeFn(f, df)
 		for i, node := range v.Vs {
 			vs[i] = v.T.Func([]ad.Var{node}, fn)
 		}

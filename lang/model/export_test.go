@@ -1,0 +1,28 @@
+package model
+
+import "time"
+
+// SetSampleClock replaces Sample's clock and the hook every Density that
+// computes derived quantities is given, until restore is called.
+func SetSampleClock(now func() time.Time, hook func(replayed bool)) (restore func()) {
+	oldClock, oldHook := clock, derivedRowHook
+	clock, derivedRowHook = now, hook
+	return func() { clock, derivedRowHook = oldClock, oldHook }
+}
+
+// DerivedRowAllocs is the allocations of one replayed row of d's derived
+// quantities at q (d must replay; ok is false when it cannot), and the
+// row.
+func DerivedRowAllocs(d *Density, q []float64, allocs func(func()) float64) (float64, []float64, bool) {
+	layout, err := d.Derived(q)
+	if err != nil {
+		return 0, nil, false
+	}
+	p, ok := newDerivedProgram(d, layout, true)
+	if !ok {
+		return 0, nil, false
+	}
+	row, cons := make([]float64, p.width), make([]float64, p.nPar)
+	n := allocs(func() { ok = p.row(q, cons, row) })
+	return n, row, ok && sameBits(cons, d.c.Constrain(nil, q))
+}
