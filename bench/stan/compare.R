@@ -17,7 +17,8 @@
 suppressMessages(library(rstan))
 rstan_options(auto_write = TRUE)
 shapes <- commandArgs(trailingOnly = TRUE)
-if (length(shapes) == 0) shapes <- c("linreg", "hier8", "ar5", "mix", "garch")
+if (length(shapes) == 0) shapes <- c("linreg", "hier8", "ar5", "mix", "garch", "bke1", "bke2")
+source("bke_data.R")
 standata <- function(shape) {
   d <- read.csv(file.path("data", paste0(shape, ".csv")))
   switch(shape,
@@ -25,7 +26,9 @@ standata <- function(shape) {
     ar5 = list(N = nrow(d), K = 5, L = as.matrix(d[, 1:5]), y = d$y),
     hier8 = list(J = nrow(d), y = d$y, sigma = d$sigma),
     mix = list(N = nrow(d), y = d$y),
-    garch = list(T = nrow(d), y = d$y))
+    garch = list(T = nrow(d), y = d$y),
+    bke1 = bkedata("bke1"),
+    bke2 = bkedata("bke2"))
 }
 # minESS is the smallest bulk ESS over the parameters of an
 # iterations × chains × parameters array.
