@@ -3,6 +3,7 @@ package bke
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/internal/par"
@@ -76,18 +77,35 @@ type scratch struct {
 	cbBound float64
 }
 
+// newScratch returns a worker's workspace for this pass: one from the
+// model's pool when there is one (a pass allocated m·(4 + 2D) + 2D²
+// numbers per worker and evaluation before), else a new one sized for up
+// to D lengthscales, with t and dj cut to this pass's number.
 func (ps *pass) newScratch() *scratch {
+	var sc *scratch
+	if v := ps.md.scratch.Get(); v != nil {
+		sc = v.(*scratch)
+	} else {
+		sc = ps.allocScratch()
+	}
+	dim := ps.md.dim
+	sc.t = sc.t[:ps.np*dim*dim]
+	sc.dj = sc.dj[:ps.np]
+	return sc
+}
+
+func (ps *pass) allocScratch() *scratch {
 	m, dim := ps.md.m, ps.md.dim
 	return &scratch{
 		v:     make([]float64, m*dim),
 		s:     make([]float64, m*dim),
-		q:     make([]float64, m),
-		u:     make([]float64, m),
+		q:     make([]float64, m, paddedExps(m)), // rowExps uses more
+		u:     make([]float64, m, paddedExps(m)),
 		g:     make([]float64, dim*dim),
-		t:     make([]float64, ps.np*dim*dim),
+		t:     make([]float64, dim*dim*dim),
 		inv:   make([]float64, dim*dim),
 		tmp:   make([]float64, dim),
-		dj:    make([]float64, ps.np),
+		dj:    make([]float64, dim),
 		idx:   make([]int, dim),
 		lw:    make([]float64, m),
 		order: make([]int, m),
@@ -126,7 +144,23 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	buf := make([]float64, nb*size)
 	errs := make([]error, nb)
 	workers := min(md.workers, max(1, md.n*md.m/minEntriesPerWorker))
-	par.Each(md.n, blockRows, workers, ps.newScratch, func(sc *scratch, b, lo, hi int) {
+	var (
+		mu   sync.Mutex
+		used []*scratch
+	)
+	newScratch := func() *scratch {
+		sc := ps.newScratch()
+		mu.Lock()
+		used = append(used, sc)
+		mu.Unlock()
+		return sc
+	}
+	defer func() {
+		for _, sc := range used {
+			md.scratch.Put(sc)
+		}
+	}()
+	par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
 		bs := ps.view(buf[b*size : (b+1)*size])
 		for i := lo; i < hi; i++ {
 			if err := ps.row(sc, bs, i); err != nil {
@@ -213,9 +247,13 @@ func (ps *pass) shifts() {
 	}
 }
 
+// generalRows makes row use rowGeneral for every D, the reference the
+// written-out rows are tested against (TestFastRowsMatchGeneral).
+var generalRows = false
+
 // row adds data row i to the block sums.
 func (ps *pass) row(sc *scratch, bs blockSums, i int) error {
-	if ps.jac {
+	if ps.jac && !generalRows {
 		switch ps.md.dim {
 		case 1:
 			return ps.row1(sc, bs, i)

@@ -42,11 +42,7 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
-	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
-	u := sc.u[:m]
-	fastexp.Exps(u, q, -0.5, 0.5*qmin)
+	u, cq := ps.rowExps(sc, qmin)
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
 	if ps.grad {
@@ -128,11 +124,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
-	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
-	u := sc.u[:m]
-	fastexp.Exps(u, q, -0.5, 0.5*qmin)
+	u, cq := ps.rowExps(sc, qmin)
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
 	switch {
@@ -222,3 +214,30 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	sc.g[0], sc.g[2], sc.g[3] = g00, g10, g11
 	return ps.finishRow(sc, bs, i, qmin)
 }
+
+// rowExps sets sc.u[:m] to the row's exponentials u_l = e^{−½(q_l − qmin)}
+// and returns them with cq = e^{−½ qmin}, all from one vectorised call:
+// −½q_l + ½qmin is −½(q_l − qmin) rounded once, and cq is the extra element
+// q_m = 2 qmin, for which −½q_m + ½qmin = −½qmin exactly. (A separate
+// scalar exponential for cq cost a tenth of the pass at m = 50.) The call
+// is padded with copies of q_m to a multiple of expsPad elements: Exps's
+// masked AVX-512 tail costs about two full 8-lane steps (at m = 20 it
+// took as long as the 16 elements before it).
+func (ps *pass) rowExps(sc *scratch, qmin float64) (u []float64, cq float64) {
+	m := ps.md.m
+	mp := paddedExps(m)
+	q, ux := sc.q[:mp], sc.u[:mp]
+	for l := m; l < mp; l++ {
+		q[l] = 2 * qmin
+	}
+	fastexp.Exps(ux, q, -0.5, 0.5*qmin)
+	return ux[:m], ux[m]
+}
+
+// expsPad is the multiple rowExps pads its Exps calls to: the AVX-512
+// width, a multiple of the AVX2 one.
+const expsPad = 8
+
+// paddedExps is the length of rowExps's call for m landmarks: m + 1
+// rounded up to a multiple of expsPad.
+func paddedExps(m int) int { return (m + expsPad) / expsPad * expsPad }
