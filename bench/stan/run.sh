@@ -1,5 +1,6 @@
 #!/bin/bash
-# KML against Stan (rstan) on issue 15's four shapes and GARCH(1,1):
+# KML against Stan (rstan) on issue 15's four shapes, GARCH(1,1) and the
+# two BKE shapes of issue 30 (bke1, bke2):
 #   bench/stan/run.sh [KML-BINARY] [SHAPE...]
 # Builds kml from this tree unless given a binary, writes the data (seeded),
 # runs each SHAPE.kml (4 chains × (1000 + 1000), draws saved in CmdStan
@@ -14,7 +15,7 @@ cd "$(dirname "$0")"
 kml=${1:-}
 if [ -z "$kml" ]; then kml=$(mktemp -d)/kml; (cd ../.. && go build -o "$kml" ./cmd/kml); fi
 shift || true
-shapes=${*:-linreg hier8 ar5 mix garch}
+shapes=${*:-linreg hier8 ar5 mix garch bke1 bke2}
 uptime
 Rscript data.R
 mkdir -p out
@@ -22,5 +23,9 @@ for s in $shapes; do
   rm -f out/${s}_kml_*.csv
   /usr/bin/time -f "%U %S" -o out/${s}_kml.cpu "$kml" run --json $s.kml > out/${s}_kml.json
 done
+# The BKE Stan programs must compute KML's log density: check_bke.R sets
+# Stan's log_prob against KML's logp at a few lengthscales first.
+bke=$(for s in $shapes; do case $s in bke*) echo $s;; esac; done)
+if [ -n "$bke" ]; then "$kml" run bke_logp.kml; Rscript check_bke.R $bke; fi
 Rscript compare.R $shapes
 uptime

@@ -45,32 +45,10 @@ const (
 func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
 	dim := ps.md.dim
 	g := sc.g
-	switch dim {
-	case 1:
-		if !(g[0] > tinyDiag) {
+	if dim <= 2 {
+		a, c, r, ok := ps.closeSmall(sc)
+		if !ok {
 			return 0, false
-		}
-		if ps.grad {
-			for k := range sc.dj {
-				sc.dj[k] = sc.t[k] / g[0]
-			}
-		}
-		return 0.5 * math.Log(g[0]), true
-	case 2:
-		a, b, c := g[0], g[2], g[3]
-		if !(a > tinyDiag && c > tinyDiag) {
-			return 0, false
-		}
-		ba := b / a
-		r := 1 - ba*(b/c) // det G̃ = a c r
-		if !(r >= hadamardLimit) {
-			return 0, false
-		}
-		if ps.grad {
-			for k := range sc.dj {
-				t := sc.t[k*4 : k*4+4]
-				sc.dj[k] = (t[0]/a - 2*ba*t[2]/c + t[3]/c) / r
-			}
 		}
 		if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
 			return 0.5 * math.Log(det), true // one logarithm where the product is representable
@@ -133,6 +111,40 @@ func (ps *pass) closeJacobian(sc *scratch) (half float64, ok bool) {
 		}
 	}
 	return 0.5 * logDet, true
+}
+
+// closeSmall is closeJacobian for D ≤ 2: det G̃ = a·c·r (c = r = 1 for
+// D = 1), with sc.dj set when grad; ok is false when the row needs
+// cauchyBinet.
+func (ps *pass) closeSmall(sc *scratch) (a, c, r float64, ok bool) {
+	g := sc.g
+	if ps.md.dim == 1 {
+		if !(g[0] > tinyDiag) {
+			return 0, 0, 0, false
+		}
+		if ps.grad {
+			for k := range sc.dj {
+				sc.dj[k] = sc.t[k] / g[0]
+			}
+		}
+		return g[0], 1, 1, true
+	}
+	a, b, c := g[0], g[2], g[3]
+	if !(a > tinyDiag && c > tinyDiag) {
+		return 0, 0, 0, false
+	}
+	ba := b / a
+	r = 1 - ba*(b/c) // det G̃ = a c r
+	if !(r >= hadamardLimit) {
+		return 0, 0, 0, false
+	}
+	if ps.grad {
+		for k := range sc.dj {
+			t := sc.t[k*4 : k*4+4]
+			sc.dj[k] = (t[0]/a - 2*ba*t[2]/c + t[3]/c) / r
+		}
+	}
+	return a, c, r, true
 }
 
 // cauchyBinet returns ½ log det G for row i, with G = Σ_l e_l² v_l v_lᵀ, by

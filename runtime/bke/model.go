@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -77,6 +78,10 @@ type Model struct {
 	opt       Options
 	workers   int
 	diam2     float64 // the landmarks' squared diameter
+	// scratch holds the pass's per-worker workspaces between
+	// evaluations (*scratch, sized for D lengthscales): NUTS evaluates
+	// the density thousands of times at one size.
+	scratch sync.Pool
 }
 
 // New returns the BKE model of the n×D data x with the m×D landmarks z.

@@ -3,6 +3,7 @@ package bke
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/internal/par"
@@ -69,6 +70,10 @@ type scratch struct {
 	tmp []float64 // D: a column in closeJacobian
 	dj  []float64 // np: Σ_l λ_l s_lp of the current row
 	idx []int     // D: a subset of landmarks
+	// finishRow's deferred determinants: their mantissas' product and
+	// exponents' sum (flushDet).
+	detProd float64
+	detExp  int
 	// For cauchyBinet: log weights and landmarks by decreasing weight.
 	lw      []float64
 	order   []int
@@ -76,18 +81,36 @@ type scratch struct {
 	cbBound float64
 }
 
+// newScratch returns a worker's workspace for this pass: one from the
+// model's pool when there is one (a pass allocated m·(4 + 2D) + 2D²
+// numbers per worker and evaluation before), else a new one sized for up
+// to D lengthscales, with t and dj cut to this pass's number.
 func (ps *pass) newScratch() *scratch {
+	var sc *scratch
+	if v := ps.md.scratch.Get(); v != nil {
+		sc = v.(*scratch)
+	} else {
+		sc = ps.allocScratch()
+	}
+	dim := ps.md.dim
+	sc.detProd, sc.detExp = 1, 0
+	sc.t = sc.t[:ps.np*dim*dim]
+	sc.dj = sc.dj[:ps.np]
+	return sc
+}
+
+func (ps *pass) allocScratch() *scratch {
 	m, dim := ps.md.m, ps.md.dim
 	return &scratch{
 		v:     make([]float64, m*dim),
 		s:     make([]float64, m*dim),
-		q:     make([]float64, m),
-		u:     make([]float64, m),
+		q:     make([]float64, m, paddedExps(m)), // rowExps uses more
+		u:     make([]float64, m, paddedExps(m)),
 		g:     make([]float64, dim*dim),
-		t:     make([]float64, ps.np*dim*dim),
+		t:     make([]float64, dim*dim*dim),
 		inv:   make([]float64, dim*dim),
 		tmp:   make([]float64, dim),
-		dj:    make([]float64, ps.np),
+		dj:    make([]float64, dim),
 		idx:   make([]int, dim),
 		lw:    make([]float64, m),
 		order: make([]int, m),
@@ -126,7 +149,23 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	buf := make([]float64, nb*size)
 	errs := make([]error, nb)
 	workers := min(md.workers, max(1, md.n*md.m/minEntriesPerWorker))
-	par.Each(md.n, blockRows, workers, ps.newScratch, func(sc *scratch, b, lo, hi int) {
+	var (
+		mu   sync.Mutex
+		used []*scratch
+	)
+	newScratch := func() *scratch {
+		sc := ps.newScratch()
+		mu.Lock()
+		used = append(used, sc)
+		mu.Unlock()
+		return sc
+	}
+	defer func() {
+		for _, sc := range used {
+			md.scratch.Put(sc)
+		}
+	}()
+	par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
 		bs := ps.view(buf[b*size : (b+1)*size])
 		for i := lo; i < hi; i++ {
 			if err := ps.row(sc, bs, i); err != nil {
@@ -134,6 +173,7 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 				return
 			}
 		}
+		sc.flushDet(bs)
 	})
 	// The first error in row order, whichever block failed first in time.
 	for _, err := range errs {
@@ -213,9 +253,14 @@ func (ps *pass) shifts() {
 	}
 }
 
+// generalRows makes row use rowGeneral for every D, and finishRow take a
+// logarithm per row, the reference the written-out rows are tested
+// against (TestFastRowsMatchGeneral).
+var generalRows = false
+
 // row adds data row i to the block sums.
 func (ps *pass) row(sc *scratch, bs blockSums, i int) error {
-	if ps.jac {
+	if ps.jac && !generalRows {
 		switch ps.md.dim {
 		case 1:
 			return ps.row1(sc, bs, i)
@@ -318,8 +363,30 @@ func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 
 // finishRow adds row i's Jacobian terms, from sc.g and sc.t or, when those
 // are inaccurate, by cauchyBinet.
+//
+// For D ≤ 2, a row whose det G̃ is a normal number defers its logarithm:
+// the determinant's mantissa multiplies sc.detProd and its binary exponent
+// adds to sc.detExp, and flushDet takes one logarithm per block (a
+// logarithm per row was a tenth of the pass at m = 20; 128 mantissas in
+// [½, 1) cannot underflow).
 func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error {
 	dim, np := ps.md.dim, ps.np
+	if dim <= 2 && !generalRows { // the reference takes a logarithm per row
+		if a, c, r, ok := ps.closeSmall(sc); ok {
+			if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
+				f, e := math.Frexp(det)
+				sc.detProd *= f
+				sc.detExp += e
+				*bs.logJac -= float64(dim) * qmin / 2
+				if ps.grad {
+					for k := 0; k < np; k++ {
+						bs.dJac[k] += sc.dj[k]
+					}
+				}
+				return nil
+			}
+		}
+	}
 	half, ok := ps.closeJacobian(sc)
 	if ok {
 		half -= float64(dim) * qmin / 2
@@ -336,6 +403,15 @@ func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error 
 		}
 	}
 	return nil
+}
+
+// flushDet adds the deferred ½ log det G̃ of finishRow's rows to bs; run
+// calls it at the end of every block, before the block's sums are read.
+func (sc *scratch) flushDet(bs blockSums) {
+	if sc.detProd != 1 || sc.detExp != 0 {
+		*bs.logJac += 0.5 * (math.Log(sc.detProd) + float64(sc.detExp)*math.Ln2)
+	}
+	sc.detProd, sc.detExp = 1, 0
 }
 
 // overflowError reports a row whose squared distances to every landmark,

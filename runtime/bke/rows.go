@@ -9,9 +9,10 @@ import (
 // row1 and row2 are rowGeneral written out for D = 1 and D = 2 with the
 // Jacobian terms, so that G̃ and T̃ accumulate in registers rather than
 // through memory, and with a row's exponentials from one call of
-// fastexp.Exps. With the gradient (row2: one lengthscale) their
-// accumulating loops run four landmarks at a time in AVX2 assembly where
-// the CPU has it (rows_amd64.s). They compute the same sums
+// fastexp.Exps. Their distance loops (row2: one lengthscale) and, with the
+// gradient, their accumulating loops run four landmarks at a time in AVX2
+// assembly where the CPU has it (rows_amd64.s): the distance loop in Go
+// was a third of the pass at n = 10⁴, m = 50, D = 2. They compute the same sums
 // (TestRowsMatchGeneral, with and without the assembly).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
@@ -22,7 +23,14 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	a := ps.p.inv2[0]
 	v, q := sc.v[:m], sc.q[:m]
 	qmin := math.Inf(1)
-	for l, zl := range z {
+	l0 := 0
+	if useRowAsm {
+		// Four landmarks at a time in assembly; the rest below.
+		l0 = m &^ 3
+		qmin = dist1(x, a, z[:l0], v, q[:l0])
+	}
+	for l := l0; l < m; l++ {
+		zl := z[l]
 		d := x - zl
 		v[l] = d
 		ql := d * d * a
@@ -34,11 +42,7 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
-	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
-	u := sc.u[:m]
-	fastexp.Exps(u, q, -0.5, 0.5*qmin)
+	u, cq := ps.rowExps(sc, qmin)
 	c, s1, s2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g, t float64
 	if ps.grad {
@@ -87,13 +91,21 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	qmin := math.Inf(1)
 	if ps.np == 1 {
 		// The per-dimension terms s are read only for ARD: not stored.
-		for l := range q {
+		l0 := 0
+		if useRowAsm {
+			// Four landmarks at a time in assembly; the rest below.
+			l0 = m &^ 3
+			qmin = dist2(x0, x1, a0, a1, z[:2*l0], v, q[:l0])
+		}
+		for l := l0; l < m; l++ {
 			d0 := x0 - z[2*l]
 			d1 := x1 - z[2*l+1]
 			v[2*l], v[2*l+1] = d0, d1
 			ql := d0*d0*a0 + d1*d1*a1
 			q[l] = ql
-			qmin = min(qmin, ql)
+			if ql < qmin {
+				qmin = ql
+			}
 		}
 	} else {
 		for l := range q {
@@ -112,11 +124,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	if math.IsInf(qmin, 1) {
 		return overflowError(i)
 	}
-	cq := fastexp.ExpNegOrZero(-qmin / 2)
-	// The row's exponentials u_l = e^{−½(q_l − qmin)} in one vectorised
-	// call (−½q_l + ½qmin is −½(q_l − qmin) rounded once, as before).
-	u := sc.u[:m]
-	fastexp.Exps(u, q, -0.5, 0.5*qmin)
+	u, cq := ps.rowExps(sc, qmin)
 	c, sum1, sum2 := ps.c[:m], bs.s1[:m], bs.s2[:m]
 	var g00, g10, g11 float64
 	switch {
@@ -206,3 +214,30 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	sc.g[0], sc.g[2], sc.g[3] = g00, g10, g11
 	return ps.finishRow(sc, bs, i, qmin)
 }
+
+// rowExps sets sc.u[:m] to the row's exponentials u_l = e^{−½(q_l − qmin)}
+// and returns them with cq = e^{−½ qmin}, all from one vectorised call:
+// −½q_l + ½qmin is −½(q_l − qmin) rounded once, and cq is the extra element
+// q_m = 2 qmin, for which −½q_m + ½qmin = −½qmin exactly. (A separate
+// scalar exponential for cq cost a tenth of the pass at m = 50.) The call
+// is padded with copies of q_m to a multiple of expsPad elements: Exps's
+// masked AVX-512 tail costs about two full 8-lane steps (at m = 20 it
+// took as long as the 16 elements before it).
+func (ps *pass) rowExps(sc *scratch, qmin float64) (u []float64, cq float64) {
+	m := ps.md.m
+	mp := paddedExps(m)
+	q, ux := sc.q[:mp], sc.u[:mp]
+	for l := m; l < mp; l++ {
+		q[l] = 2 * qmin
+	}
+	fastexp.Exps(ux, q, -0.5, 0.5*qmin)
+	return ux[:m], ux[m]
+}
+
+// expsPad is the multiple rowExps pads its Exps calls to: the AVX-512
+// width, a multiple of the AVX2 one.
+const expsPad = 8
+
+// paddedExps is the length of rowExps's call for m landmarks: m + 1
+// rounded up to a multiple of expsPad.
+func paddedExps(m int) int { return (m + expsPad) / expsPad * expsPad }

@@ -22,3 +22,15 @@ func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]flo
 // useRowAsm selects row2Iso and row1Grad; tests clear it to exercise the
 // Go loops.
 var useRowAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// dist2 is row2's distance loop for one lengthscale over len(q)/4·4
+// landmarks, in AVX2: v = x − z_l, q_l and the least q_l (+Inf if none),
+// with the same roundings as the Go loop (TestRowsMatchGeneral).
+//
+//go:noescape
+func dist2(x0, x1, a0, a1 float64, z, v, q []float64) (qmin float64)
+
+// dist1 is dist2 for D = 1.
+//
+//go:noescape
+func dist1(x, a float64, z, v, q []float64) (qmin float64)

@@ -146,3 +146,88 @@ store1:
 	VMOVUPD Y11, 32(R12)
 	VZEROUPPER
 	RET
+
+// func dist2(x0, x1, a0, a1 float64, z, v, q []float64) (qmin float64)
+// For len(q)/4·4 landmarks, four per step: v[2l:2l+2] = x − z_l,
+// q_l = (x0 − z_l0)²·a0 + (x1 − z_l1)²·a1 (each product rounded as row2's
+// Go loop rounds it), and the least q_l (a NaN q_l is skipped, as `<` does).
+TEXT ·dist2(SB), NOSPLIT, $0-112
+	MOVQ           z_base+32(FP), SI
+	MOVQ           v_base+56(FP), DI
+	MOVQ           q_base+80(FP), BX
+	MOVQ           q_len+88(FP), CX
+	VBROADCASTF128 x0+0(FP), Y0        // x0 x1 x0 x1
+	VBROADCASTF128 a0+16(FP), Y1       // a0 a1 a0 a1
+	MOVQ           $0x7FF0000000000000, AX
+	VMOVQ          AX, X2
+	VBROADCASTSD   X2, Y2              // qmin = +Inf
+	SHRQ           $2, CX
+	JZ             done2
+
+loop2:
+	VMOVUPD   (SI), Y3                 // z of l, l+1
+	VMOVUPD   32(SI), Y4               // z of l+2, l+3
+	VSUBPD    Y3, Y0, Y3               // x − z
+	VSUBPD    Y4, Y0, Y4
+	VMOVUPD   Y3, (DI)
+	VMOVUPD   Y4, 32(DI)
+	VMULPD    Y3, Y3, Y3
+	VMULPD    Y1, Y3, Y3               // d²·a per coordinate
+	VMULPD    Y4, Y4, Y4
+	VMULPD    Y1, Y4, Y4
+	VHADDPD   Y4, Y3, Y5               // q of l, l+2, l+1, l+3
+	VPERMPD   $0xd8, Y5, Y5            // into landmark order
+	VMOVUPD   Y5, (BX)
+	VMINPD    Y2, Y5, Y2               // NaN in q keeps the old minimum
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	ADDQ      $32, BX
+	DECQ      CX
+	JNZ       loop2
+
+done2:
+	VEXTRACTF128 $1, Y2, X3
+	VMINPD       X3, X2, X2
+	VPERMILPD    $1, X2, X3
+	VMINPD       X3, X2, X2
+	VMOVSD       X2, qmin+104(FP)
+	VZEROUPPER
+	RET
+
+// func dist1(x, a float64, z, v, q []float64) (qmin float64)
+// dist2 for D = 1: v_l = x − z_l, q_l = v_l²·a (rounded as row1 rounds).
+TEXT ·dist1(SB), NOSPLIT, $0-96
+	MOVQ         z_base+16(FP), SI
+	MOVQ         v_base+40(FP), DI
+	MOVQ         q_base+64(FP), BX
+	MOVQ         q_len+72(FP), CX
+	VBROADCASTSD x+0(FP), Y0
+	VBROADCASTSD a+8(FP), Y1
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X2
+	VBROADCASTSD X2, Y2
+	SHRQ         $2, CX
+	JZ           done1
+
+loopd1:
+	VMOVUPD (SI), Y3
+	VSUBPD  Y3, Y0, Y3                 // x − z
+	VMOVUPD Y3, (DI)
+	VMULPD  Y3, Y3, Y3
+	VMULPD  Y1, Y3, Y3                 // d²·a
+	VMOVUPD Y3, (BX)
+	VMINPD  Y2, Y3, Y2
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, BX
+	DECQ    CX
+	JNZ     loopd1
+
+done1:
+	VEXTRACTF128 $1, Y2, X3
+	VMINPD       X3, X2, X2
+	VPERMILPD    $1, X2, X3
+	VMINPD       X3, X2, X2
+	VMOVSD       X2, qmin+88(FP)
+	VZEROUPPER
+	RET

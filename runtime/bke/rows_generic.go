@@ -11,3 +11,11 @@ func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]flo
 }
 
 var useRowAsm = false
+
+func dist2(x0, x1, a0, a1 float64, z, v, q []float64) float64 {
+	panic("bke: dist2 without assembly")
+}
+
+func dist1(x, a float64, z, v, q []float64) float64 {
+	panic("bke: dist1 without assembly")
+}
