@@ -358,6 +358,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			series = append(series, name)
 		}
 	}
+	var drawn []plotter.XYs
 	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
@@ -371,6 +372,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if len(series) > 1 {
 			legend = name
 		}
+		drawn = append(drawn, pts)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
@@ -388,9 +390,13 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 	if len(series) == 1 {
 		ylabel = series[0]
 	}
-	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
+	logX := isLogSpaced(x) && x[len(x)-1] >= 10*x[0] // a log axis needs a decade for its ticks
+	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if len(series) > 1 {
+		placeLegend(p, drawn, len(series), logX)
 	}
 	return names[0], ylabel, nil
 }
