@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""bench/fig2c/summarize.py OUT: the Figure 2C table from run.sh's chunks.
+"""bench/fig2c/summarize.py OUT [--markdown]: the Figure 2C table from run.sh's chunks.
 
 Reads every OUT/*.jsonl (one JSON line per replication, finished or not),
 and prints per ε the number of replications done, each rule's rejection
 rate at α with its binomial standard error sqrt(r(1 - r)/n), the range of
 the chosen lengthscales, the count of fragile BKL choices, and the CPU time
-of the finished chunks (user + system, from /usr/bin/time).
+of the finished chunks (user + system, from /usr/bin/time). --markdown
+prints the rates as the table of docs/language.md instead.
 """
 import glob
 import json
@@ -16,7 +17,7 @@ import sys
 RULES = ["median", "bkl", "bayes", "aggregate"]
 
 
-def main(out):
+def main(out, markdown=False):
     rows = {}
     for path in sorted(glob.glob(os.path.join(out, "*.jsonl"))):
         with open(path) as f:
@@ -45,6 +46,19 @@ def main(out):
         return
     alpha = next(iter(rows.values()))["alpha"]
     perms = next(iter(rows.values()))["permutations"]
+    if markdown:
+        print("| ε | reps | median | bkl | bayes | aggregate |")
+        print("|---|---|---|---|---|---|")
+        for e in eps:
+            rs = [rows[k] for k in sorted(rows) if k[0] == e]
+            n = len(rs)
+            cells = []
+            for rule in RULES:
+                rate = sum(1 for r in rs if r["p_" + rule] <= alpha) / n
+                se = math.sqrt(rate * (1 - rate) / n)
+                cells.append(f"{rate:.2f} ± {se:.2f}" if se > 0 else f"{rate:g}")
+            print(f"| {e:g} | {n} | " + " | ".join(cells) + " |")
+        return
     print(f"Figure 2C: MMD rejection rate at alpha = {alpha}, {perms} permutations, 900 + 900 points")
     print("rate ± SE, SE = sqrt(r(1 - r)/n); ell: range over replications (bayes: of the draws' mean)")
     head = f"{'eps':>5} {'n':>4}" + "".join(f" {r:>12}" for r in RULES)
@@ -79,4 +93,5 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    args = [a for a in sys.argv[1:] if a != "--markdown"]
+    main(args[0] if args else ".", "--markdown" in sys.argv[1:])
