@@ -98,6 +98,7 @@ func repoRoot(t *testing.T) string {
 // which .ci/run calls.
 var runInDefaultSuite = []string{
 	"basics.kml",
+	"bke_embedding.kml",
 	"bke_grid.kml",
 	"independence.kml",
 	"kst_fantasy.kml",

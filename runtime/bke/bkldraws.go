@@ -1,10 +1,13 @@
 package bke
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // BKLDrawsResult is the outcome of BKLDraws: the maximisation of the mean
@@ -30,6 +33,14 @@ func DrawSeed(seed uint64, r int) uint64 {
 // range is set from the first draw's data–landmark distances unless s sets
 // it. One draw is BKL on the first split.
 func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
+	return BKLDrawsContext(context.Background(), x, m, draws, seed, s)
+}
+
+// BKLDrawsContext is BKLDraws stopped by ctx: it checks ctx before each
+// evaluation of a draw's log density, returns ctx.Err() once it is done,
+// and counts the grid's lengthscales on a progress line when ctx carries a
+// reporter.
+func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
 	if draws < 1 {
 		return BKLDrawsResult{}, fmt.Errorf("bke: bkl: %d landmark draws: need at least 1", draws)
 	}
@@ -51,6 +62,9 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	}
 	one := func(r int) func(float64) (float64, error) {
 		return func(logEll float64) (float64, error) {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
 			return mds[r].LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
 		}
 	}
@@ -74,7 +88,13 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	for r := range per {
 		per[r] = make([]float64, s.GridPoints)
 	}
+	task := progress.Start(ctx, "lengthscales", s.GridPoints)
+	defer task.Done()
 	for k := range res.Grid {
+		if err := ctx.Err(); err != nil {
+			return BKLDrawsResult{}, err
+		}
+		task.Add(1)
 		le := lo + float64(k)*step
 		res.Grid[k] = math.Exp(le)
 		var sum float64
@@ -93,7 +113,11 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	}
 	out := BKLDrawsResult{}
 	var err error
-	if out.BKLResult, err = refineProfile(mean, res, s, firstErr); err != nil {
+	out.BKLResult, err = refineProfile(mean, res, s, firstErr)
+	if cerr := ctx.Err(); cerr != nil {
+		return BKLDrawsResult{}, cerr
+	}
+	if err != nil {
 		return BKLDrawsResult{}, err
 	}
 	if draws == 1 {

@@ -73,7 +73,7 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 	case ktest.ChoiceGiven:
 		s.chosen = ktest.Given(spec.Kernel)
 	case ktest.ChoiceBKL:
-		c, err := ktest.ChooseBKL(s.resid, seed, spec.BKL)
+		c, err := ktest.ChooseBKLContext(ctx, s.resid, seed, spec.BKL)
 		if err != nil {
 			return s, err
 		}

@@ -265,9 +265,21 @@ func studentPoints(rng *rand.Rand, n, d int) *mat.Dense {
 
 // bayesLevel runs reps seeded replications of the "bayes" test under the
 // null (n + n standard normal rows for MMD; n independent pairs for HSIC;
-// Student-t(3) rows when heavy)
-// on workers goroutines and returns the rejection rate at α = 0.05.
+// Student-t(3) rows when heavy) on two goroutines and returns the
+// rejection rate at α = 0.05.
 func bayesLevel(t *testing.T, hsic, heavy bool, reps, n, perms int, bs BayesSettings) float64 {
+	choose := func(data *mat.Dense, seed uint64) (Chosen, error) {
+		return ChooseBayes(context.Background(), data, bs, seed)
+	}
+	return choiceLevel(t, choose, 2605, hsic, heavy, reps, n, perms)
+}
+
+// choiceLevel runs reps seeded replications under the null of the test
+// whose kernel choose picks (from the pooled sample for MMD, from each
+// variable for HSIC) and returns the rejection rate at α = 0.05. The data
+// of replication r come from the stream (r, stream), stream + 1 for HSIC
+// and + 2 for heavy tails; r + 1000 seeds the choice and permutations.
+func choiceLevel(t *testing.T, choose func(*mat.Dense, uint64) (Chosen, error), stream uint64, hsic, heavy bool, reps, n, perms int) float64 {
 	const alpha = 0.05
 	var mu sync.Mutex
 	rejected := 0
@@ -285,9 +297,9 @@ func bayesLevel(t *testing.T, hsic, heavy bool, reps, n, perms int, bs BayesSett
 				if r >= reps {
 					return
 				}
-				stream := uint64(2605)
+				stream := stream
 				if hsic {
-					stream = 2606
+					stream++
 				}
 				if heavy {
 					stream += 2
@@ -304,15 +316,15 @@ func bayesLevel(t *testing.T, hsic, heavy bool, reps, n, perms int, bs BayesSett
 				if hsic {
 					x, y := randomPoints(rng, n, 2), randomPoints(rng, n, 1)
 					var cx, cy Chosen
-					if cx, err = ChooseBayes(context.Background(), x, bs, seed); err == nil {
-						if cy, err = ChooseBayes(context.Background(), y, bs, seed); err == nil {
+					if cx, err = choose(x, seed); err == nil {
+						if cy, err = choose(y, seed); err == nil {
 							res, err = HSICTest(context.Background(), cx.Kernel, cy.Kernel, x, y, Permutation, s)
 						}
 					}
 				} else {
 					x, y := randomPoints(rng, n, 2), randomPoints(rng, n, 2)
 					var c Chosen
-					if c, err = ChooseBayes(context.Background(), pooled(x, y), bs, seed); err == nil {
+					if c, err = choose(pooled(x, y), seed); err == nil {
 						res, err = MMDTest(context.Background(), c.Kernel, x, y, s)
 					}
 				}

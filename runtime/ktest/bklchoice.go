@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -23,6 +24,10 @@ type BKLOptions struct {
 	// Draws is the number of independent landmark draws whose profiles are
 	// averaged; 0: DefaultDraws.
 	Draws int
+	// Points, if set, are the landmarks themselves: every row of the data
+	// is kept and the profile is the one of these landmarks (one draw, m
+	// their row count); Landmarks and Draws must then be 0.
+	Points *mat.Dense
 }
 
 // DefaultDraws is the number of landmark draws the "bkl" choice averages.
@@ -64,6 +69,17 @@ const (
 // profile's local maxima, each draw's own choice and, in Fragile, why the
 // choice is fragile (empty if it is not).
 func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
+	return ChooseBKLContext(context.Background(), data, seed, o)
+}
+
+// ChooseBKLContext is ChooseBKL stopped by ctx (checked before every
+// evaluation of the pseudolikelihood), with progress on ctx's reporter.
+// It is the one implementation of BKL's settings and rules: the kernel
+// tests' "bkl" choice and the bkl builtin both call it.
+func ChooseBKLContext(ctx context.Context, data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
+	if o.Points != nil {
+		return chooseBKLAt(ctx, data, o)
+	}
 	n, d := data.Dims()
 	m := o.Landmarks
 	if m == 0 {
@@ -82,18 +98,47 @@ func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
 	if draws == 0 {
 		draws = DefaultDraws
 	}
-	r, err := bke.BKLDraws(data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLDrawsContext(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
 	if err != nil {
 		return Chosen{}, err
 	}
+	c, err := bklChosen(r, m, tau2, draws)
+	if err != nil {
+		return Chosen{}, err
+	}
+	c.Fragile = fragile(data, m, draws, seed, tau2, r)
+	return c, nil
+}
+
+// chooseBKLAt is BKL with the given landmarks o.Points: one profile, τ²
+// by the same rule as for drawn landmarks.
+func chooseBKLAt(ctx context.Context, data *mat.Dense, o BKLOptions) (Chosen, error) {
+	if o.Landmarks != 0 || o.Draws > 1 {
+		return Chosen{}, fmt.Errorf("bkl: given landmark points are one draw of %d landmarks", o.Points.RawMatrix().Rows)
+	}
+	m, dz := o.Points.Dims()
+	if _, d := data.Dims(); d != dz {
+		return Chosen{}, fmt.Errorf("bkl: the landmarks have %d columns and the data %d", dz, d)
+	}
+	tau2 := o.Tau2
+	if tau2 == 0 {
+		tau2 = DefaultTau2(m)
+	}
+	r, err := bke.BKLContext(ctx, data, o.Points, bke.BKLSettings{Tau2: tau2})
+	if err != nil {
+		return Chosen{}, err
+	}
+	return bklChosen(bke.BKLDrawsResult{BKLResult: r, DrawEll: []float64{r.Ell}}, m, tau2, 1)
+}
+
+// bklChosen is the Chosen of a BKL result.
+func bklChosen(r bke.BKLDrawsResult, m int, tau2 float64, draws int) (Chosen, error) {
 	k, err := kernels.NewRBF([]float64{r.Ell})
 	if err != nil {
 		return Chosen{}, err
 	}
-	c := Chosen{Kernel: k, Choice: ChoiceBKL, Ell: []float64{r.Ell}, Landmarks: m, Tau2: tau2,
-		Draws: draws, DrawEll: r.DrawEll, Maxima: r.Maxima}
-	c.Fragile = fragile(data, m, draws, seed, tau2, r)
-	return c, nil
+	return Chosen{Kernel: k, Choice: ChoiceBKL, Ell: []float64{r.Ell}, Landmarks: m, Tau2: tau2,
+		Draws: draws, DrawEll: r.DrawEll, Maxima: r.Maxima, Grid: r.Grid, Profile: r.Profile}, nil
 }
 
 // fragile says why a BKL choice is fragile: the draws' own choices spread

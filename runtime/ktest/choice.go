@@ -29,13 +29,16 @@ type Chosen struct {
 	Ell []float64
 	// BKL only: the number of rows held out as landmarks, the fixed τ²,
 	// the number of landmark draws averaged, each draw's own choice, the
-	// mean profile's local maxima (best first) and why the choice is
-	// fragile (empty if it is not); see ChooseBKL.
+	// mean profile's local maxima (best first), the mean profile itself
+	// (log pseudolikelihood on the log-spaced grid of lengthscales) and
+	// why the choice is fragile (empty if it is not); see ChooseBKL.
 	Landmarks int
 	Tau2      float64
 	Draws     int
 	DrawEll   []float64
 	Maxima    []bke.BKLMaximum
+	Grid      []float64
+	Profile   []float64
 	Fragile   string
 	// Bayes only: the posterior draws' summary and diagnostics.
 	Bayes *BayesInfo

@@ -25,9 +25,6 @@ func registerBke(reg *eval.Registry) {
 		`The Bayesian kernel embedding observation family (Flaxman et al. 2016): x ~ bke(rbf(ell), noise: tau2, landmarks: z) adds the marginal pseudolikelihood of the data x, Jacobian included, computed in O(m³ + nmD) without any n×n matrix. kernel: rbf(ell) or c * rbf(ell), isotropic or ARD (the prior covariance r = ∫k k dν has a closed form only for the squared-exponential kernel). noise: τ², a number or a parameter. prior: "normalised" (r = σ⁴exp(-|x-y|²/(4ℓ²)), as the authors' Stan program), "lebesgue" or "gaussian" (with eta, the scale of ν). variant: "derived" (the derivation) or "published" (what the authors' Stan program computes, D = 1 only; for reproducing the paper).`,
 		bkeBuiltin)
 	b.AD = true
-	reg.Register(`bkl(x, landmarks?, noise = 1, m?, seed?)`,
-		`Bayesian kernel learning: the rbf lengthscale maximising the BKE marginal pseudolikelihood of x with τ² = noise, found globally (a log-spaced grid of 100 lengthscales, then golden-section refinement of the best three local maxima). A drop-in replacement for median_heuristic. Without landmarks, m rows of x (default min(50, n/5)) are held out as landmarks.`,
-		bklBuiltin)
 	reg.Register(`split(x, m, seed?)`,
 		`Holds out m random rows of x as landmarks: a record {data, landmarks} (the paper's suggestion for choosing BKE landmarks).`,
 		func(a *eval.Args) (eval.Value, error) {
@@ -254,44 +251,6 @@ func bkeAt(d *model.Density, q []float64) (r bkeResolved, ok bool, err error) {
 		}
 	}
 	return r, false, nil
-}
-
-func bklBuiltin(a *eval.Args) (eval.Value, error) {
-	x, err := a.Matrix("x")
-	if err != nil {
-		return nil, err
-	}
-	tau2, err := a.Num("noise")
-	if err != nil {
-		return nil, err
-	}
-	n, d := x.Dims()
-	var z *mat.Dense
-	if a.Value("landmarks") != nil {
-		if z, err = a.Matrix("landmarks"); err != nil {
-			return nil, err
-		}
-	} else {
-		m := min(50, n/5)
-		if a.Value("m") != nil {
-			if m, err = a.PositiveInt("m"); err != nil {
-				return nil, err
-			}
-		}
-		if m < max(d, 1) || m >= n {
-			return nil, a.Errorf("x", "cannot hold out %d landmarks from %d rows in %d dimensions; give landmarks: or more data", m, n, d)
-		}
-		seed, err := a.Seed()
-		if err != nil {
-			return nil, err
-		}
-		x, z = rbke.Split(x, m, seed)
-	}
-	r, err := rbke.BKLContext(a.Context(), x, z, rbke.BKLSettings{Tau2: tau2})
-	if err != nil {
-		return nil, a.Fail("%v", err)
-	}
-	return eval.Num(r.Ell), nil
 }
 
 // hyperDraws evaluates the model at up to n posterior draws, evenly spaced

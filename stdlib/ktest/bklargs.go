@@ -10,13 +10,30 @@ import (
 // BKLOptions reads the settings of the "bkl" kernel choice shared by
 // mmd_test, hsic_test, ci_test and pc: landmarks (a count or "auto"),
 // noise (τ² or "auto") and draws (landmark draws averaged).
-func BKLOptions(a *eval.Args) (rktest.BKLOptions, error) {
+func BKLOptions(a *eval.Args) (rktest.BKLOptions, error) { return bklOptions(a, false) }
+
+// BKLOptionsOrPoints is BKLOptions where landmarks may also be the
+// landmark points themselves (a matrix with the data's columns, or a
+// vector for one column), as the bkl builtin takes them.
+func BKLOptionsOrPoints(a *eval.Args) (rktest.BKLOptions, error) { return bklOptions(a, true) }
+
+func bklOptions(a *eval.Args, points bool) (rktest.BKLOptions, error) {
 	var o rktest.BKLOptions
 	var err error
 	switch v := a.Value("landmarks").(type) {
 	case eval.Str:
 		if v != "auto" {
 			return o, a.Errorf("landmarks", `landmarks must be a count or "auto", got %q`, string(v))
+		}
+	case *eval.Mat, *eval.Vec:
+		if !points {
+			return o, a.Errorf("landmarks", `landmarks must be a count or "auto", got %s`, eval.Describe(v))
+		}
+		if o.Points, err = a.Matrix("landmarks"); err != nil {
+			return o, err
+		}
+		if a.Given("draws") {
+			return o, a.Errorf("draws", "given landmark points are one draw; draws: applies only to a landmark count")
 		}
 	default:
 		if o.Landmarks, err = a.IntIn("landmarks", 1, eval.MaxLength); err != nil {

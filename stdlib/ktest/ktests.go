@@ -105,8 +105,11 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			if err != nil {
 				return rktest.Chosen{}, err
 			}
-			c, err := rktest.ChooseBKL(data, seed, o)
+			c, err := rktest.ChooseBKLContext(a.Th.Context(), data, seed, o)
 			if err != nil {
+				if e := a.Th.Context().Err(); e != nil {
+					return c, a.Interrupted(e)
+				}
 				return c, a.Errorf(name, "%v", err)
 			}
 			return c, nil

@@ -355,6 +355,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			series = append(series, name)
 		}
 	}
+	var drawn []plotter.XYs
 	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
@@ -368,6 +369,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 		if len(series) > 1 {
 			legend = name
 		}
+		drawn = append(drawn, pts)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
@@ -375,6 +377,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)]); err != nil {
 				return "", "", err
 			}
+			drawn = append(drawn, errorBarPoints(pts, se))
 		}
 		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
 			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
@@ -382,70 +385,30 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			}
 		}
 	}
-	p.Legend.Top = endsLow(vecs, series)
 	if len(series) == 1 {
 		ylabel = series[0]
-	} else {
-		legendRoom(p, vecs, series, p.Legend.Top)
 	}
-	if isLogSpaced(x) && x[len(x)-1] >= 10*x[0] { // a log axis needs a decade for its ticks
+	logX := isLogSpaced(x) && x[len(x)-1] >= 10*x[0] // a log axis needs a decade for its ticks
+	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if len(series) > 1 {
+		placeLegend(p, drawn, len(series), logX)
 	}
 	return names[0], ylabel, nil
 }
 
-// endsLow reports whether the series end (at their last x) in the lower
-// half of their range, so the legend, in the right-hand corner, goes at
-// the top where it covers no line (a falling error rate), else at the
-// bottom (a rising power or AUC).
-func endsLow(vecs map[string][]float64, series []string) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	end, n := 0.0, 0
-	for _, name := range series {
-		y := vecs[name]
-		for _, v := range y {
-			if !isBad(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-		if v := y[len(y)-1]; !isBad(v) {
-			end += v
-			n++
+// errorBarPoints are the ends of the error bars y ± se, which the legend
+// must leave uncovered as much as the lines.
+func errorBarPoints(pts plotter.XYs, se []float64) plotter.XYs {
+	var out plotter.XYs
+	for i, q := range pts {
+		if i < len(se) && !isBad(se[i]) {
+			out = append(out, plotter.XY{X: q.X, Y: q.Y - se[i]}, plotter.XY{X: q.X, Y: q.Y + se[i]})
 		}
 	}
-	return n > 0 && end/float64(n) < (lo+hi)/2
-}
-
-// legendRoom stretches the y axis so that the series (with their error
-// bars) leave free the side where the legend is drawn (the bottom right,
-// or the top right when top is set) and the legend covers none of them:
-// about 0.08 of the values' range per legend line.
-func legendRoom(p *plot.Plot, vecs map[string][]float64, series []string, top bool) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, name := range series {
-		se := vecs[name+"_se"]
-		for i, v := range vecs[name] {
-			e := 0.0
-			if i < len(se) && !isBad(se[i]) {
-				e = se[i]
-			}
-			if !isBad(v) {
-				lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
-			}
-		}
-	}
-	if !(hi > lo) {
-		return
-	}
-	room := 0.08 * float64(len(series)) * (hi - lo)
-	if top {
-		p.Y.Min = math.Min(p.Y.Min, lo-0.03*(hi-lo))
-		p.Y.Max = math.Max(p.Y.Max, hi+room)
-		return
-	}
-	p.Y.Min = math.Min(p.Y.Min, lo-room)
-	p.Y.Max = math.Max(p.Y.Max, hi+0.03*(hi-lo))
+	return out
 }
 
 // addErrorBars draws ± se at each point where the point and its se are

@@ -284,6 +284,7 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 	keys := slices.Clone(groups)
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
+	var drawn []plotter.XYs
 	for gi, key := range keys {
 		var pts plotter.XYs
 		for i := 0; i < r; i++ {
@@ -291,6 +292,7 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 				pts = append(pts, plotter.XY{X: v.M.At(i, 0), Y: v.M.At(i, 1)})
 			}
 		}
+		drawn = append(drawn, pts)
 		s, err := plotter.NewScatter(finite(pts))
 		if err != nil {
 			return "", "", err
@@ -302,6 +304,9 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 		if len(keys) > 1 {
 			p.Legend.Add(eval.FormatNumber(key), s)
 		}
+	}
+	if len(keys) > 1 {
+		placeLegend(p, drawn, len(keys), false)
 	}
 	return "x1", "x2", nil
 }
