@@ -182,6 +182,12 @@ print("started")
 let L = inv(A)
 print("done")
 `, "long.kml:3:9: error: inv: interrupted", 100 * time.Millisecond},
+		{"bkl", `let x = draw(normal(0, 1), 1000, seed: 1)
+let y = draw(normal(0.1, 1), 1000, seed: 2)
+print("started")
+let r = mmd_test(x, y, "bkl", draws: 300, permutations: 10)
+print("done")
+`, "long.kml:4:9: error: mmd_test: interrupted", 100 * time.Millisecond},
 		{"tune", `let x = draw(normal(0, 1), 4000, seed: 1)
 fn k(l) = rbf(l)
 print("started")

@@ -1,8 +1,12 @@
 package bke
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
+
+	"github.com/kml-lang/kml/runtime/progress"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -29,7 +33,11 @@ func DrawSeed(seed uint64, r int) uint64 {
 // choice of landmarks, which the model itself leaves arbitrary. The grid's
 // range is set from the first draw's data–landmark distances unless s sets
 // it. One draw is BKL on the first split.
-func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
+//
+// A cancelled ctx stops it before each draw's model is built and before
+// each evaluation of a log density, with ctx.Err(); the evaluations of the
+// grid are counted on ctx's progress line.
+func BKLDraws(ctx context.Context, x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
 	if draws < 1 {
 		return BKLDrawsResult{}, fmt.Errorf("bke: bkl: %d landmark draws: need at least 1", draws)
 	}
@@ -39,6 +47,9 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	}
 	mds := make([]*Model, draws)
 	for r := range mds {
+		if err := ctx.Err(); err != nil {
+			return BKLDrawsResult{}, err
+		}
 		rest, z := Split(x, m, DrawSeed(seed, r))
 		md, err := New(rest, z, s.Options)
 		if err != nil {
@@ -51,6 +62,9 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	}
 	one := func(r int) func(float64) (float64, error) {
 		return func(logEll float64) (float64, error) {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
 			return mds[r].LogDensity(Hyper{Ell: []float64{math.Exp(logEll)}, Tau2: s.Tau2}, nil)
 		}
 	}
@@ -74,12 +88,17 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 	for r := range per {
 		per[r] = make([]float64, s.GridPoints)
 	}
+	task := progress.Start(ctx, "lengthscales", s.GridPoints*draws)
+	defer task.Done()
 	for k := range res.Grid {
 		le := lo + float64(k)*step
 		res.Grid[k] = math.Exp(le)
 		var sum float64
 		for r := range per {
 			v, err := one(r)(le)
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return BKLDrawsResult{}, err
+			}
 			if err != nil || math.IsNaN(v) {
 				if firstErr == nil {
 					firstErr = err
@@ -88,12 +107,16 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 			}
 			per[r][k] = v
 			sum += v
+			task.Add(1)
 		}
 		res.Profile[k] = sum / float64(draws)
 	}
 	out := BKLDrawsResult{}
 	var err error
 	if out.BKLResult, err = refineProfile(mean, res, s, firstErr); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return BKLDrawsResult{}, cerr
+		}
 		return BKLDrawsResult{}, err
 	}
 	if draws == 1 {
@@ -106,6 +129,9 @@ func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsR
 		pr := res
 		pr.Profile, pr.Maxima = per[r], nil
 		d, err := refineProfile(one(r), pr, one1, firstErr)
+		if cerr := ctx.Err(); cerr != nil {
+			return BKLDrawsResult{}, cerr
+		}
 		if err != nil {
 			return BKLDrawsResult{}, fmt.Errorf("landmark draw %d: %w", r+1, err)
 		}

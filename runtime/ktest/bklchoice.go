@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -63,7 +64,8 @@ const (
 // rows each, τ² fixed. The chosen record reports the settings, the mean
 // profile's local maxima, each draw's own choice and, in Fragile, why the
 // choice is fragile (empty if it is not).
-func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
+// A cancelled ctx stops it with ctx.Err().
+func ChooseBKL(ctx context.Context, data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
 	n, d := data.Dims()
 	m := o.Landmarks
 	if m == 0 {
@@ -82,7 +84,7 @@ func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
 	if draws == 0 {
 		draws = DefaultDraws
 	}
-	r, err := bke.BKLDraws(data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLDraws(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
 	if err != nil {
 		return Chosen{}, err
 	}

@@ -105,14 +105,17 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			if err != nil {
 				return rktest.Chosen{}, err
 			}
-			c, err := rktest.ChooseBKL(data, seed, o)
+			c, err := rktest.ChooseBKL(a.Context(), data, seed, o)
 			if err != nil {
+				if e := a.Th.Context().Err(); e != nil {
+					return c, a.Interrupted(e)
+				}
 				return c, a.Errorf(name, "%v", err)
 			}
 			return c, nil
 		}
 		if v == "median" {
-			c, err := rktest.Choose(rktest.Choice(v), data, seed)
+			c, err := rktest.Choose(a.Context(), rktest.Choice(v), data, seed)
 			if err != nil {
 				return c, a.Errorf(name, "%v", err)
 			}
