@@ -182,6 +182,12 @@ print("started")
 let L = inv(A)
 print("done")
 `, "long.kml:3:9: error: inv: interrupted", 100 * time.Millisecond},
+		{"kbr_filter", `let s = draw(normal(0, 1), 4000, seed: 1)
+let o = s + draw(normal(0, 1), 4000, seed: 2)
+print("started")
+let f = kbr_filter(cbind(s, s), cbind(o, o), transition: "operator")
+print("done")
+`, "long.kml:4:9: error: kbr_filter: interrupted", 100 * time.Millisecond},
 		{"bkl", `let x = draw(normal(0, 1), 1000, seed: 1)
 let y = draw(normal(0.1, 1), 1000, seed: 2)
 print("started")

@@ -71,7 +71,7 @@ func registerKbrfilter(reg *eval.Registry) {
 			if tr != string(rkbr.TransitionSample) && tr != string(rkbr.TransitionOperator) {
 				return nil, a.Errorf("transition", `transition must be "sample" or "operator", got %q`, tr)
 			}
-			f, err := rkbr.NewFilter(x, y, j.kx, j.ky, j.settings, rkbr.Transition(tr))
+			f, err := rkbr.NewFilterContext(a.Context(), x, y, j.kx, j.ky, j.settings, rkbr.Transition(tr))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}
