@@ -200,6 +200,13 @@ print("started")
 let t = tune(x, 1000, kernel: k, ell: logspace(-1, 0.5, 30), seed: 4, score: "logpdf", window: [-4, 4])
 print("done")
 `, "long.kml:4:9: error: tune: interrupted", 100 * time.Millisecond},
+		{"cv", `fn prior(n) = draw(normal(0, 1), n)
+fn sim(x) = x + draw(normal(0, 1), rows(x))
+let j = simulate(prior, sim, 4000, seed: 1)
+print("started")
+let r = cv(j, folds: 2, eps: logspace(-4, 0, 3), delta: logspace(-8, 0, 3))
+print("done")
+`, "long.kml:5:9: error: cv: interrupted", 100 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stderr, took := interruptChild(t, c.src, c.settle)
