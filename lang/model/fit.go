@@ -11,11 +11,12 @@ import (
 	"github.com/kml-lang/kml/runtime/progress"
 )
 
-// Sample draws from c's posterior with NUTS on th's context, then constrains
-// the draws, lets the observation families check a spread of them, and
+// Sample draws from c's posterior with NUTS under ctx (th's context, with
+// the builtin's progress reporter: eval.Args.Context), then constrains the
+// draws, lets the observation families check a spread of them, and
 // summarises them with the sampler's and the families' warnings.
-func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
-	res, err := hmc.Sample(th.Context(), func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
+func Sample(ctx context.Context, th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
+	res, err := hmc.Sample(ctx, func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
 		return nil, err
 	}

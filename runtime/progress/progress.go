@@ -64,6 +64,8 @@ type Task struct {
 	done  atomic.Int64
 	start time.Time
 	shown bool // the reporter's line is this task's
+	// custom, when set, draws the line after "NAME: " (StartLine).
+	custom func(done int64, elapsed time.Duration) string
 }
 
 // Start begins a task of total steps described by what ("permutations",
@@ -84,6 +86,17 @@ func Start(ctx context.Context, what string, total int) *Task {
 		r.active, t.shown = t, true
 	}
 	r.mu.Unlock()
+	return t
+}
+
+// StartLine is Start for a computation whose line says more than
+// "what done/total": line(done, elapsed) is drawn after "NAME: " under the
+// same rules (sample's warm-up and sampling bar, its rate and time left).
+func StartLine(ctx context.Context, total int, line func(done int64, elapsed time.Duration) string) *Task {
+	t := Start(ctx, "", total)
+	if t != nil {
+		t.custom = line
+	}
 	return t
 }
 
@@ -115,6 +128,9 @@ func (t *Task) Add(k int) {
 
 // line is the status: "pc: tests 120/400 (30%)  1m05s left".
 func (t *Task) line(done int64, now time.Time) string {
+	if t.custom != nil {
+		return t.label + t.custom(done, now.Sub(t.start))
+	}
 	elapsed := now.Sub(t.start).Seconds()
 	if t.total <= 0 {
 		return fmt.Sprintf("%s %d  %s", t.label, done, Duration(elapsed))
