@@ -37,6 +37,11 @@ type figure struct {
 	single *plot.Plot
 	panels [][]*plot.Plot
 	w, h   vg.Length
+	// pad is a margin left and right of a single plot: gonum sizes the
+	// axis to its tick labels' measured width with nothing to spare, so a
+	// long label's first glyph touches (or crosses) the left edge, and an
+	// interval reaching the axis' end touches the right one.
+	pad vg.Length
 }
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
@@ -69,7 +74,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
 	case *model.SummaryVal:
-		fig.single, err = summaryIntervals(v.S)
+		fig, err = summaryFigure(v.S)
 	case *model.DistVal:
 		fig.single, err = distributionPlot(v)
 	default:
@@ -110,7 +115,7 @@ func (f figure) render(format string) ([]byte, error) {
 	}
 	dc := draw.New(c)
 	if f.single != nil {
-		f.single.Draw(dc)
+		f.single.Draw(draw.Crop(dc, f.pad, -f.pad, 0, 0))
 	} else {
 		tiles := draw.Tiles{Rows: len(f.panels), Cols: len(f.panels[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 3,
 			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
