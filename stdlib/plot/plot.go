@@ -26,7 +26,7 @@ import (
 
 func registerPlot(reg *eval.Registry) {
 	reg.Register(`plot(v, to, title?, xlabel?, ylabel?, labels?, color?, params?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band, or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (and a grid field, as embedding and witness return) as a mean line in a shaded band, or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, the legend named by labels: (one per line) if given and placed in the corner the lines cover least; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -42,6 +42,9 @@ type figure struct {
 	// long label's first glyph touches (or crosses) the left edge, and an
 	// interval reaching the axis' end touches the right one.
 	pad vg.Length
+	// curves are a single plot's lines and their legend names, which
+	// placeLegend keeps the legend off.
+	curves curves
 }
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
@@ -78,7 +81,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	case *model.DistVal:
 		fig.single, err = distributionPlot(v)
 	default:
-		fig.single, err = plotData(a, v)
+		fig.single, fig.curves, err = plotData(a, v)
 	}
 	if err != nil {
 		var ae *ast.Error
@@ -93,6 +96,9 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		if title != "" {
 			p.Title.Text = title
+		}
+		if len(fig.curves.names) > 0 {
+			placeLegend(fig)
 		}
 	} else if title != "" {
 		fig.panels[0][0].Title.Text = title + " — " + fig.panels[0][0].Title.Text
@@ -136,35 +142,42 @@ func (f figure) render(format string) ([]byte, error) {
 }
 
 // plotData draws the data kinds: a record, a vector, a matrix.
-func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
+// A record's lines are returned too, for placeLegend.
+func plotData(a *eval.Args, v eval.Value) (*plot.Plot, curves, error) {
 	p := plot.New()
 	p.Add(plotter.NewGrid())
 	var err error
+	var drawn curves
 	xlabel, ylabel := "", ""
 	switch v := v.(type) {
 	case *eval.Record:
 		if names, edges, ok := pcGraph(v); ok {
-			return graphPlot(names, edges)
+			g, err := graphPlot(names, edges)
+			return g, curves{}, err
 		}
-		xlabel, ylabel, err = plotRecord(p, v)
+		var labels eval.Names
+		if err := a.Unpack("labels?", &labels); err != nil {
+			return nil, curves{}, err
+		}
+		xlabel, ylabel, drawn, err = plotRecord(p, v, labels)
 	case *eval.Vec:
 		if err := checkFinite(a, v.Data); err != nil {
-			return nil, err
+			return nil, curves{}, err
 		}
 		xlabel, ylabel, err = "index", "value", addLine(p, indexXY(v.Data), color.Black, "")
 	case *eval.Mat:
 		if err := checkFinite(a, v.M.RawMatrix().Data); err != nil {
-			return nil, err
+			return nil, curves{}, err
 		}
 		xlabel, ylabel, err = plotMatrix(a, p, v)
 	default:
-		return nil, fmt.Errorf("cannot plot %s; plot takes a posterior, a summary, a distribution, a record (profile, embedding, witness), a vector or a matrix", eval.Describe(v))
+		return nil, curves{}, fmt.Errorf("cannot plot %s; plot takes a posterior, a summary, a distribution, a record (profile, embedding, witness), a vector or a matrix", eval.Describe(v))
 	}
 	if err != nil {
-		return nil, err
+		return nil, curves{}, err
 	}
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	return p, nil
+	return p, drawn, nil
 }
 
 // checkFinite refuses data with nothing to draw, empty or all NaN and
@@ -281,7 +294,7 @@ var lineColors = []color.Color{
 
 // plotRecord draws a band record (mean, lower, upper over a grid) or a
 // record of equal-length vectors.
-func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error) {
+func plotRecord(p *plot.Plot, r *eval.Record, labels eval.Names) (xlabel, ylabel string, drawn curves, err error) {
 	vecs := map[string][]float64{}
 	var names []string
 	for _, k := range r.AttrNames() {
@@ -298,7 +311,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if err == nil && len(vecs["lower"]) == len(z) && len(vecs["upper"]) == len(z) {
 			err = markExcludesZero(p, pts, vecs["lower"], vecs["upper"])
 		}
-		return xlabel, ylabel, err
+		return xlabel, ylabel, curves{}, err
 	}
 	mean, lower, upper := vecs["mean"], vecs["lower"], vecs["upper"]
 	if mean != nil && lower != nil && upper != nil {
@@ -316,7 +329,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			}
 		}
 		if len(x) != len(mean) || len(lower) != len(mean) || len(upper) != len(mean) {
-			return "", "", fmt.Errorf("the fields %s, mean, lower and upper must have equal lengths", xlabel)
+			return "", "", curves{}, fmt.Errorf("the fields %s, mean, lower and upper must have equal lengths", xlabel)
 		}
 		band := make(plotter.XYs, 0, 2*len(x))
 		for i := range x {
@@ -327,7 +340,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		}
 		poly, err := plotter.NewPolygon(band)
 		if err != nil {
-			return "", "", err
+			return "", "", curves{}, err
 		}
 		poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 70}
 		poly.LineStyle.Width = 0
@@ -341,7 +354,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			pts[i] = plotter.XY{X: x[i], Y: mean[i]}
 		}
 		if err := addLine(p, pts, lineColors[0], ""); err != nil {
-			return "", "", err
+			return "", "", curves{}, err
 		}
 		ylabel = "mean"
 		if lv, ok := r.Attr("level"); ok {
@@ -349,10 +362,10 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
 			}
 		}
-		return xlabel, ylabel, nil
+		return xlabel, ylabel, curves{}, nil
 	}
 	if len(names) < 2 {
-		return "", "", fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
+		return "", "", curves{}, fmt.Errorf("a record to plot needs at least two vector fields (x, then y), or mean, lower and upper")
 	}
 	x := vecs[names[0]]
 	// A field NAME_se gives NAME's standard errors, drawn as error bars
@@ -363,10 +376,13 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 			series = append(series, name)
 		}
 	}
+	if labels != nil && len(labels) != len(series) {
+		return "", "", curves{}, fmt.Errorf("labels has %d names but the record has %d series to plot against %s (%s)", len(labels), len(series), names[0], strings.Join(series, ", "))
+	}
 	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
-			return "", "", fmt.Errorf("field %s has %d values but %s has %d", name, len(y), names[0], len(x))
+			return "", "", curves{}, fmt.Errorf("field %s has %d values but %s has %d", name, len(y), names[0], len(x))
 		}
 		pts := make(plotter.XYs, len(x))
 		for i := range x {
@@ -376,17 +392,24 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		if len(series) > 1 {
 			legend = name
 		}
+		if labels != nil {
+			legend = labels[k]
+		}
+		drawn.pts = append(drawn.pts, pts)
+		if legend != "" {
+			drawn.names = append(drawn.names, legend)
+		}
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
-			return "", "", err
+			return "", "", curves{}, err
 		}
 		if se := vecs[name+"_se"]; se != nil {
 			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)]); err != nil {
-				return "", "", err
+				return "", "", curves{}, err
 			}
 		}
 		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
 			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
-				return "", "", err
+				return "", "", curves{}, err
 			}
 		}
 	}
@@ -397,7 +420,7 @@ func plotRecord(p *plot.Plot, r *eval.Record) (xlabel, ylabel string, err error)
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
-	return names[0], ylabel, nil
+	return names[0], ylabel, drawn, nil
 }
 
 // addErrorBars draws ± se at each point.
