@@ -3,7 +3,10 @@
 // get a reporter from the interpreter (lang/eval puts it in the context of
 // a builtin's call when the run draws progress, see eval.Args.Context) and
 // the runtime loops count their work on a Task from Start; with no
-// reporter in the context every call here does nothing.
+// reporter in the context every call here does nothing. A computation
+// whose line says more than "what done/total" (sample's warm-up and
+// sampling bar) supplies its text through StartLine and leaves the drawing
+// here, so there is one way lines are drawn, throttled and erased.
 //
 // One line is drawn at a time: a task started while another is shown (the
 // permutations of a test inside tune, the tests of pc) counts silently, so
