@@ -199,8 +199,9 @@ func summaryFigure(s *hmc.Summary) (figure, error) {
 	// The default figure leaves the plot area beside a label of an inch.
 	w := base + max(0, label-vg.Inch)
 	h := max(4*vg.Inch, vg.Length(len(s.Params))*vg.Inch/4+vg.Inch)
-	const pad = 3 * vg.Millimeter
-	return figure{single: p, w: w + 2*pad, h: h, pad: pad}, nil
+	// The margins come out of the default width: a summary with short
+	// names keeps the default 6-inch picture.
+	return figure{single: p, w: w, h: h, pad: 3 * vg.Millimeter}, nil
 }
 
 // summaryIntervals draws, per quantity, the 5%–95% interval and the median.
