@@ -12,7 +12,9 @@
 // run's context and then calls Raise. From then on every level-3 BLAS call
 // (runtime/internal/blas3, between blocked panels) panics with Stop on the
 // goroutine that called it; its worker goroutines only return early, so a
-// panic never starts on a goroutine nobody recovers. lang/eval recovers Stop
+// panic never starts on a goroutine nobody recovers. The kernel matrices of
+// runtime/kernels check it too, before each block of rows (their workers'
+// panics reach the caller through runtime/internal/par). lang/eval recovers Stop
 // at the builtin call (or the statement) and reports the positioned
 // "NAME: interrupted", the same error every cancelled builtin reports.
 // Recovered elsewhere (a chain's guard turns a panic into an error), the
