@@ -156,7 +156,7 @@ func TestBKLBuiltinErrors(t *testing.T) {
 	}
 }
 
-// TestBKLDrawsStopsWhenCancelled: a cancelled context stops BKLDrawsContext
+// TestBKLDrawsStopsWhenCancelled: a cancelled context stops BKLDraws
 // with the context's error.
 func TestBKLDrawsStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -165,7 +165,7 @@ func TestBKLDrawsStopsWhenCancelled(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		x.Set(i, 0, math.Sin(float64(i)))
 	}
-	_, err := rbke.BKLDrawsContext(ctx, x, 20, 3, 1, rbke.BKLSettings{Tau2: 2})
+	_, err := rbke.BKLDraws(ctx, x, 20, 3, 1, rbke.BKLSettings{Tau2: 2})
 	if err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("got %v, want context canceled", err)
 	}

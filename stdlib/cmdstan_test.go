@@ -141,7 +141,7 @@ let a = post.a`)
 				if strings.Join(f.columns, ",") != strings.Join(want, ",") {
 					t.Errorf("columns %v, want %v", f.columns, want)
 				}
-				for k, v := range map[string]string{"method": "sample", "num_samples": "120", "num_warmup": "150", "save_warmup": "0", "max_depth": "8", "id": strconv.Itoa(c), "seed": "9", "file": "draws_" + strconv.Itoa(c) + ".csv"} {
+				for k, v := range map[string]string{"method": "sample", "num_samples": "120", "num_warmup": "150", "save_warmup": "0", "engaged": "1", "max_depth": "8", "id": strconv.Itoa(c), "seed": "9", "file": "draws_" + strconv.Itoa(c) + ".csv"} {
 					if f.config[k] != v {
 						t.Errorf("chain %d: %s = %q, want %q", c, k, f.config[k], v)
 					}
@@ -167,7 +167,29 @@ let a = post.a`)
 			}
 		})
 	}
+	// Without warm-up nothing is adapted, and the header says so as
+	// CmdStan's does (engaged = 0, without "(Default)"); the step size
+	// and metric block keeps the values used, step size 1 and identity.
 	dir := t.TempDir()
+	out := runIn(t, dir, `model m {
+  a ~ normal(1, 2)
+}
+let post = sample(m, chains: 1, warmup: 0, draws: 20, seed: 9)
+save(post, to: "cold.csv", format: "cmdstan")`)
+	if strings.Contains(out, "error") {
+		t.Fatal(out)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "cold_1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "\n#       engaged = 0\n") {
+		t.Errorf("warmup 0: the header does not say adaptation was off:\n%s", raw[:min(len(raw), 600)])
+	}
+	f := readStanCSV(t, filepath.Join(dir, "cold_1.csv"))
+	if f.config["num_warmup"] != "0" || f.stepSize != 1 || len(f.metric) != 1 || f.metric[0][0] != 1 {
+		t.Errorf("warmup 0: num_warmup %q, step size %v, metric %v", f.config["num_warmup"], f.stepSize, f.metric)
+	}
 	for _, c := range []struct{ src, want string }{
 		{`save([1, 2], to: "x.csv", format: "cmdstan")`, "saves a posterior"},
 		{`save([1, 2], to: "x.csv", format: "stan")`, `format must be "auto"`},

@@ -54,7 +54,7 @@ let post = sample(m, chains: 1, warmup: 50, draws: 20, seed: 5)
 let grid = linspace(-3, 3, 7)
 let e = embedding(post, p, at: grid, draws: 10, seed: 1)
 let w = witness(post, p, post, q, at: grid, draws: 10, seed: 1)
-`, []string{"embedding: draws ", "witness: draws ", "/10 ("}},
+`, []string{"sample: warm-up  [", "warm-up 1/50, draws 0/20", "it/s", "embedding: draws ", "witness: draws ", "/10 ("}},
 	}
 	for _, c := range cases {
 		for _, on := range []bool{true, false} {

@@ -10,6 +10,7 @@
 package bklstudy
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -158,7 +159,7 @@ func datasets(t *testing.T) []dataset {
 // and the time.
 func row(x *mat.Dense, m, draws int, tau2 float64) string {
 	start := time.Now()
-	r, err := bke.BKLDraws(x, m, draws, 1, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLDraws(context.Background(), x, m, draws, 1, bke.BKLSettings{Tau2: tau2})
 	if err != nil {
 		return "error: " + err.Error()
 	}

@@ -154,6 +154,76 @@ let r = fib(60)
 	}
 }
 
+// TestInterruptInsideCalls: Ctrl-C stops within a bound one long call that
+// has no loop of its own between checks: a dense factorisation in gonum
+// (chol, the LU of inv), the stages of kbr_filter, the landmark draws of
+// the "bkl" kernel choice, and tune and cv whose every candidate is a
+// dense fit. A statement follows each call, so a call that ran to its end
+// would be reported there ("long.kml:5:1: error: interrupted"), not as
+// "NAME: interrupted" at the call: the message tells whether the call
+// itself stopped, whatever the machine's speed.
+func TestInterruptInsideCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	// Stopping takes milliseconds idle; the bound allows a load of 20.
+	const bound = 3 * time.Second
+	for _, c := range []struct {
+		name, src, want string
+		settle          time.Duration // into the call
+	}{
+		{"chol", `let A = eye(4000) * 2
+print("started")
+let L = chol(A)
+print("done")
+`, "long.kml:3:9: error: chol: interrupted", 500 * time.Millisecond}, // past chol's check of symmetry
+		{"inv", `let A = eye(4000) * 2
+print("started")
+let L = inv(A)
+print("done")
+`, "long.kml:3:9: error: inv: interrupted", 100 * time.Millisecond},
+		{"kbr_filter", `let s = draw(normal(0, 1), 4000, seed: 1)
+let o = s + draw(normal(0, 1), 4000, seed: 2)
+print("started")
+let f = kbr_filter(cbind(s, s), cbind(o, o), transition: "operator")
+print("done")
+`, "long.kml:4:9: error: kbr_filter: interrupted", 100 * time.Millisecond},
+		{"bkl", `let x = draw(normal(0, 1), 1000, seed: 1)
+let y = draw(normal(0.1, 1), 1000, seed: 2)
+print("started")
+let r = mmd_test(x, y, "bkl", draws: 300, permutations: 10)
+print("done")
+`, "long.kml:4:9: error: mmd_test: interrupted", 100 * time.Millisecond},
+		{"tune", `let x = draw(normal(0, 1), 4000, seed: 1)
+fn k(l) = rbf(l)
+print("started")
+let t = tune(x, 1000, kernel: k, ell: logspace(-1, 0.5, 30), seed: 4, score: "logpdf", window: [-4, 4])
+print("done")
+`, "long.kml:4:9: error: tune: interrupted", 100 * time.Millisecond},
+		{"cv", `fn prior(n) = draw(normal(0, 1), n)
+fn sim(x) = x + draw(normal(0, 1), rows(x))
+let j = simulate(prior, sim, 4000, seed: 1)
+print("started")
+let r = cv(j, folds: 2, eps: logspace(-4, 0, 3), delta: logspace(-8, 0, 3))
+print("done")
+`, "long.kml:5:9: error: cv: interrupted", 100 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr, took := interruptChild(t, c.src, c.settle)
+			if code != exitSignal {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitSignal, stderr)
+			}
+			if !strings.Contains(stderr, c.want) || strings.Contains(stderr, "goroutine") {
+				t.Errorf("stderr does not say %q:\n%s", c.want, stderr)
+			}
+			if took > bound {
+				t.Errorf("stopped %v after SIGINT, want within %v", took, bound)
+			}
+			t.Logf("stopped %v after SIGINT", took)
+		})
+	}
+}
+
 // TestSecondSignalExits: a second SIGINT ends the process at once with
 // status 130 even while a computation ignores the context.
 func TestSecondSignalExits(t *testing.T) {

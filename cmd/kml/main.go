@@ -21,6 +21,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/lsp"
 	"github.com/kml-lang/kml/lang/repl"
+	"github.com/kml-lang/kml/runtime/interrupt"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
@@ -229,6 +230,11 @@ func interruptible(stderr io.Writer) (context.Context, context.CancelFunc) {
 		select {
 		case <-sig:
 			cancel()
+			// A dense factorisation inside gonum cannot see the
+			// context; the process-wide stop ends it (see
+			// runtime/interrupt). This process runs one script, so
+			// stopping every kernel is what the user asked for.
+			interrupt.Raise()
 		case <-done:
 			return
 		}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
+	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 // stmts runs statements in env and returns the value of the last one when it
@@ -39,6 +41,10 @@ func (th *Thread) guardedStmt(s ast.Stmt, env *Env) (v Value, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v = nil
+			if interrupt.Is(r) {
+				err = Interrupted(s.Pos(), context.Canceled)
+				return
+			}
 			err = &ast.Error{Pos: s.Pos(), Msg: fmt.Sprintf("internal error: %v", r),
 				Notes: []string{"this is a bug in KML; please report it with the script that caused it",
 					firstFrames(debug.Stack())}}
@@ -349,6 +355,12 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v = nil
+			if interrupt.Is(r) {
+				// A dense kernel stopped by the interrupt (see
+				// runtime/interrupt): the builtin was interrupted.
+				err = th.interrupted(a, context.Canceled)
+				return
+			}
 			err = &ast.Error{Pos: a.Pos, Msg: fmt.Sprintf("internal error in %s: %v", b.Name, r),
 				Notes: []string{"this is a bug in KML; please report it with the script that caused it",
 					firstFrames(debug.Stack())}}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 // testRegistry has the few builtins these tests need.
@@ -31,6 +32,9 @@ func testRegistry() *Registry {
 			return nil, err
 		}
 		return Num(x * by), nil
+	})
+	r.Register("stopped()", "", func(a *Args) (Value, error) {
+		panic(interrupt.Stop) // a dense kernel stopped by the interrupt
 	})
 	r.Register("boom()", "", func(a *Args) (Value, error) {
 		var m map[string]int
@@ -117,6 +121,7 @@ func TestEvalErrors(t *testing.T) {
 		{"let r = {a: 1}\nr.b", "2:3: error: record has no field \"b\"; it has a"},
 		{"twice(\"x\")", "1:7: error: twice: x must be a number, got string \"x\""},
 		{"boom()", "1:1: error: internal error in boom: assignment to entry in nil map"},
+		{"let x = 1\nlet y = twice(stopped())", "2:15: error: stopped: interrupted"},
 		{"fn f(n) = f(n + 1)\nf(1)", "calls nested deeper than 2000"},
 		{"1 && true", "&& needs true or false on its left, got number"},
 		{"\"a\" - 1", "cannot apply - to string \"a\" and number"},

@@ -63,6 +63,14 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 	if delta == 0 {
 		delta = 0.8
 	}
+	// Without warm-up nothing is adapted (step size 1, identity metric):
+	// the header says so as CmdStan's does when adaptation is off; the
+	// step size and metric below are still the ones used, as Stan writes
+	// them after a run without adaptation too.
+	engaged := "1 (Default)"
+	if r.Warmup == 0 {
+		engaged = "0"
+	}
 	var b bytes.Buffer
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// CmdStan's readers parse "key = value" lines; the version lines give
@@ -79,7 +87,7 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 #     save_warmup = 0 (Default)
 #     thin = 1 (Default)
 #     adapt
-#       engaged = 1 (Default)
+#       engaged = %s
 #       delta = %s
 #     algorithm = hmc (Default)
 #       hmc
@@ -92,7 +100,7 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 #   seed = %d
 # output
 #   file = %s
-`, p.Model.Name, eval.Version, r.Draws, r.Warmup, f(delta), s.MaxDepth, metric, c+1, s.Seed, file)
+`, p.Model.Name, eval.Version, r.Draws, r.Warmup, engaged, f(delta), s.MaxDepth, metric, c+1, s.Seed, file)
 	b.WriteString(strings.Join(SamplerColumns, ","))
 	for _, n := range p.Names {
 		b.WriteString("," + n)

@@ -64,7 +64,7 @@ func sampleShape(t *testing.T, s gradShape, seed uint64) (*model.Posterior, *mod
 		t.Fatal(err)
 	}
 	th := in.NewThread(context.Background())
-	post, err := model.Sample(th, c, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: seed, Workers: 2})
+	post, err := model.Sample(th.Context(), th, c, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: seed, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,16 +13,17 @@ import (
 	"github.com/kml-lang/kml/runtime/progress"
 )
 
-// Sample draws from c's posterior with NUTS on th's context, then constrains
-// the draws, lets the observation families check a spread of them, computes
+// Sample draws from c's posterior with NUTS under ctx (th's context, with
+// the builtin's progress reporter: eval.Args.Context), then constrains the
+// draws, lets the observation families check a spread of them, computes
 // the derived quantities of every draw, and summarises them with the
 // sampler's and the families' warnings. The result's seconds (Elapsed) are
 // the whole of this: what a user compares with another sampler's time is
 // the fit with its derived quantities, as Stan's includes its transformed
 // parameters.
-func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
+func Sample(ctx context.Context, th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 	start := clock()
-	res, err := hmc.Sample(th.Context(), func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
+	res, err := hmc.Sample(ctx, func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,6 @@ func Sample(th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
 		unconstrained[ci] = ch.Draws
 		total += len(ch.Draws)
 	}
-	ctx := th.Context()
 	task := progress.Start(ctx, "derived quantities", total)
 	workers := s.Workers
 	if workers <= 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
 	"github.com/kml-lang/kml/lang/render"
+	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 const (
@@ -173,13 +174,21 @@ func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Val
 		sig = ch
 	}
 	done := make(chan struct{})
-	defer close(done)
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		select {
 		case <-sig:
 			cancel()
+			interrupt.Raise() // stops a dense factorisation too
 		case <-done:
 		}
+	}()
+	defer func() {
+		// The statement has unwound: the next one runs its kernels.
+		close(done)
+		<-stopped
+		interrupt.Clear()
 	}()
 	return f(ctx)
 }

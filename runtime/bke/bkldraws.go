@@ -2,12 +2,13 @@ package bke
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/kml-lang/kml/runtime/progress"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // BKLDrawsResult is the outcome of BKLDraws: the maximisation of the mean
@@ -32,15 +33,11 @@ func DrawSeed(seed uint64, r int) uint64 {
 // choice of landmarks, which the model itself leaves arbitrary. The grid's
 // range is set from the first draw's data–landmark distances unless s sets
 // it. One draw is BKL on the first split.
-func BKLDraws(x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
-	return BKLDrawsContext(context.Background(), x, m, draws, seed, s)
-}
-
-// BKLDrawsContext is BKLDraws stopped by ctx: it checks ctx before each
-// evaluation of a draw's log density, returns ctx.Err() once it is done,
-// and counts the grid's lengthscales on a progress line when ctx carries a
-// reporter.
-func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
+//
+// A cancelled ctx stops it before each draw's model is built and before
+// each evaluation of a log density, with ctx.Err(); the evaluations of the
+// grid are counted on ctx's progress line.
+func BKLDraws(ctx context.Context, x *mat.Dense, m, draws int, seed uint64, s BKLSettings) (BKLDrawsResult, error) {
 	if draws < 1 {
 		return BKLDrawsResult{}, fmt.Errorf("bke: bkl: %d landmark draws: need at least 1", draws)
 	}
@@ -50,6 +47,9 @@ func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint6
 	}
 	mds := make([]*Model, draws)
 	for r := range mds {
+		if err := ctx.Err(); err != nil {
+			return BKLDrawsResult{}, err
+		}
 		rest, z := Split(x, m, DrawSeed(seed, r))
 		md, err := New(rest, z, s.Options)
 		if err != nil {
@@ -88,18 +88,17 @@ func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint6
 	for r := range per {
 		per[r] = make([]float64, s.GridPoints)
 	}
-	task := progress.Start(ctx, "lengthscales", s.GridPoints)
+	task := progress.Start(ctx, "lengthscales", s.GridPoints*draws)
 	defer task.Done()
 	for k := range res.Grid {
-		if err := ctx.Err(); err != nil {
-			return BKLDrawsResult{}, err
-		}
-		task.Add(1)
 		le := lo + float64(k)*step
 		res.Grid[k] = math.Exp(le)
 		var sum float64
 		for r := range per {
 			v, err := one(r)(le)
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return BKLDrawsResult{}, err
+			}
 			if err != nil || math.IsNaN(v) {
 				if firstErr == nil {
 					firstErr = err
@@ -108,16 +107,16 @@ func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint6
 			}
 			per[r][k] = v
 			sum += v
+			task.Add(1)
 		}
 		res.Profile[k] = sum / float64(draws)
 	}
 	out := BKLDrawsResult{}
 	var err error
-	out.BKLResult, err = refineProfile(mean, res, s, firstErr)
-	if cerr := ctx.Err(); cerr != nil {
-		return BKLDrawsResult{}, cerr
-	}
-	if err != nil {
+	if out.BKLResult, err = refineProfile(mean, res, s, firstErr); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return BKLDrawsResult{}, cerr
+		}
 		return BKLDrawsResult{}, err
 	}
 	if draws == 1 {
@@ -130,6 +129,9 @@ func BKLDrawsContext(ctx context.Context, x *mat.Dense, m, draws int, seed uint6
 		pr := res
 		pr.Profile, pr.Maxima = per[r], nil
 		d, err := refineProfile(one(r), pr, one1, firstErr)
+		if cerr := ctx.Err(); cerr != nil {
+			return BKLDrawsResult{}, cerr
+		}
 		if err != nil {
 			return BKLDrawsResult{}, fmt.Errorf("landmark draw %d: %w", r+1, err)
 		}

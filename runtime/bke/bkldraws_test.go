@@ -1,6 +1,7 @@
 package bke
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,7 +15,7 @@ func TestBKLDrawsOneIsBKL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := BKLDraws(x, 15, 1, 9, BKLSettings{Tau2: 1.5})
+	got, err := BKLDraws(context.Background(), x, 15, 1, 9, BKLSettings{Tau2: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestBKLDrawsOneIsBKL(t *testing.T) {
 func TestBKLDrawsMeanProfile(t *testing.T) {
 	x := gaussianGrid(rand.New(rand.NewPCG(5, 6)), 20)
 	const m, draws, seed = 12, 3, 21
-	res, err := BKLDraws(x, m, draws, seed, BKLSettings{Tau2: 1, GridPoints: 30})
+	res, err := BKLDraws(context.Background(), x, m, draws, seed, BKLSettings{Tau2: 1, GridPoints: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +72,34 @@ func TestBKLDrawsMeanProfile(t *testing.T) {
 	for r, e := range res.DrawEll {
 		if e < bestEll[r]/step || e > bestEll[r]*step {
 			t.Errorf("draw %d chose ℓ = %g, its grid's best is %g", r, e, bestEll[r])
+		}
+	}
+}
+
+// countdown is a context whose Err is nil for its first left calls and
+// context.Canceled from then on: a cancellation at a known check.
+type countdown struct {
+	context.Context
+	left, calls int
+}
+
+func (c *countdown) Err() error {
+	c.calls++
+	if c.calls > c.left {
+		return context.Canceled
+	}
+	return nil
+}
+
+// BKLDraws checks its context before each model it builds and each log
+// density it evaluates, and stops at the first check that finds it done.
+func TestBKLDrawsCancelled(t *testing.T) {
+	x := gaussianGrid(rand.New(rand.NewPCG(7, 8)), 20)
+	for _, left := range []int{0, 2, 10, 40} {
+		ctx := &countdown{Context: context.Background(), left: left}
+		_, err := BKLDraws(ctx, x, 12, 3, 1, BKLSettings{Tau2: 1, GridPoints: 30})
+		if err != context.Canceled || ctx.calls != left+1 {
+			t.Errorf("cancelled at check %d: err %v after %d checks", left+1, err, ctx.calls)
 		}
 	}
 }

@@ -73,7 +73,7 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 	case ktest.ChoiceGiven:
 		s.chosen = ktest.Given(spec.Kernel)
 	case ktest.ChoiceBKL:
-		c, err := ktest.ChooseBKLContext(ctx, s.resid, seed, spec.BKL)
+		c, err := ktest.ChooseBKL(ctx, s.resid, seed, spec.BKL)
 		if err != nil {
 			return s, err
 		}
@@ -85,7 +85,7 @@ func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint6
 		}
 		s.chosen = c
 	default:
-		c, err := ktest.Choose(spec.Choice, s.resid, seed)
+		c, err := ktest.Choose(ctx, spec.Choice, s.resid, seed)
 		if err != nil {
 			return s, err
 		}

@@ -1,7 +1,6 @@
 package hmc
 
 import (
-	"io"
 	"time"
 
 	"github.com/kml-lang/kml/runtime/inference"
@@ -59,8 +58,6 @@ type Settings struct {
 	// InitPoint fixes starting coordinates on the unconstrained scale; NaN
 	// entries (or a nil slice) are chosen by Init.
 	InitPoint []float64
-	// Progress receives a progress bar; nil means silent.
-	Progress io.Writer
 	// Workers bounds the chains run at once; default GOMAXPROCS.
 	Workers int
 }

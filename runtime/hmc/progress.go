@@ -1,31 +1,32 @@
 package hmc
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
-// progressBar draws one status line on a terminal: first the
-// initialisation (with its elapsed time, since Pathfinder can take many
-// seconds on a large model), then the iterations of all chains, split into
-// warm-up and sampling, with the rate and an estimate of the time left.
-// A nil *progressBar draws nothing.
+// progressBar is sample's line, drawn by the shared reporter in ctx (see
+// runtime/progress, which owns the drawing, throttling and erasing): first
+// the initialisation with its elapsed time, redrawn twice a second since
+// Pathfinder can take many seconds on a large model; then the iterations of
+// all chains, split into warm-up and sampling, with the rate and the time
+// left. With no reporter in ctx it draws nothing; a nil *progressBar does
+// nothing either.
 type progressBar struct {
-	mu                   sync.Mutex
-	w                    io.Writer
-	every                time.Duration // at most one redraw per interval
-	warmTotal, drawTotal int
-	warm, draws          int
-	last, start          time.Time
-	stopTick             chan struct{}
-	tickDone             chan struct{}
+	ctx                  context.Context
+	warmTotal, drawTotal int64
+	warm                 atomic.Int64 // warm-up iterations done, of all chains
+	init, iter           *progress.Task
+	stopTick, tickDone   chan struct{}
 }
 
-func newProgressBar(w io.Writer, chains, warmup, draws int) *progressBar {
-	return &progressBar{w: w, every: 100 * time.Millisecond, warmTotal: chains * warmup, drawTotal: chains * draws}
+func newProgressBar(ctx context.Context, chains, warmup, draws int) *progressBar {
+	return &progressBar{ctx: ctx, warmTotal: int64(chains * warmup), drawTotal: int64(chains * draws)}
 }
 
 // initialising shows the initialisation line and keeps its clock running
@@ -38,14 +39,13 @@ func (p *progressBar) initialising(pathfinder bool) {
 	if pathfinder {
 		what = "initialising (Pathfinder)"
 	}
-	start := time.Now()
-	p.stopTick, p.tickDone = make(chan struct{}), make(chan struct{})
-	draw := func() {
-		p.mu.Lock()
-		fmt.Fprintf(p.w, "\r\033[K%s %4.1fs", what, time.Since(start).Seconds())
-		p.mu.Unlock()
+	p.init = progress.StartLine(p.ctx, 0, func(_ int64, elapsed time.Duration) string {
+		return fmt.Sprintf("%s %s", what, progress.Duration(elapsed.Seconds()))
+	})
+	if p.init == nil {
+		return
 	}
-	draw()
+	p.stopTick, p.tickDone = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(p.tickDone)
 		t := time.NewTicker(500 * time.Millisecond)
@@ -55,20 +55,24 @@ func (p *progressBar) initialising(pathfinder bool) {
 			case <-p.stopTick:
 				return
 			case <-t.C:
-				draw()
+				p.init.Add(0) // a redraw: the clock moved
 			}
 		}
 	}()
 }
 
+// initialised ends the initialisation line and starts the iterations'.
 func (p *progressBar) initialised() {
-	if p == nil || p.stopTick == nil {
+	if p == nil || p.iter != nil {
 		return
 	}
-	close(p.stopTick)
-	<-p.tickDone
-	p.stopTick = nil
-	p.start = time.Now()
+	if p.stopTick != nil {
+		close(p.stopTick)
+		<-p.tickDone
+		p.stopTick = nil
+	}
+	p.init.Done()
+	p.iter = progress.StartLine(p.ctx, int(p.warmTotal+p.drawTotal), p.line)
 }
 
 // add counts one iteration of a chain, in warm-up or sampling.
@@ -76,52 +80,39 @@ func (p *progressBar) add(warmup bool) {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if warmup {
-		p.warm++
-	} else {
-		p.draws++
+		p.warm.Add(1)
 	}
-	done, total := p.warm+p.draws, p.warmTotal+p.drawTotal
-	if time.Since(p.last) < p.every && done < total {
-		return
-	}
-	p.last = time.Now()
-	const width = 30
-	// The bar fills with '=' for warm-up and '#' for sampling iterations.
-	nw := width * p.warm / max(total, 1)
-	nd := width * done / max(total, 1)
-	bar := strings.Repeat("=", nw) + strings.Repeat("#", nd-nw) + strings.Repeat(".", width-nd)
-	phase := "sampling"
-	if p.warm < p.warmTotal {
-		phase = "warm-up "
-	}
-	elapsed := time.Since(p.start).Seconds()
-	rate := float64(done) / max(elapsed, 1e-9)
-	left := float64(total-done) / max(rate, 1e-9)
-	fmt.Fprintf(p.w, "\r\033[K%s [%s] %3d%%  warm-up %d/%d, draws %d/%d  %.0f it/s  %s left",
-		phase, bar, 100*done/max(total, 1), p.warm, p.warmTotal, p.draws, p.drawTotal, rate, shortDuration(left))
+	p.iter.Add(1)
 }
 
+// line is "warm-up  [=====.....] 16%  warm-up 160/600, draws 0/400
+// 520 it/s  2s left": the bar fills with '=' for warm-up and '#' for
+// sampling iterations.
+func (p *progressBar) line(done int64, elapsed time.Duration) string {
+	total := p.warmTotal + p.drawTotal
+	done = min(done, total)
+	warm := min(p.warm.Load(), done) // counted just before done
+	draws := done - warm
+	const width = 30
+	nw := int(width * warm / max(total, 1))
+	nd := int(width * done / max(total, 1))
+	bar := strings.Repeat("=", nw) + strings.Repeat("#", nd-nw) + strings.Repeat(".", width-nd)
+	phase := "sampling"
+	if warm < p.warmTotal {
+		phase = "warm-up "
+	}
+	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	left := float64(total-done) / max(rate, 1e-9)
+	return fmt.Sprintf("%s [%s] %3d%%  warm-up %d/%d, draws %d/%d  %.0f it/s  %s left",
+		phase, bar, 100*done/max(total, 1), warm, p.warmTotal, draws, p.drawTotal, rate, progress.Duration(left))
+}
+
+// finish erases the line.
 func (p *progressBar) finish() {
 	if p == nil {
 		return
 	}
 	p.initialised()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprint(p.w, "\r\033[K")
-}
-
-// shortDuration renders seconds as 4s, 2m05s or 1h02m.
-func shortDuration(s float64) string {
-	d := time.Duration(s * float64(time.Second)).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	p.iter.Done()
 }

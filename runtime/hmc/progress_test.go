@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kml-lang/kml/runtime/internal/testmodel"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 type lockedBuffer struct {
@@ -21,55 +23,79 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
-// TestProgressLine: a run with a progress writer shows the initialisation,
-// then warm-up and sampling with counts, rate and time left, and ends by
-// clearing its line; without one nothing is written anywhere.
+// reporting is a context carrying a reporter that draws on w at every
+// step, at once, for the computation "sample".
+func reporting(w *lockedBuffer) context.Context {
+	r := &progress.Reporter{W: w, Now: time.Now}
+	return progress.With(context.Background(), r, "sample")
+}
+
+// TestProgressLine: a run whose context carries a reporter shows the
+// initialisation, then warm-up and sampling with counts, rate and time
+// left, each line "sample: ...", and ends by erasing its line; without one
+// nothing is written anywhere.
 func TestProgressLine(t *testing.T) {
 	var buf lockedBuffer
-	_, err := Sample(context.Background(), factory(testmodel.StdNormal{D: 3}),
-		Settings{Chains: 2, Warmup: 50, Draws: 40, Seed: 1, Progress: &buf})
+	_, err := Sample(reporting(&buf), factory(testmodel.StdNormal{D: 3}),
+		Settings{Chains: 2, Warmup: 50, Draws: 40, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := buf.b.String()
-	for _, want := range []string{"initialising (Pathfinder)", "draws 80/80", "warm-up 100/100", "it/s", "left"} {
+	for _, want := range []string{"\r\033[Ksample: warm-up  [", "\r\033[Ksample: sampling [", "draws 80/80", "warm-up 100/100", "it/s", "left"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress output lacks %q:\n%q", want, out)
 		}
 	}
 	if !strings.HasSuffix(out, "\r\033[K") {
-		t.Errorf("the line is not cleared at the end: %q", out[max(0, len(out)-40):])
+		t.Errorf("the line is not erased at the end: %q", out[max(0, len(out)-40):])
+	}
+}
+
+// The initialisation line keeps its clock running until the chains start.
+func TestProgressInitialising(t *testing.T) {
+	var buf lockedBuffer
+	p := newProgressBar(reporting(&buf), 1, 1, 1)
+	p.initialising(true)
+	time.Sleep(1200 * time.Millisecond) // two ticks
+	p.finish()
+	out := buf.b.String()
+	if n := strings.Count(out, "sample: initialising (Pathfinder) "); n < 2 {
+		t.Errorf("%d initialisation lines, want the clock redrawn:\n%q", n, out)
+	}
+	if !strings.HasSuffix(out, "\r\033[K") {
+		t.Errorf("not erased: %q", out)
 	}
 }
 
 // The bar shows warm-up and sampling apart, and the phase name follows the
 // warm-up count.
 func TestProgressBarPhases(t *testing.T) {
-	var buf bytes.Buffer
-	p := newProgressBar(&buf, 2, 3, 2)
-	p.every = 0
+	var buf lockedBuffer
+	p := newProgressBar(reporting(&buf), 2, 3, 2)
+	p.initialising(false)
+	p.initialised()
 	p.add(true)
-	if !strings.Contains(buf.String(), "warm-up  [===") || !strings.Contains(buf.String(), "warm-up 1/6, draws 0/4") {
-		t.Errorf("after one warm-up iteration: %q", buf.String())
+	if s := buf.b.String(); !strings.Contains(s, "sample: warm-up  [===") || !strings.Contains(s, "warm-up 1/6, draws 0/4") {
+		t.Errorf("after one warm-up iteration: %q", s)
 	}
 	for range 5 {
 		p.add(true)
 	}
-	buf.Reset()
+	buf.b.Reset()
 	p.add(false)
-	if !strings.HasPrefix(buf.String(), "\r\033[Ksampling [") || !strings.Contains(buf.String(), "=###") {
-		t.Errorf("after warm-up and one draw: %q", buf.String())
+	if s := buf.b.String(); !strings.HasPrefix(s, "\r\033[Ksample: sampling [") || !strings.Contains(s, "=###") || !strings.Contains(s, "warm-up 6/6, draws 1/4") {
+		t.Errorf("after warm-up and one draw: %q", s)
 	}
+	p.finish()
+	// Without a reporter, and nil, nothing happens.
+	quiet := newProgressBar(context.Background(), 1, 1, 1)
+	quiet.initialising(true)
+	quiet.initialised()
+	quiet.add(true)
+	quiet.finish()
 	var nilBar *progressBar
 	nilBar.initialising(true)
 	nilBar.add(true)
 	nilBar.finish()
-}
-
-func TestShortDuration(t *testing.T) {
-	for s, want := range map[float64]string{3.4: "3s", 125: "2m05s", 3725: "1h02m"} {
-		if got := shortDuration(s); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", s, got, want)
-		}
-	}
 }

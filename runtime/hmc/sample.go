@@ -61,11 +61,8 @@ func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*R
 		panic(fmt.Sprintf("hmc: InitPoint has %d values, the model %d", len(s.InitPoint), dim))
 	}
 	res := &Result{Dim: dim, Warmup: s.Warmup, Draws: s.Draws, Chains: make([]*Chain, s.Chains)}
-	var progress *progressBar
-	if s.Progress != nil {
-		progress = newProgressBar(s.Progress, s.Chains, s.Warmup, s.Draws)
-		defer progress.finish()
-	}
+	progress := newProgressBar(ctx, s.Chains, s.Warmup, s.Draws)
+	defer progress.finish()
 	progress.initialising(s.Init == InitPathfinder && s.InitPoint == nil)
 	inits, evals, note, err := initialPoints(ctx, models, s)
 	progress.initialised()

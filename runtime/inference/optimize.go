@@ -172,7 +172,10 @@ func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 		for j, i := range freeIdx {
 			full[i] = x[j]
 		}
-		lp, err := o.LogDensity(grad, full)
+		// gonum calls this on a goroutine of its own, which nothing
+		// else guards: a panic (a bug in a model, or a dense kernel
+		// stopped by runtime/interrupt) must become an error here.
+		lp, err := safeEval(o, grad, full)
 		if err != nil || math.IsNaN(lp) {
 			lp = math.Inf(-1)
 		}

@@ -68,6 +68,15 @@ type Filter struct {
 // NewFilter trains a filter on states and observations paired by row
 // (time), at least 3 steps.
 func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Transition) (*Filter, error) {
+	return NewFilterContext(context.Background(), states, obs, kx, ky, s, tr)
+}
+
+// NewFilterContext is NewFilter stopped by ctx: it checks ctx between its
+// stages (each Gram matrix, factorisation and solve, each a fraction of a
+// second at n = 4000; a factorisation itself stops on the process's
+// interrupt, see runtime/interrupt) and returns ctx.Err() once it is done.
+func NewFilterContext(ctx context.Context, states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Transition) (f *Filter, err error) {
+	stage := func() error { return ctx.Err() }
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -89,15 +98,20 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 	x := mat.DenseCopyOf(states.Slice(0, n, 0, dx))
 	xplus := mat.DenseCopyOf(states.Slice(1, big, 0, dx))
 	y := mat.DenseCopyOf(obs.Slice(0, n, 0, dy))
-	f := &Filter{X: x, XPlus: xplus, Y: y, KX: kx, KY: ky, s: s}
+	f = &Filter{X: x, XPlus: xplus, Y: y, KX: kx, KY: ky, s: s}
 	c := float64(n) * s.Eps
-	var err error
 	if f.init, err = NewCME(x, y, ky, s); err != nil {
+		return nil, err
+	}
+	if err := stage(); err != nil {
 		return nil, err
 	}
 	if s.Rank > 0 {
 		l, _, err := kernels.IncompleteCholesky(kx, states, s.tol()*float64(big), s.Rank)
 		if err != nil {
+			return nil, err
+		}
+		if err := stage(); err != nil {
 			return nil, err
 		}
 		_, r := l.Dims()
@@ -123,6 +137,9 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 				return nil, err
 			}
 		}
+		if err := stage(); err != nil {
+			return nil, err
+		}
 		if f.ly, _, err = kernels.IncompleteCholesky(ky, y, s.tol()*float64(n), s.Rank); err != nil {
 			return nil, err
 		}
@@ -132,12 +149,21 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 	if err != nil {
 		return nil, err
 	}
+	if err := stage(); err != nil {
+		return nil, err
+	}
 	ch, err := ridgeChol(gx, c)
 	if err != nil {
 		return nil, fmt.Errorf("G_X + nεI: %w", err)
 	}
+	if err := stage(); err != nil {
+		return nil, err
+	}
 	gxx, err := kernels.Cross(kx, x, xplus)
 	if err != nil {
+		return nil, err
+	}
+	if err := stage(); err != nil {
 		return nil, err
 	}
 	f.trans = &mat.Dense{}
@@ -145,12 +171,21 @@ func NewFilter(states, obs *mat.Dense, kx, ky kernels.Kernel, s Settings, tr Tra
 		return nil, err
 	}
 	if tr == TransitionOperator {
+		if err := stage(); err != nil {
+			return nil, err
+		}
 		f.smooth = &mat.Dense{}
 		if err := linalg.IgnoreCondition(ch.SolveTo(f.smooth, gx)); err != nil {
 			return nil, err
 		}
 	}
+	if err := stage(); err != nil {
+		return nil, err
+	}
 	if f.gy, err = kernels.Gram(ky, y); err != nil {
+		return nil, err
+	}
+	if err := stage(); err != nil {
 		return nil, err
 	}
 	return f, nil

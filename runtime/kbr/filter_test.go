@@ -160,3 +160,45 @@ func TestFilterRotation(t *testing.T) {
 		t.Errorf("rank-60 filter MSE %.4f, exact %.4f", m2, m1)
 	}
 }
+
+// countdown is a context whose Err is nil for its first left calls and
+// context.Canceled from then on: a cancellation at a known check.
+type countdown struct {
+	context.Context
+	left, calls int
+}
+
+func (c *countdown) Err() error {
+	c.calls++
+	if c.calls > c.left {
+		return context.Canceled
+	}
+	return nil
+}
+
+// NewFilterContext checks its context between its stages (exact and low
+// rank, each transition) and stops at the first check that finds it done;
+// with no cancellation it builds the filter NewFilter builds.
+func TestNewFilterCancelled(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	xs, ys := rotation(r, 41, 0.3, 0, 0)
+	for _, rank := range []int{0, 10} {
+		for _, tr := range []Transition{TransitionSample, TransitionOperator} {
+			s := Settings{Eps: 1e-3, Delta: 1e-3, Rank: rank}
+			all := &countdown{Context: context.Background(), left: 1 << 30}
+			if _, err := NewFilterContext(all, xs, ys, rbf(t, 1), rbf(t, 1), s, tr); err != nil {
+				t.Fatal(err)
+			}
+			if all.calls < 3 {
+				t.Errorf("rank %d, %s: %d checks", rank, tr, all.calls)
+			}
+			for left := range all.calls {
+				ctx := &countdown{Context: context.Background(), left: left}
+				f, err := NewFilterContext(ctx, xs, ys, rbf(t, 1), rbf(t, 1), s, tr)
+				if err != context.Canceled || f != nil || ctx.calls != left+1 {
+					t.Errorf("rank %d, %s, cancelled at check %d: err %v after %d checks", rank, tr, left+1, err, ctx.calls)
+				}
+			}
+		}
+	}
+}

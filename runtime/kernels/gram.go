@@ -11,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/interrupt"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -306,12 +307,21 @@ func newGrid(x, y *mat.Dense, workers int) *grid {
 
 // parallel runs body over row blocks on the workers. Blocks are handed out
 // in order, which balances the triangular work of a symmetric grid.
+//
+// Each block first checks the process-wide interrupt (runtime/interrupt),
+// as the dense BLAS kernels do: a Gram matrix of thousands of rows takes
+// seconds on a loaded machine, and par.Blocks carries the panic to the
+// caller's goroutine.
 func (g *grid) parallel(body func(i0, i1 int)) {
 	if g.workers <= 1 || g.n <= blockRows {
+		interrupt.Check()
 		body(0, g.n)
 		return
 	}
-	par.Blocks(g.n, blockRows, g.workers, func(_, i0, i1 int) { body(i0, i1) })
+	par.Blocks(g.n, blockRows, g.workers, func(_, i0, i1 int) {
+		interrupt.Check()
+		body(i0, i1)
+	})
 }
 
 // jStart is the first column computed in row i.

@@ -308,6 +308,14 @@ func runChains(ctx context.Context, newPost func() *ellPosterior, inits []float6
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			// A panic here would end the process: a dense kernel
+			// stopped by runtime/interrupt (the run's context is then
+			// done, so the error reads "interrupted"), or a bug.
+			defer func() {
+				if r := recover(); r != nil {
+					errs[c] = fmt.Errorf("internal error: %v", r)
+				}
+			}()
 			res, err := hmc.Sample(ctx, func() (hmc.Model, error) { return newPost(), nil }, hmc.Settings{
 				Chains: 1, Warmup: s.Warmup, Draws: s.PerChain, Workers: 1,
 				Seed: rng.New(seed, rng.BayesChain.Index(c)).Uint64(), InitPoint: []float64{inits[c]}})

@@ -68,15 +68,11 @@ const (
 // rows each, τ² fixed. The chosen record reports the settings, the mean
 // profile's local maxima, each draw's own choice and, in Fragile, why the
 // choice is fragile (empty if it is not).
-func ChooseBKL(data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
-	return ChooseBKLContext(context.Background(), data, seed, o)
-}
-
-// ChooseBKLContext is ChooseBKL stopped by ctx (checked before every
+// A cancelled ctx stops it with ctx.Err() (checked before every
 // evaluation of the pseudolikelihood), with progress on ctx's reporter.
 // It is the one implementation of BKL's settings and rules: the kernel
 // tests' "bkl" choice and the bkl builtin both call it.
-func ChooseBKLContext(ctx context.Context, data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
+func ChooseBKL(ctx context.Context, data *mat.Dense, seed uint64, o BKLOptions) (Chosen, error) {
 	if o.Points != nil {
 		return chooseBKLAt(ctx, data, o)
 	}
@@ -98,7 +94,7 @@ func ChooseBKLContext(ctx context.Context, data *mat.Dense, seed uint64, o BKLOp
 	if draws == 0 {
 		draws = DefaultDraws
 	}
-	r, err := bke.BKLDrawsContext(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLDraws(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
 	if err != nil {
 		return Chosen{}, err
 	}

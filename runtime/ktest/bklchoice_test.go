@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestChooseBKLFragile(t *testing.T) {
 		grid.Set(i, 0, 10*float64(i%3)+r.NormFloat64())
 		grid.Set(i, 1, 10*float64(i/3%3)+r.NormFloat64())
 	}
-	c, err := ChooseBKL(grid, 1, BKLOptions{})
+	c, err := ChooseBKL(context.Background(), grid, 1, BKLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestChooseBKLFragile(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		small.Set(i, 0, r.NormFloat64())
 	}
-	c, err = ChooseBKL(small, 1, BKLOptions{Landmarks: 4, Tau2: 1, Draws: 8})
+	c, err = ChooseBKL(context.Background(), small, 1, BKLOptions{Landmarks: 4, Tau2: 1, Draws: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"math"
 	"os"
 	"testing"
@@ -26,7 +27,7 @@ func TestBKLLevelUnderTheNull(t *testing.T) {
 	}
 	const reps, perms, alpha = 200, 199, 0.05
 	choose := func(data *mat.Dense, seed uint64) (Chosen, error) {
-		return ChooseBKL(data, seed, BKLOptions{})
+		return ChooseBKL(context.Background(), data, seed, BKLOptions{})
 	}
 	se := math.Sqrt(alpha * (1 - alpha) / reps)
 	for _, c := range []struct {

@@ -59,8 +59,9 @@ func Given(k kernels.Kernel) Chosen {
 // heuristic (MedianHeuristic with seed); ChoiceBKL, Bayesian kernel
 // learning by ChooseBKL with the default settings. The rules are functions of the pooled sample (MMD) or of one
 // variable (HSIC), which a permutation leaves unchanged, so the tests keep
-// their level.
-func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
+// their level. A cancelled ctx stops the BKL and Bayes rules with
+// ctx.Err().
+func Choose(ctx context.Context, c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
 	var ell float64
 	out := Chosen{Choice: c}
 	switch c {
@@ -74,9 +75,9 @@ func Choose(c Choice, data *mat.Dense, seed uint64) (Chosen, error) {
 		}
 		ell = m
 	case ChoiceBKL:
-		return ChooseBKL(data, seed, BKLOptions{})
+		return ChooseBKL(ctx, data, seed, BKLOptions{})
 	case ChoiceBayes:
-		return ChooseBayes(context.Background(), data, BayesSettings{}, seed)
+		return ChooseBayes(ctx, data, BayesSettings{}, seed)
 	default:
 		return Chosen{}, fmt.Errorf("ktest: no rule %q to choose a kernel", c)
 	}

@@ -25,7 +25,7 @@ func chosen(c Choice, data *mat.Dense, seed uint64) (kernels.Kernel, error) {
 	if c == ChoiceGiven {
 		return kernels.NewRBF([]float64{1})
 	}
-	ch, err := Choose(c, data, seed)
+	ch, err := Choose(context.Background(), c, data, seed)
 	return ch.Kernel, err
 }
 

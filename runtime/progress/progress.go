@@ -3,7 +3,10 @@
 // get a reporter from the interpreter (lang/eval puts it in the context of
 // a builtin's call when the run draws progress, see eval.Args.Context) and
 // the runtime loops count their work on a Task from Start; with no
-// reporter in the context every call here does nothing.
+// reporter in the context every call here does nothing. A computation
+// whose line says more than "what done/total" (sample's warm-up and
+// sampling bar) supplies its text through StartLine and leaves the drawing
+// here, so there is one way lines are drawn, throttled and erased.
 //
 // One line is drawn at a time: a task started while another is shown (the
 // permutations of a test inside tune, the tests of pc) counts silently, so
@@ -64,6 +67,8 @@ type Task struct {
 	done  atomic.Int64
 	start time.Time
 	shown bool // the reporter's line is this task's
+	// custom, when set, draws the line after "NAME: " (StartLine).
+	custom func(done int64, elapsed time.Duration) string
 }
 
 // Start begins a task of total steps described by what ("permutations",
@@ -84,6 +89,17 @@ func Start(ctx context.Context, what string, total int) *Task {
 		r.active, t.shown = t, true
 	}
 	r.mu.Unlock()
+	return t
+}
+
+// StartLine is Start for a computation whose line says more than
+// "what done/total": line(done, elapsed) is drawn after "NAME: " under the
+// same rules (sample's warm-up and sampling bar, its rate and time left).
+func StartLine(ctx context.Context, total int, line func(done int64, elapsed time.Duration) string) *Task {
+	t := Start(ctx, "", total)
+	if t != nil {
+		t.custom = line
+	}
 	return t
 }
 
@@ -115,6 +131,9 @@ func (t *Task) Add(k int) {
 
 // line is the status: "pc: tests 120/400 (30%)  1m05s left".
 func (t *Task) line(done int64, now time.Time) string {
+	if t.custom != nil {
+		return t.label + t.custom(done, now.Sub(t.start))
+	}
 	elapsed := now.Sub(t.start).Seconds()
 	if t.total <= 0 {
 		return fmt.Sprintf("%s %d  %s", t.label, done, Duration(elapsed))

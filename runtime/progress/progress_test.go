@@ -55,3 +55,33 @@ func TestLine(t *testing.T) {
 	none.Add(1)
 	none.Done()
 }
+
+// TestStartLine: a task with its own line draws it after the computation's
+// name with the count and elapsed time it is given, under the same delay,
+// and erases it.
+func TestStartLine(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(0, 0)
+	r := New(&buf)
+	r.Now = func() time.Time { return now }
+	ctx := With(context.Background(), r, "sample")
+	task := StartLine(ctx, 10, func(done int64, elapsed time.Duration) string {
+		return "custom " + Duration(float64(done)) + " " + Duration(elapsed.Seconds())
+	})
+	task.Add(3)
+	if buf.Len() != 0 {
+		t.Fatalf("drawn before the delay: %q", buf.String())
+	}
+	now = now.Add(75 * time.Second)
+	task.Add(1)
+	if want := "\r\033[Ksample: custom 4s 1m15s"; buf.String() != want {
+		t.Fatalf("line %q, want %q", buf.String(), want)
+	}
+	task.Done()
+	if !strings.HasSuffix(buf.String(), "\r\033[K") {
+		t.Fatalf("not erased: %q", buf.String())
+	}
+	if StartLine(context.Background(), 1, nil) != nil {
+		t.Fatal("a task without a reporter")
+	}
+}

@@ -145,14 +145,11 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	default:
 		return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %s", eval.Describe(v))
 	}
-	if th.Interp().Options().Progress {
-		s.Progress = th.Interp().ProgressWriter() // Options.ProgressTo: a notebook's display
-	}
 	if s.NoWarmup {
 		// As Stan does: without warm-up nothing is adapted.
 		th.Interp().Warn(a.Pos, "warmup: 0: the step size and the metric are not adapted (step size 1, identity metric) and the chains start at their initial points; the draws may be far from the posterior")
 	}
-	post, err := model.Sample(th, c, s)
+	post, err := model.Sample(a.Context(), th, c, s)
 	if err != nil {
 		return nil, fitError(a, err)
 	}

@@ -93,7 +93,7 @@ func registerKbrfilter(reg *eval.Registry) {
 			if !(sdelta > 0) || math.IsInf(sdelta, 0) {
 				return nil, a.Errorf("smooth_delta", "smooth_delta must be a positive number, got %v", sdelta)
 			}
-			f, err := rkbr.NewFilter(x, y, j.kx, j.ky, j.settings, rkbr.Transition(tr))
+			f, err := rkbr.NewFilterContext(a.Context(), x, y, j.kx, j.ky, j.settings, rkbr.Transition(tr))
 			if err != nil {
 				return nil, a.Fail("%v", err)
 			}

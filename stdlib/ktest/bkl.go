@@ -15,7 +15,7 @@ func registerBKL(reg *eval.Registry) {
 }
 
 // bklBuiltin is the kernel tests' "bkl" choice on x alone: the same
-// options, rules (rktest.ChooseBKLContext) and record (BKLRecord),
+// options, rules (rktest.ChooseBKL) and record (BKLRecord),
 // with the chosen lengthscale as its first field and the mean profile as
 // its last.
 func bklBuiltin(a *eval.Args) (eval.Value, error) {
@@ -31,7 +31,7 @@ func bklBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := rktest.ChooseBKLContext(a.Context(), x, seed, o)
+	c, err := rktest.ChooseBKL(a.Context(), x, seed, o)
 	if err != nil {
 		if e := a.Context().Err(); e != nil {
 			return nil, a.Interrupted(e)

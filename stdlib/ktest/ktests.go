@@ -105,7 +105,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			if err != nil {
 				return rktest.Chosen{}, err
 			}
-			c, err := rktest.ChooseBKLContext(a.Th.Context(), data, seed, o)
+			c, err := rktest.ChooseBKL(a.Context(), data, seed, o)
 			if err != nil {
 				if e := a.Th.Context().Err(); e != nil {
 					return c, a.Interrupted(e)
@@ -115,7 +115,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			return c, nil
 		}
 		if v == "median" {
-			c, err := rktest.Choose(rktest.Choice(v), data, seed)
+			c, err := rktest.Choose(a.Context(), rktest.Choice(v), data, seed)
 			if err != nil {
 				return c, a.Errorf(name, "%v", err)
 			}

@@ -26,7 +26,7 @@ import (
 
 func registerPlot(reg *eval.Registry) {
 	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -37,6 +37,11 @@ type figure struct {
 	single *plot.Plot
 	panels [][]*plot.Plot
 	w, h   vg.Length
+	// pad is a margin left and right of a single plot: gonum sizes the
+	// axis to its tick labels' measured width with nothing to spare, so a
+	// long label's first glyph touches (or crosses) the left edge, and an
+	// interval reaching the axis' end touches the right one.
+	pad vg.Length
 }
 
 func plotBuiltin(a *eval.Args) (eval.Value, error) {
@@ -73,7 +78,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
 	case *model.SummaryVal:
-		fig.single, err = summaryIntervals(v.S)
+		fig, err = summaryFigure(v.S)
 	case *model.DistVal:
 		fig.single, err = distributionPlot(v)
 	default:
@@ -117,7 +122,7 @@ func (f figure) render(format string) ([]byte, error) {
 	}
 	dc := draw.New(c)
 	if f.single != nil {
-		f.single.Draw(dc)
+		f.single.Draw(draw.Crop(dc, f.pad, -f.pad, 0, 0))
 	} else {
 		tiles := draw.Tiles{Rows: len(f.panels), Cols: len(f.panels[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 3,
 			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -152,7 +157,11 @@ func plotData(a *eval.Args, v eval.Value) (*plot.Plot, error) {
 		if data, err = dataPoints(a); err != nil {
 			return nil, err
 		}
-		xlabel, ylabel, err = plotRecord(p, v, data)
+		var labels eval.Names
+		if err := a.Unpack("labels?", &labels); err != nil {
+			return nil, err
+		}
+		xlabel, ylabel, err = plotRecord(p, v, data, labels)
 	case *eval.Vec:
 		if err := checkFinite(a, v.Data); err != nil {
 			return nil, err
@@ -287,7 +296,9 @@ var lineColors = []color.Color{
 
 // plotRecord draws a band record (mean, lower, upper over a grid) or a
 // record of equal-length vectors.
-func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel string, err error) {
+// labels, if given, name the lines of a record of vectors in the legend,
+// one per line, in place of the field names.
+func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Names) (xlabel, ylabel string, err error) {
 	vecs := map[string][]float64{}
 	var names []string
 	for _, k := range r.AttrNames() {
@@ -355,6 +366,9 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			series = append(series, name)
 		}
 	}
+	if labels != nil && len(labels) != len(series) {
+		return "", "", fmt.Errorf("labels has %d names but the record has %d series to plot against %s (%s)", len(labels), len(series), names[0], strings.Join(series, ", "))
+	}
 	var drawn []plotter.XYs
 	for k, name := range series {
 		y := vecs[name]
@@ -366,7 +380,9 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs) (xlabel, ylabel 
 			pts[i] = plotter.XY{X: x[i], Y: y[i]}
 		}
 		legend := ""
-		if len(series) > 1 {
+		if labels != nil {
+			legend = labels[k]
+		} else if len(series) > 1 {
 			legend = name
 		}
 		drawn = append(drawn, pts)

@@ -27,7 +27,7 @@ func TestBandZeroLineAndXField(t *testing.T) {
 		}
 		r := eval.NewRecord().Set("other", vec(7, 8, 9)).Set("mean", vec(mean...)).Set("lower", vec(c.lower...)).
 			Set("upper", vec(c.upper...)).Set("x", vec(1, 2, 3))
-		xl, _, err := plotRecord(p, r, nil)
+		xl, _, err := plotRecord(p, r, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestPredictBand(t *testing.T) {
 	r := eval.NewRecord().Set("f_mean", vec(1, 2, 1.5)).Set("f_var", vec(0.04, 0.01, 0.09)).
 		Set("y_mean", vec(1, 2, 1.5)).Set("y_var", vec(0.25, 0.16, 0.36)).Set("x", vec(0, 1, 2))
 	data := plotter.XYs{{X: 0.5, Y: 0}, {X: 1.5, Y: 2.2}}
-	if _, _, err := plotRecord(p, r, data); err != nil {
+	if _, _, err := plotRecord(p, r, data, nil); err != nil {
 		t.Fatal(err)
 	}
 	z := 1.959963984540054
@@ -60,7 +60,7 @@ func TestPredictBand(t *testing.T) {
 	}
 	// Without an x field the error says how to give one.
 	r2 := eval.NewRecord().Set("f_mean", vec(1, 2)).Set("f_var", vec(1, 1))
-	if _, _, err := plotRecord(plot.New(), r2, nil); err == nil {
+	if _, _, err := plotRecord(plot.New(), r2, nil, nil); err == nil {
 		t.Error("a predict record without x was drawn")
 	}
 }

@@ -180,6 +180,30 @@ func kde(xs []float64, n int) ([]float64, []float64) {
 	return xg, yg
 }
 
+// summaryFigure is the figure of a summary's intervals, sized to its
+// labels: the plot area keeps the default 6-inch figure's width beside the
+// widest label (a long name or sigma_alpha[10] widens the picture instead
+// of squeezing the intervals), margins keep the labels off the left edge
+// and the intervals off the right one, and each quantity gets a row of at
+// least a quarter inch.
+func summaryFigure(s *hmc.Summary) (figure, error) {
+	p, err := summaryIntervals(s)
+	if err != nil {
+		return figure{}, err
+	}
+	var label vg.Length
+	for _, q := range s.Params {
+		label = max(label, p.Y.Tick.Label.Width(q.Name))
+	}
+	const base = 6 * vg.Inch
+	// The default figure leaves the plot area beside a label of an inch.
+	w := base + max(0, label-vg.Inch)
+	h := max(4*vg.Inch, vg.Length(len(s.Params))*vg.Inch/4+vg.Inch)
+	// The margins come out of the default width: a summary with short
+	// names keeps the default 6-inch picture.
+	return figure{single: p, w: w, h: h, pad: 3 * vg.Millimeter}, nil
+}
+
 // summaryIntervals draws, per quantity, the 5%–95% interval and the median.
 func summaryIntervals(s *hmc.Summary) (*plot.Plot, error) {
 	p := plot.New()

@@ -3,6 +3,8 @@ package blas3
 import (
 	"sync/atomic"
 
+	"github.com/kml-lang/kml/runtime/interrupt"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -31,6 +33,8 @@ func validTrans(t blas.Transpose) bool {
 
 // Dgemm computes C = α·op(A)·op(B) + β·C; see gonum's Dgemm.
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	interrupt.Check()
+	defer interrupt.Check()
 	aT, bT := isTrans(tA), isTrans(tB)
 	ar, ac := m, k
 	if aT {
@@ -79,6 +83,8 @@ const syrkBlock = 128
 // Dsyrk computes the uplo triangle of C = α·A·Aᵀ + β·C (tA NoTrans, A n×k)
 // or C = α·Aᵀ·A + β·C (tA Trans, A k×n); see gonum's Dsyrk.
 func (impl Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	interrupt.Check()
+	defer interrupt.Check()
 	aT := isTrans(tA)
 	ar, ac := n, k
 	if aT {
@@ -120,6 +126,9 @@ func syrk(upper bool, n, k int, alpha float64, a view, beta float64, c []float64
 	buf := pool.Get().(*buffers)
 	defer pool.Put(buf)
 	for i0 := 0; i0 < n; i0 += syrkBlock {
+		if interrupt.Raised() {
+			return // the exported routine panics
+		}
 		i1 := min(i0+syrkBlock, n)
 		nb := i1 - i0
 		ai := a.sub(i0, 0)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kml-lang/kml/runtime/internal/cpufeat"
+	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 // kernelFunc adds α·Σ_p a[p·MR+i]·b[p·NR+j] into c[i·ldc+j] for the full
@@ -127,6 +128,12 @@ func gemmSerial(s *shape, m, n, k int, alpha float64, a, b view, c []float64, ld
 			kc := min(s.kc, k-pc)
 			packB(buf.b, b, pc, kc, jc, nc, nr)
 			for ic := 0; ic < m; ic += s.mc {
+				// An interrupt leaves C half computed: the caller's
+				// routine panics with interrupt.Stop once its workers
+				// are back, so the result is never used.
+				if interrupt.Raised() {
+					return
+				}
 				mc := min(s.mc, m-ic)
 				packA(buf.a, a, ic, mc, pc, kc, mr)
 				for jr := 0; jr < nc; jr += nr {

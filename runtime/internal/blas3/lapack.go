@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/kml-lang/kml/runtime/interrupt"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
@@ -80,6 +81,7 @@ var potrfLeaf = 2048
 // n = 4000 but loses 6% at n = 1000 and nothing at 2000, whose DTRSM and
 // DSYRK themselves work in blocks of 64 and 128 rows.
 func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
+	interrupt.Check()
 	if (ul != blas.Upper && ul != blas.Lower) || n <= potrfLeaf || lda < n || len(a) < (n-1)*lda+n {
 		return impl.Implementation.Dpotrf(ul, n, a, lda)
 	}

@@ -1,11 +1,16 @@
 package blas3
 
-import "gonum.org/v1/gonum/blas"
+import (
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"gonum.org/v1/gonum/blas"
+)
 
 // Dtrmm computes B = α·op(A)·B (side Left) or B = α·B·op(A) (side Right)
 // for the m×n matrix B and triangular A; see gonum's Dtrmm. gonum's Dtrtri
 // and Dlauum (the Cholesky inverse, mat.Cholesky.InverseTo) call it.
 func (impl Implementation) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	interrupt.Check()
+	defer interrupt.Check()
 	k, rhs := m, n
 	if s == blas.Right {
 		k, rhs = n, m
@@ -44,6 +49,9 @@ func trmm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, l
 	// or i ≥ j (lower). Ascending order leaves the rows after i intact.
 	ascending := lower != left
 	for blk := 0; blk < k; blk += trsmBlock {
+		if interrupt.Raised() {
+			return // the exported routine panics
+		}
 		i0 := blk
 		if !ascending {
 			i0 = max(k-blk-trsmBlock, 0)

@@ -1,6 +1,9 @@
 package blas3
 
-import "gonum.org/v1/gonum/blas"
+import (
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"gonum.org/v1/gonum/blas"
+)
 
 // trsmBlock is the order of the diagonal blocks of op(A) that Dtrsm
 // inverts.
@@ -14,6 +17,8 @@ var minTrsm = 16
 // Dtrsm solves op(A)·X = α·B (side Left) or X·op(A) = α·B (side Right) for
 // X, overwriting the m×n matrix B; A is triangular. See gonum's Dtrsm.
 func (impl Implementation) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	interrupt.Check()
+	defer interrupt.Check()
 	k, rhs := m, n
 	if s == blas.Right {
 		k, rhs = n, m
@@ -50,6 +55,9 @@ func trsm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, l
 	// forwards; the other two backwards.
 	forward := lower == left
 	for blk := 0; blk < k; blk += trsmBlock {
+		if interrupt.Raised() {
+			return // the exported routine panics
+		}
 		i0 := blk
 		if !forward {
 			i0 = max(k-blk-trsmBlock, 0)

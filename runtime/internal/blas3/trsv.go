@@ -1,6 +1,9 @@
 package blas3
 
-import "gonum.org/v1/gonum/blas"
+import (
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"gonum.org/v1/gonum/blas"
+)
 
 // minTrsv is the order below which Dtrsv uses gonum's code.
 var minTrsv = 64
@@ -11,6 +14,7 @@ var minTrsv = 64
 // a scalar loop whose adds wait on each other, and Lapack.Dpocon, the
 // Cholesky condition estimate, is two of these per iteration.
 func (impl Implementation) Dtrsv(ul blas.Uplo, tA blas.Transpose, d blas.Diag, n int, a []float64, lda int, x []float64, incX int) {
+	interrupt.Check()
 	if (ul != blas.Upper && ul != blas.Lower) || !validTrans(tA) || (d != blas.Unit && d != blas.NonUnit) ||
 		n < minTrsv || n <= 0 || lda < n || incX != 1 || len(a) < lda*(n-1)+n || len(x) < n {
 		impl.Implementation.Dtrsv(ul, tA, d, n, a, lda, x, incX)

@@ -1,0 +1,76 @@
+package blas3
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+)
+
+// stopped runs f and returns the value it panicked with (nil if none).
+func stopped(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// TestInterruptStopsKernels: once raised, every level-3 routine panics with
+// interrupt.Stop on the calling goroutine (never on a worker, which would
+// end the process), a Cholesky running when it is raised stops long before
+// it would end, and after Clear the kernels compute the right product
+// again. Not parallel: the interrupt is process-wide.
+func TestInterruptStopsKernels(t *testing.T) {
+	defer interrupt.Clear()
+	r := rand.New(rand.NewPCG(7, 1))
+	n := 300
+	a, b := randSlice(r, n*n), randSlice(r, n*n)
+	interrupt.Raise()
+	for name, f := range map[string]func(){
+		"Dgemm": func() {
+			Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, make([]float64, n*n), n)
+		},
+		"Dsyrk": func() { Implementation{}.Dsyrk(blas.Upper, blas.NoTrans, n, n, 1, a, n, 0, make([]float64, n*n), n) },
+		"Dtrsm": func() {
+			Implementation{}.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, spd(n, 2).RawSymmetric().Data, n, append([]float64(nil), b...), n)
+		},
+		"Dtrmm": func() {
+			Implementation{}.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, a, n, append([]float64(nil), b...), n)
+		},
+		"Cholesky": func() { var ch mat.Cholesky; ch.Factorize(spd(n, 3)) },
+	} {
+		if got := stopped(f); !interrupt.Is(got) {
+			t.Errorf("%s after Raise: panicked with %v, want interrupt.Stop", name, got)
+		}
+	}
+	interrupt.Clear()
+
+	// Raised while Cholesky factorisations of order 2000 run: the one
+	// running stops (the loop is a margin for a timer late on a loaded
+	// machine).
+	big := spd(2000, 4)
+	start := time.Now()
+	var ch mat.Cholesky
+	ch.Factorize(big)
+	full := time.Since(start)
+	timer := time.AfterFunc(full/10, interrupt.Raise)
+	got := stopped(func() {
+		for range 50 {
+			ch.Factorize(big)
+		}
+	})
+	timer.Stop()
+	interrupt.Clear()
+	if !interrupt.Is(got) {
+		t.Fatalf("Cholesky factorisations with an interrupt raised at %v: panicked with %v", full/10, got)
+	}
+
+	// Cleared: the product is gonum's again.
+	c := make([]float64, n*n)
+	Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
+	want := make([]float64, n*n)
+	ref.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, want, n)
+	check(t, "Dgemm after Clear", c, want, 4*float64(n+2)*eps*float64(n))
+}

@@ -1,0 +1,53 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestGramStopsOnInterrupt: once the process-wide interrupt is raised, a
+// kernel matrix (symmetric or cross, on one worker or several) panics with
+// interrupt.Stop on the calling goroutine; after Clear it is computed
+// again, equal to the pairwise definition. Not parallel: the interrupt is
+// process-wide.
+func TestGramStopsOnInterrupt(t *testing.T) {
+	defer interrupt.Clear()
+	r := rand.New(rand.NewPCG(11, 3))
+	x := mat.NewDense(300, 2, nil)
+	for i := range 300 {
+		x.Set(i, 0, r.NormFloat64())
+		x.Set(i, 1, r.NormFloat64())
+	}
+	k, err := NewRBF([]float64{0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := func(f func()) (v any) {
+		defer func() { v = recover() }()
+		f()
+		return nil
+	}
+	interrupt.Raise()
+	for _, workers := range []int{1, 2} {
+		if got := stopped(func() { GramN(k, x, workers) }); !interrupt.Is(got) {
+			t.Errorf("Gram on %d workers after Raise: panicked with %v", workers, got)
+		}
+		if got := stopped(func() { CrossN(k, x, x, workers) }); !interrupt.Is(got) {
+			t.Errorf("Cross on %d workers after Raise: panicked with %v", workers, got)
+		}
+	}
+	interrupt.Clear()
+	g, err := Gram(k, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ij := range [][2]int{{0, 0}, {3, 7}, {299, 150}} {
+		want := k.Eval(x.RawRowView(ij[0]), x.RawRowView(ij[1]))
+		if got := g.At(ij[0], ij[1]); got != want && (got-want > 1e-12 || want-got > 1e-12) {
+			t.Errorf("after Clear: K[%d, %d] = %v, k(x_i, x_j) = %v", ij[0], ij[1], got, want)
+		}
+	}
+}
