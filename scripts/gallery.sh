@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the README gallery: runs every example that draws a picture
-# (in a scratch copy of examples/, so the repository stays clean) and copies
+# (any example naming a .png in a string, in a scratch copy of examples/, so
+# the repository stays clean) and copies
 # the PNGs it writes into docs/gallery/.
 #   bash scripts/gallery.sh
 set -euo pipefail
@@ -12,7 +13,7 @@ go build -o "$tmp/kml" ./cmd/kml
 cp -r examples "$tmp/examples"
 mkdir -p "$out"
 for f in "$tmp"/examples/*.kml; do
-	if grep -q 'to: "[^"]*\.png"' "$f"; then
+	if grep -q '"[^"]*\.png"' "$f"; then
 		echo "running $(basename "$f")"
 		(cd "$tmp/examples" && "$tmp/kml" run "$(basename "$f")" > /dev/null)
 	fi
