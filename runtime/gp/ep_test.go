@@ -142,7 +142,6 @@ func TestEPSeparable(t *testing.T) {
 		}
 		t.Logf("damping ½: %d sweeps", d.Sweeps)
 	}
-	_ = mat.NewDense
 }
 
 // TestEPGradients compares EP's gradient (kernel hyperparameters, then
@@ -150,35 +149,6 @@ func TestEPSeparable(t *testing.T) {
 func TestEPGradients(t *testing.T) {
 	for _, tc := range epCases {
 		k, x, y := laplaceProblem(t, 12, tc.lik, tc.outlier)
-		s := Settings{Kind: EP}
-		nh := k.NumHyper()
-		grad := make([]float64, nh+len(tc.lik.Params))
-		if _, err := NonGaussian(s, k, x, y, tc.lik, grad); err != nil {
-			t.Fatal(err)
-		}
-		h0 := k.Hyper(nil)
-		names := append(k.HyperNames(), "lik.1", "lik.2")
-		for i := range grad {
-			f := func(delta float64) float64 {
-				kk, l := k, Lik{Kind: tc.lik.Kind, Params: append([]float64(nil), tc.lik.Params...)}
-				if i < nh {
-					h := append([]float64(nil), h0...)
-					h[i] += delta
-					kk, _ = k.WithHyper(h)
-				} else {
-					l.Params[i-nh] += delta
-				}
-				v, err := NonGaussian(s, kk, x, y, l, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-			const eps = 1e-3
-			fd := (4*(f(eps/2)-f(-eps/2))/eps - (f(eps)-f(-eps))/(2*eps)) / 3
-			if math.Abs(fd-grad[i]) > 1e-5*(1+math.Abs(fd)) {
-				t.Errorf("%s: ∂/∂%s = %.8g, finite difference %.8g", tc.name, names[i], grad[i], fd)
-			}
-		}
+		gradCheck(t, tc.name, Settings{Kind: EP}, k, x, y, tc.lik, 1e-3, 1e-5, true)
 	}
 }

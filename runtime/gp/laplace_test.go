@@ -216,39 +216,7 @@ func TestLaplaceQuadrature(t *testing.T) {
 func TestLaplaceGradients(t *testing.T) {
 	for _, tc := range laplaceLiks {
 		k, x, y := laplaceProblem(t, 12, tc.lik, tc.outlier)
-		s := Settings{Kind: LaplaceApprox}
-		nh := k.NumHyper()
-		grad := make([]float64, nh+len(tc.lik.Params))
-		if _, err := NonGaussian(s, k, x, y, tc.lik, grad); err != nil {
-			t.Fatal(err)
-		}
-		h0 := k.Hyper(nil)
-		names := append(k.HyperNames(), "lik.1", "lik.2")
-		for i := range grad {
-			f := func(delta float64) float64 {
-				kk, l := k, Lik{Kind: tc.lik.Kind, Params: append([]float64(nil), tc.lik.Params...)}
-				if i < nh {
-					h := append([]float64(nil), h0...)
-					h[i] += delta
-					kk, _ = k.WithHyper(h)
-				} else {
-					l.Params[i-nh] += delta
-				}
-				v, err := NonGaussian(s, kk, x, y, l, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-			// Richardson's extrapolation of two central differences.
-			const eps = 1e-3
-			fd1 := (f(eps) - f(-eps)) / (2 * eps)
-			fd2 := (f(eps/2) - f(-eps/2)) / eps
-			fd := (4*fd2 - fd1) / 3
-			if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
-				t.Errorf("%s: ∂/∂%s = %.8g, finite difference %.8g", tc.name, names[i], grad[i], fd)
-			}
-		}
+		gradCheck(t, tc.name, Settings{Kind: LaplaceApprox}, k, x, y, tc.lik, 1e-3, 1e-6, true)
 	}
 }
 

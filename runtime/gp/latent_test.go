@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -203,35 +204,7 @@ func TestNonGaussianGradients(t *testing.T) {
 		k, x, y := smallProblem(t, 12, tc.lik)
 		w := Weights(k)
 		for _, s := range []Settings{{Kind: VB}, {Kind: MAP}, {Kind: MKL, P: 1, Lambda: 0.3, Weights: w}} {
-			nh := k.NumHyper()
-			grad := make([]float64, nh+len(tc.lik.Params))
-			if _, err := NonGaussian(s, k, x, y, tc.lik, grad); err != nil {
-				t.Fatal(err)
-			}
-			h0 := k.Hyper(nil)
-			names := append(k.HyperNames(), "lik.1", "lik.2")
-			for i := range grad {
-				f := func(delta float64) float64 {
-					kk, l := k, Lik{Kind: tc.lik.Kind, Params: append([]float64(nil), tc.lik.Params...)}
-					if i < nh {
-						h := append([]float64(nil), h0...)
-						h[i] += delta
-						kk, _ = k.WithHyper(h)
-					} else {
-						l.Params[i-nh] += delta
-					}
-					v, err := NonGaussian(s, kk, x, y, l, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return v
-				}
-				const eps = 1e-5
-				fd := (f(eps) - f(-eps)) / (2 * eps)
-				if math.Abs(fd-grad[i]) > 1e-4*(1+math.Abs(fd)) {
-					t.Errorf("%s, kind %d: ∂/∂%s = %.8g, finite difference %.8g", tc.name, s.Kind, names[i], grad[i], fd)
-				}
-			}
+			gradCheck(t, fmt.Sprintf("%s, kind %d", tc.name, s.Kind), s, k, x, y, tc.lik, 1e-5, 1e-4, false)
 		}
 	}
 }
