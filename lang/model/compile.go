@@ -410,8 +410,14 @@ func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) 
 // Values is every parameter at the unconstrained point q as a record in
 // declaration order: the free ones constrained, the held ones as given.
 func (c *Compiled) Values(q []float64) *eval.Record {
+	return c.record(c.Constrain(nil, q))
+}
+
+// record is the record of every parameter's value from cons, the
+// constrained values of the free ones (as Constrain returns them); fixed
+// parameters take their given values.
+func (c *Compiled) record(cons []float64) *eval.Record {
 	rec := eval.NewRecord()
-	cons := c.Constrain(nil, q)
 	off := 0
 	for _, s := range c.slots {
 		if s.off < 0 {

@@ -220,22 +220,5 @@ func (p *Posterior) DrawValues(i int) *eval.Record {
 		}
 		i -= len(ch)
 	}
-	rec := eval.NewRecord()
-	off := 0
-	for _, s := range p.Comp.slots {
-		if s.off < 0 {
-			rec.Set(s.param.Name, s.given)
-			continue
-		}
-		switch {
-		case s.vt != nil:
-			rec.Set(s.param.Name, s.vt.value(cons[off:off+s.size()]))
-		case s.param.Size == 0:
-			rec.Set(s.param.Name, eval.Num(cons[off]))
-		default:
-			rec.Set(s.param.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+s.param.Dim()]...)})
-		}
-		off += s.size()
-	}
-	return rec
+	return p.Comp.record(cons)
 }
