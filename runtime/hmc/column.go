@@ -53,7 +53,8 @@ func comparePairs(a, b pair) int {
 
 // columnScratch is one summary worker's storage.
 type columnScratch struct {
-	pairs                []pair
+	pairs, tmp           []pair
+	keys, keys2          []uint64
 	all, sorted, z, zf   []float64
 	folded, ind, phi     []float64
 	order                []int
@@ -130,9 +131,11 @@ func (w *columnScratch) load(chains [][]float64) bool {
 		w.all, w.sorted, w.z, w.zf = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, s)
 		w.folded, w.ind = make([]float64, s), make([]float64, s)
 		w.pairs, w.order = make([]pair, s), make([]int, 0, s)
+		w.tmp, w.keys, w.keys2 = make([]pair, s), make([]uint64, s), make([]uint64, s)
 	}
 	w.all, w.sorted, w.z, w.zf = w.all[:s], w.sorted[:s], w.z[:s], w.zf[:s]
 	w.folded, w.ind, w.pairs = w.folded[:s], w.ind[:s], w.pairs[:s]
+	w.tmp, w.keys, w.keys2 = w.tmp[:s], w.keys[:s], w.keys2[:s]
 	if len(w.split) != 2*m {
 		w.split, w.splitF, w.spInd = make([][]float64, 2*m), make([][]float64, 2*m), make([][]float64, 2*m)
 	}
@@ -161,7 +164,7 @@ func (w *columnScratch) load(chains [][]float64) bool {
 	if !varies {
 		return false
 	}
-	slices.SortFunc(w.pairs, comparePairs)
+	w.sortPairs()
 	for k, p := range w.pairs {
 		w.sorted[k] = p.x
 	}
@@ -218,5 +221,51 @@ func splitInto(dst [][]float64, all []float64) {
 	h := len(all) / len(dst)
 	for i := range dst {
 		dst[i] = all[i*h : (i+1)*h]
+	}
+}
+
+// sortPairs puts w.pairs, loaded in position order, in comparePairs's
+// order: a stable radix sort, a byte at a time from the lowest, on the
+// values' bits mapped so that unsigned order is numeric order (the sign
+// bit set for positives, every bit flipped for negatives). Without NaN
+// or −0, which load excludes, equal keys are equal values and
+// stability keeps them in position order. pdqsort through comparePairs
+// took a third of a column's summary.
+func (w *columnScratch) sortPairs() {
+	n := len(w.pairs)
+	keys, keys2 := w.keys[:n], w.keys2[:n]
+	var counts [8][256]int
+	for k, p := range w.pairs {
+		b := math.Float64bits(p.x)
+		if b>>63 != 0 {
+			b = ^b
+		} else {
+			b |= 1 << 63
+		}
+		keys[k] = b
+		for d := range 8 {
+			counts[d][byte(b>>(8*d))]++
+		}
+	}
+	src, dst := w.pairs, w.tmp[:n]
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte(keys[0]>>(8*d))] == n {
+			continue // every key has this byte
+		}
+		sum := 0
+		for i := range c {
+			c[i], sum = sum, sum+c[i]
+		}
+		for k, key := range keys {
+			at := c[byte(key>>(8*d))]
+			c[byte(key>>(8*d))]++
+			dst[at], keys2[at] = src[k], key
+		}
+		src, dst = dst, src
+		keys, keys2 = keys2, keys
+	}
+	if &src[0] != &w.pairs[0] {
+		copy(w.pairs, src)
 	}
 }

@@ -2,6 +2,7 @@ package hmc
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/kml-lang/kml/runtime/rng"
@@ -93,6 +94,45 @@ func TestColumnSummaryIsTheFunctions(t *testing.T) {
 			!same(got.Q95, want.Q95) || !same(got.Rhat, want.Rhat) || !same(got.ESSBulk, want.ESSBulk) ||
 			!same(got.ESSTail, want.ESSTail) || !same(got.MCSEMean, want.MCSEMean) {
 			t.Errorf("trial %d (%d chains × %d): %+v, the functions give %+v", trial, m, n, got, want)
+		}
+	}
+}
+
+// sortPairs orders as pdqsort through comparePairs does: by value, ties
+// by position, on values of both signs, tiny and huge, with many ties.
+func TestSortPairs(t *testing.T) {
+	r := rng.New(30, rng.Stream(0x7370)) // "sp"
+	var w columnScratch
+	for trial := range 100 {
+		n := 1 + r.IntN(3000)
+		chains := [][]float64{make([]float64, 2*n)}
+		for i := range chains[0] {
+			x := r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+			switch trial % 4 {
+			case 1:
+				x = math.Round(r.NormFloat64() * 3)
+				if x == 0 {
+					x = 1e-300 // load refuses −0 (and so 0 might be either)
+				}
+			case 2:
+				x = 1 + float64(r.IntN(5))*1e-15
+			case 3:
+				x = math.Abs(math.Round(r.NormFloat64()*100)) + 0.5 // low bytes all zero
+			}
+			chains[0][i] = x
+		}
+		if !w.load(chains) { // load sorts
+			continue
+		}
+		want := make([]pair, len(chains[0]))
+		for i, x := range chains[0] {
+			want[i] = pair{x, i}
+		}
+		slices.SortFunc(want, comparePairs)
+		for i := range want {
+			if w.pairs[i] != want[i] {
+				t.Fatalf("trial %d: pair %d is %v, want %v", trial, i, w.pairs[i], want[i])
+			}
 		}
 	}
 }
