@@ -41,6 +41,9 @@ type loop struct {
 	steps, k, p int        // steps of k nodes with p parents each
 	free, rec   []loopNode // in template order
 	ext         []Var      // parents outside the loop
+	// affine is set when the recurrent positions are s_t = c_t + m_t with
+	// m_t = b·s_{t−1} (affine.go).
+	affine *affine
 }
 
 // Loop folds the last steps of a recurrence into one vector operation when
@@ -137,6 +140,7 @@ func (t *Tape) Loop(ends []int) bool {
 	for i := lo; i < ends[n]; i++ {
 		t.kind[i] = kRun
 	}
+	op.affine = affineOf(op, lo)
 	t.runs = append(t.runs, run{lo: int32(lo), hi: int32(ends[n]), op: op})
 	return true
 }
@@ -226,6 +230,10 @@ func (op *loop) forward(t *Tape, _ []float64) {
 	if len(op.rec) == 0 {
 		return
 	}
+	if op.affine != nil {
+		op.affine.forward(t, op)
+		return
+	}
 	for s := range op.steps {
 		for j := range op.rec {
 			nd := &op.rec[j]
@@ -288,7 +296,10 @@ func nodeAt(t *Tape, nd *loopNode, s, k, p int) {
 func (op *loop) backward(t *Tape, _, adj []float64) {
 	d := t.d
 	k, p := op.k, op.p
-	for s := op.steps - 1; s >= 0; s-- {
+	if op.affine != nil {
+		op.affine.backward(t, op, adj)
+	}
+	for s := op.steps - 1; s >= 0 && op.affine == nil; s-- {
 		for j := len(op.rec) - 1; j >= 0; j-- {
 			nd := &op.rec[j]
 			a := adj[nd.node+s*k]

@@ -40,6 +40,7 @@ func randomRecurrence(t *Tape, seed uint64, x []float64, n int, fold bool) ([]Va
 		}
 		body[j] = op{kind: r.IntN(18), a: ref(), b: ref(), c: 0.5 + r.Float64()}
 	}
+	update := r.IntN(5)
 	ys := make([]float64, n) // the per-step constants (GARCH's y_t)
 	for i := range ys {
 		ys[i] = r.NormFloat64()
@@ -106,8 +107,23 @@ func randomRecurrence(t *Tape, seed uint64, x []float64, n int, fold bool) ([]Va
 			}
 			step = append(step, v)
 		}
-		// s_t = 0.5·s_{t−1} + 0.1·(the body's last node), squashed.
-		state = t.Add(t.MulConst(state, 0.5), t.MulConst(t.Log(pos(step[len(step)-1])), 0.1))
+		// s_t = b·s_{t−1} + 0.1·(the body's last node, squashed), with b
+		// a constant, a parameter in (0.5, 1.5) or one computed in the
+		// step, the operands in either order.
+		e := t.MulConst(t.Log(pos(step[len(step)-1])), 0.1)
+		switch update {
+		case 0:
+			state = t.Add(t.MulConst(state, 0.5), e)
+		case 1:
+			state = t.Add(e, t.Mul(in[2], state))
+		case 2:
+			state = t.Add(t.Mul(state, in[2]), e)
+		case 3:
+			b := t.MulConst(in[2], 0.5)
+			state = t.Add(e, t.Mul(state, b))
+		default:
+			state = t.Add(t.Mul(t.MulConst(in[2], 0.5), state), e)
+		}
 		step = append(step, state)
 		// The body's references to "the step before" are to these
 		// template positions.
@@ -132,16 +148,27 @@ func randomRecurrence(t *Tape, seed uint64, x []float64, n int, fold bool) ([]Va
 // template positions feed it).
 func TestLoopIsTheSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(30, 0x6c6f)) // "lo"
-	folds := 0
+	folds, affines := 0, 0
 	const seeds = 300
 	for seed := range uint64(seeds) {
-		x := []float64{r.NormFloat64(), r.NormFloat64(), 0.5 + r.Float64()}
+		x := []float64{r.NormFloat64(), r.NormFloat64(), 0.5 + r.Float64()} // x[2] is b
 		n := 4 + r.IntN(30)
-		plain, folded := NewTape(), NewTape()
+		plain, folded, general := NewTape(), NewTape(), NewTape()
 		inP, outP, _ := randomRecurrence(plain, seed, x, n, false)
 		inF, outF, did := randomRecurrence(folded, seed, x, n, true)
+		// general is folded without the affine shortcut, which must
+		// give its gradient to the bit.
+		inG, outG, _ := randomRecurrence(general, seed, x, n, true)
+		for _, r := range general.runs {
+			if l, ok := r.op.(*loop); ok {
+				l.affine = nil
+			}
+		}
 		if did {
 			folds++
+			if folded.runs[len(folded.runs)-1].op.(*loop).affine != nil {
+				affines++
+			}
 		}
 		for trial := range 3 {
 			if trial > 0 {
@@ -149,6 +176,7 @@ func TestLoopIsTheSteps(t *testing.T) {
 					x[i] += 0.3 * r.NormFloat64()
 				}
 				okP, okF := plain.Replay(inP, x), folded.Replay(inF, x)
+				general.Replay(inG, x)
 				if okP != okF {
 					t.Fatalf("seed %d: replay ok %v plain, %v folded", seed, okP, okF)
 				}
@@ -164,10 +192,14 @@ func TestLoopIsTheSteps(t *testing.T) {
 			if v := plain.Peek(outP); math.IsNaN(v) || math.IsInf(v, 0) {
 				break
 			}
-			gP, gF := make([]float64, len(x)), make([]float64, len(x))
+			gP, gF, gG := make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
 			plain.Gradient(gP, outP, inP)
 			folded.Gradient(gF, outF, inF)
+			general.Gradient(gG, outG, inG)
 			for i := range gP {
+				if math.Float64bits(gF[i]) != math.Float64bits(gG[i]) {
+					t.Fatalf("seed %d trial %d: ∂/∂x%d is %v, %v without the affine shortcut", seed, trial, i, gF[i], gG[i])
+				}
 				if math.Abs(gP[i]-gF[i]) > 1e-12*math.Max(1, math.Abs(gP[i])) {
 					t.Fatalf("seed %d trial %d: ∂/∂x%d is %v plain, %v folded", seed, trial, i, gP[i], gF[i])
 				}
@@ -177,9 +209,9 @@ func TestLoopIsTheSteps(t *testing.T) {
 			t.Fatalf("seed %d: folded recording not replayable: %v", seed, why)
 		}
 	}
-	t.Logf("Loop folded %d of %d recurrences", folds, seeds)
-	if folds < seeds/2 {
-		t.Errorf("Loop folded %d of %d recurrences", folds, seeds)
+	t.Logf("Loop folded %d of %d recurrences, %d of them affine", folds, seeds, affines)
+	if folds < seeds/2 || affines < seeds/10 {
+		t.Errorf("Loop folded %d of %d recurrences, %d of them affine", folds, seeds, affines)
 	}
 }
 
