@@ -184,6 +184,13 @@ func (op *loop) forward(t *Tape, _ []float64) {
 		switch nd.kind {
 		case kConst:
 		case kAdd:
+			if a.stride == 0 { // a parameter plus a term of the step
+				x := val[a.base]
+				for s, o, ib := 0, i, b.base; s < op.steps; s, o, ib = s+1, o+k, ib+b.stride {
+					val[o] = x + val[ib]
+				}
+				break
+			}
 			for s := range op.steps {
 				val[i+s*k] = val[a.base+s*a.stride] + val[b.base+s*b.stride]
 			}
@@ -192,6 +199,14 @@ func (op *loop) forward(t *Tape, _ []float64) {
 				val[i+s*k] = val[a.base+s*a.stride] - val[b.base+s*b.stride]
 			}
 		case kMul:
+			if a.stride == 0 { // a parameter times a term of the step
+				x := val[a.base]
+				for s, o, ib, id := 0, i, b.base, di; s < op.steps; s, o, ib, id = s+1, o+k, ib+b.stride, id+p {
+					y := val[ib]
+					val[o], d[id], d[id+1] = x*y, y, x
+				}
+				break
+			}
 			for s := range op.steps {
 				x, y := val[a.base+s*a.stride], val[b.base+s*b.stride]
 				val[i+s*k], d[di+s*p], d[di+s*p+1] = x*y, y, x
@@ -209,14 +224,21 @@ func (op *loop) forward(t *Tape, _ []float64) {
 				val[i+s*k] = -val[a.base+s*a.stride]
 			}
 		case kConstSub:
+			if a.stride == 0 { // y_t − a parameter
+				x := val[a.base]
+				for s, o := 0, i; s < op.steps; s, o = s+1, o+k {
+					val[o] = cst[o] - x
+				}
+				break
+			}
 			for s := range op.steps {
 				val[i+s*k] = cst[i+s*k] - val[a.base+s*a.stride]
 			}
 		case kPowConst:
-			for s := range op.steps {
-				if c := cst[i+s*k]; c == 2 {
-					x := val[a.base+s*a.stride]
-					val[i+s*k], d[di+s*p] = x*x, 2*x
+			for s, o, ia, id := 0, i, a.base, di; s < op.steps; s, o, ia, id = s+1, o+k, ia+a.stride, id+p {
+				if c := cst[o]; c == 2 {
+					x := val[ia]
+					val[o], d[id] = x*x, 2*x
 				} else {
 					nodeAt(t, &nd, s, k, p)
 				}
