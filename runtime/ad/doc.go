@@ -4,7 +4,9 @@
 // operations are nodes with their partial derivatives; a vector operation
 // (MatVec, Elementwise, the matrix operations MatMul, Cholesky and Solve,
 // VecFunc) records its results as a run of nodes and propagates their
-// adjoints itself, with BLAS where it can. Matrices are stored row by row.
+// adjoints itself, with BLAS where it can; Loop turns the nodes of a
+// recurrence's identical steps into one such run (loop.go). Matrices are
+// stored row by row.
 //
 // A recording made only of operations the tape knows can be replayed:
 // Replay computes it again at new inputs, bit for bit as recording would.

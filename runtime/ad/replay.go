@@ -180,6 +180,10 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			} else {
 				val[i], d[lo] = eval1(k, c, val[par[lo]])
 			}
+		case kSqrt:
+			// A vector's σ = sqrt(v) is one of these per element.
+			r := math.Sqrt(val[par[lo]])
+			val[i], d[lo] = r, 0.5/r
 		case kOpaque:
 			panic("ad: Replay of a tape that is not replayable")
 		case kDiv, kPow:

@@ -1,7 +1,6 @@
 package hmc
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -30,23 +29,11 @@ func sortByValue(idx []int, all []float64) {
 		}
 	}
 	// Pairs sort faster than indices compared through all.
-	type pair struct {
-		x float64
-		i int
-	}
 	ps := make([]pair, len(idx))
 	for k, i := range idx {
 		ps[k] = pair{all[i], i}
 	}
-	slices.SortFunc(ps, func(a, b pair) int {
-		switch {
-		case a.x < b.x:
-			return -1
-		case b.x < a.x:
-			return 1
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	slices.SortFunc(ps, comparePairs)
 	for k, p := range ps {
 		idx[k] = p.i
 	}
@@ -144,6 +131,47 @@ func rhatBasic(chains [][]float64) float64 {
 // divided by n), by FFT on the zero-padded centred series (with fft when it
 // has length 2n: making one costs as much as a transform).
 func autocovariance(x []float64, fft *fourier.FFT) []float64 {
+	w := &essScratch{fft: fft}
+	w.size(1, len(x))
+	return w.autocovariance(x, 0)
+}
+
+// essScratch is the storage of essBasic, kept between calls by a summary's
+// worker so that a column's four ESS estimates allocate nothing: its FFT
+// (making one costs as much as a transform), the padded series, the
+// coefficients and the autocovariances of m chains of length n.
+type essScratch struct {
+	m, n   int
+	fft    *fourier.FFT
+	padded []float64
+	coef   []complex128
+	seq    []float64
+	acov   [][]float64
+	means  []float64
+	rho    []float64
+}
+
+// size makes w hold m chains of length n.
+func (w *essScratch) size(m, n int) {
+	if w.fft == nil || w.fft.Len() != 2*n {
+		w.fft = fourier.NewFFT(2 * n)
+	}
+	if w.n != n || len(w.acov) < m {
+		w.padded = make([]float64, 2*n)
+		w.coef = make([]complex128, n+1)
+		w.seq = make([]float64, 2*n)
+		w.rho = make([]float64, n)
+		w.acov = make([][]float64, m)
+		for i := range w.acov {
+			w.acov[i] = make([]float64, n)
+		}
+		w.means = make([]float64, m)
+	}
+	w.m, w.n = m, n
+}
+
+// autocovariance is autocovariance(x) written into w.acov[i].
+func (w *essScratch) autocovariance(x []float64, i int) []float64 {
 	n := len(x)
 	mean := 0.0
 	for _, v := range x {
@@ -151,19 +179,17 @@ func autocovariance(x []float64, fft *fourier.FFT) []float64 {
 	}
 	mean /= float64(n)
 	m := 2 * n
-	padded := make([]float64, m)
+	padded := w.padded[:m]
 	for i, v := range x {
 		padded[i] = v - mean
 	}
-	if fft == nil || fft.Len() != m {
-		fft = fourier.NewFFT(m)
-	}
-	coef := fft.Coefficients(nil, padded)
+	clear(padded[n:])
+	coef := w.fft.Coefficients(w.coef[:n+1], padded)
 	for i, c := range coef {
 		coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
 	}
-	seq := fft.Sequence(nil, coef)
-	out := make([]float64, n)
+	seq := w.fft.Sequence(w.seq[:m], coef)
+	out := w.acov[i][:n]
 	for i := range out {
 		out[i] = seq[i] / float64(m) / float64(n)
 	}
@@ -172,18 +198,21 @@ func autocovariance(x []float64, fft *fourier.FFT) []float64 {
 
 // essBasic is the effective sample size of chains of equal length, with
 // Geyer's initial monotone sequence on the multi-chain autocorrelation.
-func essBasic(chains [][]float64) float64 {
+func essBasic(chains [][]float64) float64 { return essBasicWith(chains, &essScratch{}) }
+
+// essBasicWith is essBasic with w's storage.
+func essBasicWith(chains [][]float64, w *essScratch) float64 {
 	m := len(chains)
 	n := len(chains[0])
 	if n < 4 {
 		return math.NaN()
 	}
-	acov := make([][]float64, m)
-	means := make([]float64, m)
+	w.size(m, n) // one FFT for the chains, all of length n
+	acov := w.acov[:m]
+	means := w.means[:m]
 	meanVarW := 0.0
-	fft := fourier.NewFFT(2 * n) // one for the chains, all of length n
 	for i, c := range chains {
-		acov[i] = autocovariance(c, fft)
+		w.autocovariance(c, i)
 		mu, _ := meanVar(c)
 		means[i] = mu
 		meanVarW += acov[i][0] * float64(n) / float64(n-1) / float64(m)
@@ -203,7 +232,8 @@ func essBasic(chains [][]float64) float64 {
 		}
 		return 1 - (meanVarW-s/float64(m))/varPlus
 	}
-	rho := make([]float64, n)
+	rho := w.rho[:n]
+	clear(rho)
 	rho[0] = 1
 	rhoEven, rhoOdd := 1.0, rhoAt(1)
 	rho[1] = rhoOdd

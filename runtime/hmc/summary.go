@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/kml-lang/kml/runtime/stats"
 )
 
 // ParamSummary summarises the draws of one quantity.
@@ -63,8 +60,9 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var w columnScratch
 			for k := int(next.Add(1)) - 1; k < len(names); k = int(next.Add(1)) - 1 {
-				s.Params[k] = summarizeColumn(names[k], values, k)
+				s.Params[k] = columnSummary(names[k], columnOf(values, k), &w)
 			}
 		}()
 	}
@@ -75,6 +73,11 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 
 // summarizeColumn is column k's summary.
 func summarizeColumn(name string, values [][][]float64, k int) ParamSummary {
+	return columnSummary(name, columnOf(values, k), &columnScratch{})
+}
+
+// columnOf is quantity k's draws, chain by chain.
+func columnOf(values [][][]float64, k int) [][]float64 {
 	chains := make([][]float64, len(values))
 	for c := range values {
 		chains[c] = make([]float64, len(values[c]))
@@ -82,13 +85,7 @@ func summarizeColumn(name string, values [][][]float64, k int) ParamSummary {
 			chains[c][i] = values[c][i][k]
 		}
 	}
-	all := pooled(chains)
-	mean, v := meanVar(all)
-	sorted := append([]float64(nil), all...) // sorted once for the quantiles
-	sort.Float64s(sorted)
-	return ParamSummary{Name: name, Mean: mean, SD: math.Sqrt(v),
-		Q5: stats.SortedQuantile(sorted, 0.05), Q50: stats.SortedQuantile(sorted, 0.5), Q95: stats.SortedQuantile(sorted, 0.95),
-		Rhat: Rhat(chains), ESSBulk: ESSBulk(chains), ESSTail: ESSTail(chains), MCSEMean: MCSEMean(chains)}
+	return chains
 }
 
 func (s *Summary) standardWarnings() []string {

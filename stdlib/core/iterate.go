@@ -27,6 +27,9 @@ func registerIterate(reg *eval.Registry) {
 			// a matrix).
 			var tape *ad.Tape
 			var steps []eval.Value
+			// ends[t] is the tape's length after step t (−1 where step t's
+			// state is not on the tape, and before step 1), for Loop.
+			ends := []int{-1}
 			// A long simulation draws its steps; inside a model or
 			// another builtin's loop the outer line stays.
 			task := a.Progress("steps", int(n))
@@ -43,9 +46,11 @@ func registerIterate(reg *eval.Registry) {
 				if err != nil {
 					return nil, err
 				}
+				end := -1
 				switch v := next.(type) {
 				case *eval.ADNum:
 					tape = v.T
+					end = tape.Len()
 				case *eval.ADVec:
 					return nil, a.Errorf("f", "f returned a vector that depends on model parameters at step %d; inside a model the state must be one number", t)
 				}
@@ -63,6 +68,7 @@ func registerIterate(reg *eval.Registry) {
 					return nil, a.Errorf("f", "f returned %d values at step 1 and %d at step %d", width, len(xs), t)
 				}
 				width = len(xs)
+				ends = append(ends, end)
 				out = append(out, xs...)
 				steps = append(steps, next)
 				s = next
@@ -74,6 +80,10 @@ func registerIterate(reg *eval.Registry) {
 				if width != 1 {
 					return nil, a.Errorf("f", "f returned %d values; inside a model, where the state depends on the parameters, it must be one number", width)
 				}
+				// Steps that are the same computation become one vector
+				// operation on the tape, which replays and differentiates
+				// them without a dispatch per node.
+				tape.Loop(ends)
 				vs := make([]ad.Var, len(steps))
 				for i, v := range steps {
 					if x, ok := v.(*eval.ADNum); ok {
