@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -101,7 +99,7 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 		return 0, err
 	}
 	alpha := append([]float64(nil), y...)
-	lapack64.Potrs(t, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
+	solveUpper(t, alpha)
 	var quad float64
 	for i, v := range y {
 		quad += v * alpha[i]
