@@ -51,6 +51,12 @@ type Compiled struct {
 	// comparison; Compile takes it from the interpreter's Options.NoReplay
 	// (set by KML_REPLAY=0 in cmd/kml and the kml package).
 	NoReplay bool
+	// held is the log density Compile's run found when every parameter is
+	// held (dim 0): the density is then that one number, and logp and
+	// loglik need not run the model again (a GP model's run is an O(n³)
+	// factorisation).
+	held   float64
+	isHeld bool
 }
 
 type slot struct {
@@ -121,6 +127,10 @@ func (s *slot) heldValue(v eval.Value) (eval.Value, []float64, error) {
 
 // Dim is the number of free reals.
 func (c *Compiled) Dim() int { return c.dim }
+
+// Held returns the log density of a model whose parameters are all held
+// (Dim 0), found when it was compiled, and false when some are free.
+func (c *Compiled) Held() (float64, bool) { return c.held, c.isHeld }
 
 // describe names the slot's transform.
 func (s *slot) describe() string {
@@ -196,15 +206,19 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	// prior with a support of its own (dirichlet) changes the parameter's
 	// number of free reals, so the layout is made again and the run
 	// repeated (once per such parameter: its transform is then known).
+	var lp float64
 	for err := errRelayout; err != nil; {
 		if err = c.layout(pos, fixed); err != nil {
 			return nil, err
 		}
 		d := c.NewDensity(th.Fork())
-		if _, err = d.run(make([]float64, c.dim), nil, true); err != nil && err != errRelayout {
+		if lp, err = d.run(make([]float64, c.dim), nil, true); err != nil && err != errRelayout {
 			return nil, err
 		}
 	}
+	// The first run adds the same terms as any other once it has not
+	// failed, so with nothing free its value is the density's.
+	c.held, c.isHeld = lp, c.dim == 0
 	for _, s := range c.slots {
 		if s.moving {
 			c.th = th.Fork() // constraining a point then needs a run

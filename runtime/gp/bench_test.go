@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // BenchmarkGPMarginalGrad times one log marginal likelihood with its
@@ -72,6 +73,52 @@ func BenchmarkMultiLaplace(b *testing.B) {
 					b.Fatal("not positive definite")
 				}
 			}
+		}
+	})
+}
+
+// BenchmarkStructuredPasses times the marginal's fill and contraction at
+// the diabetes shape (n = 442, D = 10, t1·rbf(ARD) + t2·linear + t3·white,
+// the RBF and linear values cached as LogMarginal caches them): the row
+// passes of structured.go beside the pair-at-a-time reference kept in
+// structured_ref_test.go. Run with -cpu 1 on a busy machine.
+func BenchmarkStructuredPasses(b *testing.B) {
+	const n, d = 442, 10
+	x, y := testData(n, d, 8)
+	xs := linalg.RowMajor(x)
+	ell := make([]float64, d)
+	for i := range ell {
+		ell[i] = 0.5 + 0.2*float64(i)
+	}
+	rbf, _ := kernels.NewRBF(ell)
+	lin, _ := kernels.NewLinear(0)
+	a, _ := kernels.NewScaled(0.3, rbf)
+	l, _ := kernels.NewScaled(0.03, lin)
+	w, _ := kernels.NewScaled(0.2, kernels.White{})
+	al, _ := kernels.NewSum(a, l)
+	k, _ := kernels.NewSum(al, w)
+	terms, _ := structured(k, d)
+	terms[0].cache = make([]float64, n*n)
+	terms[1].cache = make([]float64, n*n)
+	dst := make([]float64, n*n)
+	wm := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			wm[i*n+j] = y[i]*y[j] - 0.3*y[(i+j)%n]
+		}
+	}
+	grad := make([]float64, k.NumHyper())
+	noise := []float64{1e-4}
+	b.Run("rows", func(b *testing.B) {
+		for range b.N {
+			fillSym(dst, terms, xs, n, d, noise)
+			contractSym(grad, terms, xs, n, d, wm)
+		}
+	})
+	b.Run("pairs", func(b *testing.B) {
+		for range b.N {
+			fillSymPairs(dst, terms, xs, n, d, noise)
+			contractSymPairs(grad, terms, xs, n, d, wm)
 		}
 	})
 }

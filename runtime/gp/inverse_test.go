@@ -11,8 +11,8 @@ import (
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
-// TestPotriMatchesLAPACK compares the blocked factor and inverse with
-// gonum's potrf and potri on random positive definite matrices of sizes
+// TestPotriMatchesLAPACK compares the blocked factor, solve and inverse
+// with gonum's potrf, potrs and potri on random positive definite matrices of sizes
 // around the recursions' leaf, and checks that potrf refuses a matrix that
 // is not positive definite.
 func TestPotriMatchesLAPACK(t *testing.T) {
@@ -35,6 +35,7 @@ func TestPotriMatchesLAPACK(t *testing.T) {
 			c[i*n+i]++
 		}
 		ref := append([]float64(nil), c...)
+		orig := append([]float64(nil), c...)
 		tr, ok := potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: c})
 		tref, ok2 := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: ref})
 		if !ok || !ok2 {
@@ -45,6 +46,28 @@ func TestPotriMatchesLAPACK(t *testing.T) {
 				if d := math.Abs(c[i*n+j] - ref[i*n+j]); d > 1e-12*(1+math.Abs(ref[i*n+j])) {
 					t.Fatalf("n = %d: U[%d,%d] = %.15g, LAPACK %.15g", n, i, j, c[i*n+j], ref[i*n+j])
 				}
+			}
+		}
+		// solveUpper against LAPACK's Potrs, and its residual ‖Cx − b‖
+		// on the original matrix (orig: its upper triangle).
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = r.NormFloat64()
+		}
+		x := append([]float64(nil), b...)
+		xref := append([]float64(nil), b...)
+		solveUpper(tr, x)
+		lapack64.Potrs(tref, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: xref})
+		for i := range x {
+			if d := math.Abs(x[i] - xref[i]); d > 1e-12*(1+math.Abs(xref[i])) {
+				t.Fatalf("n = %d: solve x[%d] = %.15g, Potrs %.15g", n, i, x[i], xref[i])
+			}
+			var cx float64
+			for j := range x {
+				cx += orig[min(i, j)*n+max(i, j)] * x[j]
+			}
+			if d := math.Abs(cx - b[i]); d > 1e-10*(1+math.Abs(b[i])) {
+				t.Fatalf("n = %d: (Cx)[%d] = %.15g, b %.15g", n, i, cx, b[i])
 			}
 		}
 		if !potri(tr) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -75,13 +73,16 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 	defer symPool.Put(buf)
 	a := *buf
 	if fast && grad != nil {
-		// The first RBF term keeps its values for the contraction.
+		// The first RBF term and the first scaled linear term keep their
+		// values for the contraction.
+		rbf, lin := false, false
 		for m := range terms {
-			if terms[m].kind == termRBF {
+			t := &terms[m]
+			if t.kind == termRBF && !rbf || t.kind == termLinear && t.ci >= 0 && !lin {
+				rbf, lin = rbf || t.kind == termRBF, lin || t.kind == termLinear
 				cbuf := getSym(n)
 				defer symPool.Put(cbuf)
-				terms[m].cache = *cbuf
-				break
+				t.cache = *cbuf
 			}
 		}
 	}
@@ -101,7 +102,7 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 		return 0, err
 	}
 	alpha := append([]float64(nil), y...)
-	lapack64.Potrs(t, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
+	solveUpper(t, alpha)
 	var quad float64
 	for i, v := range y {
 		quad += v * alpha[i]

@@ -34,6 +34,17 @@ func chol(t blas64.Triangular) bool {
 	return chol(d)
 }
 
+// solveUpper sets x ← (UᵀU)⁻¹x for the factor t = U of potrf, by two
+// triangular solves with one vector (Dtrsv). LAPACK's Potrs with one
+// right-hand side does the same through Dtrsm, whose column-at-a-time
+// sweep over a row-major matrix took 15 ms of an 80 ms log marginal
+// likelihood at n = 2000.
+func solveUpper(t blas64.Triangular, x []float64) {
+	v := blas64.Vector{N: t.N, Inc: 1, Data: x}
+	blas64.Trsv(blas.Trans, t, v)
+	blas64.Trsv(blas.NoTrans, t, v)
+}
+
 // trsmLeftTrans sets b ← T⁻ᵀb for the upper T: for T = [P Q; 0 R],
 // Tᵀx = b is Pᵀx₁ = b₁, Rᵀx₂ = b₂ − Qᵀx₁.
 func trsmLeftTrans(b blas64.General, t blas64.Triangular) {

@@ -44,6 +44,9 @@ func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lp, ok := c.Held(); ok {
+		return eval.Num(lp), nil // every parameter given: Compile ran the model there
+	}
 	lp, err := c.NewDensity(a.Th.Fork()).Value(nil)
 	if err != nil {
 		return nil, err
