@@ -65,7 +65,11 @@
 // own, with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
 // every factor, done with row-oriented triangular solves instead of the
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
-// solve overflows), and with Dpotrf recursive on halves above n = 2048.
+// solve overflows), with Dpotrf recursive on halves above n = 2048, and
+// with Dpotri (the Cholesky inverse, mat.Cholesky.InverseTo) and its
+// Dtrtri and Dlauum recursive on halves above n = 128 (potri.go), so that
+// their work is in DTRMM and DSYRK calls of order n/2, n/4, … instead of
+// gonum's panels of 64.
 //
 // DTRSV with unit stride is overridden too, to run the rows of the
 // triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
