@@ -56,9 +56,10 @@
 // A, and for the factors of positive definite matrices these are bounded by
 // the condition of A (Demmel, Higham & Schreiber 1995, "Stability of block
 // LU factorization"). DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
-// is blocked the same way: each block row of B becomes the dense copy of
-// the diagonal block times its old value plus one DGEMM with the rows not
-// yet overwritten. Small problems, where packing does not pay, go to
+// is the DGEMM loops themselves, in place: the triangle is packed as a
+// DGEMM operand with the entries outside it set to zero, and B's slices
+// of KC rows (columns, side Right) are taken in the order in which each is
+// packed before anything overwrites it (trmm.go). Small problems, where packing does not pay, go to
 // gonum's own implementation, as do the routines not written here.
 //
 // The init also installs Lapack as gonum's LAPACK (lapack64.Use): gonum's
@@ -77,8 +78,9 @@
 //
 // An interrupt (runtime/interrupt) stops the kernels: every exported
 // routine checks it on entry and on return, and the blocked loops check it
-// between blocks of MC rows (about 20 ms of work each at n = 6000) and
-// between the diagonal blocks of DSYRK, DTRSM and DTRMM, returning early;
+// between blocks of MC rows (about 20 ms of work each at n = 6000; DTRMM
+// likewise) and between the diagonal blocks of DSYRK and DTRSM, returning
+// early;
 // the exported routine then panics with interrupt.Stop on the goroutine
 // that called it, after its workers are back, so a factorisation of any
 // size ends within a block. The check is one atomic load.
