@@ -63,7 +63,8 @@
 // gonum's own implementation, as do the routines not written here.
 //
 // The init also installs Lapack as gonum's LAPACK (lapack64.Use): gonum's
-// own, with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
+// own, with Dlansy's 1-norm summed in registers (the same sums, bit for
+// bit), with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
 // every factor, done with row-oriented triangular solves instead of the
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
 // solve overflows), with Dpotrf recursive on halves above n = 2048, and
