@@ -1,6 +1,8 @@
 package blas3
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/kml-lang/kml/runtime/interrupt"
@@ -81,8 +83,7 @@ func (impl Lapack) trtri(ul blas.Uplo, d blas.Diag, n int, a []float64, lda int)
 	bi := blas64.Implementation()
 	h := n / 2
 	a22 := a[h*lda+h:]
-	impl.trtri(ul, d, h, a, lda)
-	impl.trtri(ul, d, n-h, a22, lda)
+	both(func() { impl.trtri(ul, d, h, a, lda) }, func() { impl.trtri(ul, d, n-h, a22, lda) })
 	if ul == blas.Upper {
 		a12 := a[h:]
 		bi.Dtrmm(blas.Left, blas.Upper, blas.NoTrans, d, h, n-h, -1, a, lda, a12, lda)
@@ -123,4 +124,32 @@ func (impl Lapack) Dlauum(ul blas.Uplo, n int, a []float64, lda int) {
 		bi.Dtrmm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n-h, h, 1, a22, lda, a21, lda)
 	}
 	impl.Dlauum(ul, n-h, a22, lda)
+}
+
+// both runs f and g, on two goroutines if there are two processors: the
+// halves of Dtrtri are independent, and running them side by side keeps
+// both processors busy in the leaves and small products, which run on one.
+// A panic in f (interrupt.Stop from a BLAS call) is raised again on the
+// calling goroutine once both are done.
+func both(f, g func()) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		f()
+		g()
+		return
+	}
+	var (
+		wg sync.WaitGroup
+		p  any
+	)
+	wg.Go(func() {
+		defer func() { p = recover() }()
+		f()
+	})
+	func() {
+		defer wg.Wait()
+		g()
+	}()
+	if p != nil {
+		panic(p)
+	}
 }
