@@ -55,7 +55,9 @@
 // speed; its error grows with the condition of the diagonal blocks, not of
 // A, and for the factors of positive definite matrices these are bounded by
 // the condition of A (Demmel, Higham & Schreiber 1995, "Stability of block
-// LU factorization"). DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
+// LU factorization"). Above order 256 DTRSM first splits the triangle in
+// halves, so that the solved part is subtracted in DGEMMs of order k/2,
+// k/4, … rather than repacked for every block of 64. DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
 // is the DGEMM loops themselves, in place: the triangle is packed as a
 // DGEMM operand with the entries outside it set to zero, and B's slices
 // of KC rows (columns, side Right) are taken in the order in which each is
