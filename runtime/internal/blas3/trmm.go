@@ -129,7 +129,14 @@ func trmmLeft(s *shape, lower, unit bool, k, n int, alpha float64, t view, b []f
 				mc := min(s.mc, r1-ic)
 				packA(buf.a, t, ic, mc, pc, kc, mr)
 				maskA(buf.a, ic, mc, pc, kc, mr, lower, unit)
-				macro(s, mc, nc, kc, alpha, buf.a, buf.b, b[ic*ldb+jc:], ldb, buf.t)
+				// Rows i take depths p with pc+p ≥ i (upper) or ≤ i (lower).
+				macroTri(s, mc, nc, kc, alpha, buf.a, buf.b, b[ic*ldb+jc:], ldb, buf.t, func(ir, _ int) (int, int) {
+					r := ic + ir - pc
+					if lower {
+						return 0, min(kc, r+mr)
+					}
+					return max(0, r), kc
+				})
 			}
 		}
 	}
@@ -165,7 +172,48 @@ func trmmRight(s *shape, lower, unit bool, m, k int, alpha float64, t view, b []
 			for i := ic; i < ic+mc; i++ {
 				clear(b[i*ldb+pc : i*ldb+pc+kc])
 			}
-			macro(s, mc, c1-c0, kc, alpha, buf.a, buf.b, b[ic*ldb+c0:], ldb, buf.t)
+			// Columns j take depths p with pc+p ≤ j (upper) or ≥ j (lower).
+			macroTri(s, mc, c1-c0, kc, alpha, buf.a, buf.b, b[ic*ldb+c0:], ldb, buf.t, func(_, jr int) (int, int) {
+				c := c0 + jr - pc
+				if lower {
+					return max(0, c), kc
+				}
+				return 0, min(kc, c+nr)
+			})
+		}
+	}
+}
+
+// macroTri is macro for a product with a triangular factor: depth(ir,
+// jr) is the range [lo, hi) of the KC slice outside which the tile's
+// terms are all zero (the masked part of the triangle), and the
+// micro-kernel runs over that range only, so the zeros of the diagonal
+// blocks cost MR·NR per tile rather than half the block.
+func macroTri(s *shape, mc, nc, kc int, alpha float64, pa, pb, c []float64, ldc int, tile []float64, depth func(ir, jr int) (int, int)) {
+	mr, nr := s.mr, s.nr
+	for jr := 0; jr < nc; jr += nr {
+		nn := min(nr, nc-jr)
+		for ir := 0; ir < mc; ir += mr {
+			lo, hi := depth(ir, jr)
+			if lo >= hi {
+				continue
+			}
+			mm := min(mr, mc-ir)
+			ap := pa[ir*kc+lo*mr : ir*kc+hi*mr]
+			bp := pb[jr*kc+lo*nr : jr*kc+hi*nr]
+			off := ir*ldc + jr
+			if mm == mr && nn == nr {
+				s.kern(hi-lo, ap, bp, c[off:], ldc, alpha)
+				continue
+			}
+			clear(tile)
+			s.kern(hi-lo, ap, bp, tile, nr, alpha)
+			for i := range mm {
+				ci := c[off+i*ldc : off+i*ldc+nn]
+				for j, v := range tile[i*nr : i*nr+nn] {
+					ci[j] += v
+				}
+			}
 		}
 	}
 }
