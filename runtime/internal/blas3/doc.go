@@ -71,7 +71,7 @@
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
 // solve overflows), with Dpotrf recursive on halves above n = 2048, and
 // with Dpotri (the Cholesky inverse, mat.Cholesky.InverseTo) and its
-// Dtrtri and Dlauum recursive on halves above n = 128 (potri.go), so that
+// Dtrtri and Dlauum recursive on halves above n = 64 (potri.go), so that
 // their work is in DTRMM and DSYRK calls of order n/2, n/4, … instead of
 // gonum's panels of 64.
 //

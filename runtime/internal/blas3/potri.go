@@ -20,12 +20,14 @@ import (
 // Dtrtri and Dlauum (Go's embedding does not dispatch to the outer
 // type's methods), so Lapack overrides Dpotri as well.
 
-// potriLeaf is the order up to which Dtrtri and Dlauum are gonum's
-// blocked code (whose blocks are 64). Measured side by side (AVX-512,
-// load 1.4–1.7), leaves of 64, 128 and 256 give the inverse within 2% of
-// each other at n = 1000 and 2000; the recursion itself gains 8% at
-// n = 1000 and 45% at n = 2000 (38 → 56 GFLOP/s).
-var potriLeaf = 128
+// potriLeaf is the order up to which Dtrtri and Dlauum are gonum's code
+// (unblocked at 64 or less). Measured with the in-place DTRMM (AVX-512,
+// load 3.6-3.8, processor time of the inverse, two runs each): leaves of
+// 32, 64, 128 give 44.5-46.3, 46.1-46.2, 44.8 GFLOP/cpu-s at n = 1000 and
+// 54.6-55.8, 54.2-54.7, 50.6-50.7 at n = 2000. (Before that DTRMM, the
+// recursion with leaves of 64-256 gained 8% at n = 1000 and 45% at
+// n = 2000 over gonum's Dpotri, load 1.4-1.7.)
+var potriLeaf = 64
 
 // trtriCalls counts the recursive steps of Lapack's Dtrtri, for the tests.
 var trtriCalls atomic.Int64
