@@ -274,7 +274,7 @@ func TestDpotri(t *testing.T) {
 // the inverse it returns, times A, is the identity to within
 // 8(n+2)·ε·κ(A), an independent check of the whole path.
 func TestInverseRoutes(t *testing.T) {
-	const n = 700 // above potriLeaf, so the recursion runs
+	const n = 300 // above potriLeaf, so the recursion runs
 	a := spd(n, 31)
 	var ch mat.Cholesky
 	if !ch.Factorize(a) {
