@@ -40,8 +40,11 @@ func randSlice(r *rand.Rand, n int) []float64 {
 // blocked algorithm runs more than once and ends in a partial block), and
 // with the size thresholds off so the kernels see every size.
 func configs(t *testing.T, f func(t *testing.T)) {
-	defer func(g, p, s, tr int) { minGemm, minPar, minSyrk, minTrsm = g, p, s, tr }(minGemm, minPar, minSyrk, minTrsm)
+	defer func(g, p, s, tr, l int) {
+		minGemm, minPar, minSyrk, minTrsm, trsmLeaf = g, p, s, tr, l
+	}(minGemm, minPar, minSyrk, minTrsm, trsmLeaf)
 	minGemm, minSyrk, minTrsm = 0, 0, 0
+	leaf := trsmLeaf
 	for _, l := range cpufeat.Levels() {
 		for _, small := range []bool{false, true} {
 			for _, par := range []bool{false, true} {
@@ -52,8 +55,10 @@ func configs(t *testing.T, f func(t *testing.T)) {
 					s := current()
 					saved := *s
 					defer func() { *s = saved }()
-					if small {
+					trsmLeaf = leaf
+					if small { // and DTRSM by halves down to 9
 						s.mc, s.kc, s.nc = 2*s.mr+1, 7, 3*s.nr+2
+						trsmLeaf = 9
 					}
 					minPar = 1 << 62
 					if par {

@@ -55,17 +55,25 @@
 // speed; its error grows with the condition of the diagonal blocks, not of
 // A, and for the factors of positive definite matrices these are bounded by
 // the condition of A (Demmel, Higham & Schreiber 1995, "Stability of block
-// LU factorization"). DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
-// is blocked the same way: each block row of B becomes the dense copy of
-// the diagonal block times its old value plus one DGEMM with the rows not
-// yet overwritten. Small problems, where packing does not pay, go to
+// LU factorization"). Above order 256 DTRSM first splits the triangle in
+// halves, so that the solved part is subtracted in DGEMMs of order k/2,
+// k/4, … rather than repacked for every block of 64. DTRMM (for Dtrtri and Dlauum, the Cholesky inverse)
+// is the DGEMM loops themselves, in place: the triangle is packed as a
+// DGEMM operand with the entries outside it set to zero, and B's slices
+// of KC rows (columns, side Right) are taken in the order in which each is
+// packed before anything overwrites it (trmm.go). Small problems, where packing does not pay, go to
 // gonum's own implementation, as do the routines not written here.
 //
 // The init also installs Lapack as gonum's LAPACK (lapack64.Use): gonum's
-// own, with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
+// own, with Dlansy's 1-norm summed in registers (the same sums, bit for
+// bit), with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
 // every factor, done with row-oriented triangular solves instead of the
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
-// solve overflows), and with Dpotrf recursive on halves above n = 2048.
+// solve overflows), with Dpotrf recursive on halves above n = 2048, and
+// with Dpotri (the Cholesky inverse, mat.Cholesky.InverseTo) and its
+// Dtrtri and Dlauum recursive on halves above n = 64 (potri.go), so that
+// their work is in DTRMM and DSYRK calls of order n/2, n/4, … instead of
+// gonum's panels of 64.
 //
 // DTRSV with unit stride is overridden too, to run the rows of the
 // triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
@@ -73,8 +81,9 @@
 //
 // An interrupt (runtime/interrupt) stops the kernels: every exported
 // routine checks it on entry and on return, and the blocked loops check it
-// between blocks of MC rows (about 20 ms of work each at n = 6000) and
-// between the diagonal blocks of DSYRK, DTRSM and DTRMM, returning early;
+// between blocks of MC rows (about 20 ms of work each at n = 6000; DTRMM
+// likewise) and between the diagonal blocks of DSYRK and DTRSM, returning
+// early;
 // the exported routine then panics with interrupt.Stop on the goroutine
 // that called it, after its workers are back, so a factorisation of any
 // size ends within a block. The check is one atomic load.

@@ -136,26 +136,34 @@ func gemmSerial(s *shape, m, n, k int, alpha float64, a, b view, c []float64, ld
 				}
 				mc := min(s.mc, m-ic)
 				packA(buf.a, a, ic, mc, pc, kc, mr)
-				for jr := 0; jr < nc; jr += nr {
-					nn := min(nr, nc-jr)
-					bp := buf.b[jr*kc : (jr+nr)*kc]
-					for ir := 0; ir < mc; ir += mr {
-						mm := min(mr, mc-ir)
-						ap := buf.a[ir*kc : (ir+mr)*kc]
-						off := (ic+ir)*ldc + jc + jr
-						if mm == mr && nn == nr {
-							s.kern(kc, ap, bp, c[off:], ldc, alpha)
-							continue
-						}
-						clear(tile)
-						s.kern(kc, ap, bp, tile, nr, alpha)
-						for i := range mm {
-							ci := c[off+i*ldc : off+i*ldc+nn]
-							for j, v := range tile[i*nr : i*nr+nn] {
-								ci[j] += v
-							}
-						}
-					}
+				macro(s, mc, nc, kc, alpha, buf.a, buf.b, c[ic*ldc+jc:], ldc, tile)
+			}
+		}
+	}
+}
+
+// macro adds α times the product of the packed mc×kc block pa and kc×nc
+// slab pb into the mc×nc block of C at c, one micro-kernel call per tile;
+// tiles on the edges go through the MR×NR scratch tile.
+func macro(s *shape, mc, nc, kc int, alpha float64, pa, pb, c []float64, ldc int, tile []float64) {
+	mr, nr := s.mr, s.nr
+	for jr := 0; jr < nc; jr += nr {
+		nn := min(nr, nc-jr)
+		bp := pb[jr*kc : (jr+nr)*kc]
+		for ir := 0; ir < mc; ir += mr {
+			mm := min(mr, mc-ir)
+			ap := pa[ir*kc : (ir+mr)*kc]
+			off := ir*ldc + jr
+			if mm == mr && nn == nr {
+				s.kern(kc, ap, bp, c[off:], ldc, alpha)
+				continue
+			}
+			clear(tile)
+			s.kern(kc, ap, bp, tile, nr, alpha)
+			for i := range mm {
+				ci := c[off+i*ldc : off+i*ldc+nn]
+				for j, v := range tile[i*nr : i*nr+nn] {
+					ci[j] += v
 				}
 			}
 		}

@@ -40,6 +40,7 @@ func TestInterruptStopsKernels(t *testing.T) {
 			Implementation{}.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, a, n, append([]float64(nil), b...), n)
 		},
 		"Cholesky": func() { var ch mat.Cholesky; ch.Factorize(spd(n, 3)) },
+		"Dpotri":   func() { Lapack{}.Dpotri(blas.Upper, n, spd(n, 5).RawSymmetric().Data, n) },
 	} {
 		if got := stopped(f); !interrupt.Is(got) {
 			t.Errorf("%s after Raise: panicked with %v, want interrupt.Stop", name, got)
@@ -65,6 +66,30 @@ func TestInterruptStopsKernels(t *testing.T) {
 	interrupt.Clear()
 	if !interrupt.Is(got) {
 		t.Fatalf("Cholesky factorisations with an interrupt raised at %v: panicked with %v", full/10, got)
+	}
+
+	// Raised while inverses of order 2000 run: the one running stops, and
+	// the panic comes out on this goroutine although Dtrtri runs its
+	// halves on two (a panic on the other would end the process).
+	if !ch.Factorize(big) {
+		t.Fatal("not positive definite")
+	}
+	var inv mat.SymDense
+	start = time.Now()
+	if err := ch.InverseTo(&inv); err != nil {
+		t.Fatal(err)
+	}
+	full = time.Since(start)
+	timer = time.AfterFunc(full/10, interrupt.Raise)
+	got = stopped(func() {
+		for range 50 {
+			ch.InverseTo(&inv)
+		}
+	})
+	timer.Stop()
+	interrupt.Clear()
+	if !interrupt.Is(got) {
+		t.Fatalf("inverses with an interrupt raised at %v: panicked with %v", full/10, got)
 	}
 
 	// Cleared: the product is gonum's again.

@@ -102,3 +102,58 @@ func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
 	}
 	return impl.Dpotrf(ul, n-h, a22, lda)
 }
+
+// Dlansy returns the given norm of the symmetric matrix in the uplo
+// triangle of a; see gonum's Dlansy. mat.Cholesky.Factorize takes the
+// 1-norm of every matrix it factors (for the condition estimate), and
+// gonum's loop for it adds each entry into two column sums in memory,
+// work[i] and work[j], so every step waits on a store: at n = 1000 that
+// was 1 ms, 7% of the factorisation. This one keeps row i's sum in a
+// register and adds the same terms in the same order, so the norm is the
+// same to the bit; the other norms are gonum's.
+func (impl Lapack) Dlansy(norm lapack.MatrixNorm, ul blas.Uplo, n int, a []float64, lda int, work []float64) float64 {
+	if (norm != lapack.MaxColumnSum && norm != lapack.MaxRowSum) || (ul != blas.Upper && ul != blas.Lower) ||
+		n <= 0 || lda < n || len(a) < (n-1)*lda+n || len(work) < n {
+		return impl.Implementation.Dlansy(norm, ul, n, a, lda, work)
+	}
+	work = work[:n]
+	clear(work)
+	if ul == blas.Upper {
+		// Column i's sum is the terms of rows k < i (added as work[j] of
+		// row k), then |a[i,i]|, then row i's terms j > i in order.
+		for i := range n {
+			row := a[i*lda+i+1 : i*lda+n]
+			w := work[i+1:]
+			w = w[:len(row)]
+			s := work[i] + math.Abs(a[i*lda+i])
+			for j, v := range row {
+				v = math.Abs(v)
+				s += v
+				w[j] += v
+			}
+			work[i] = s
+		}
+	} else {
+		// Row i's terms j < i come after column i's earlier ones (none:
+		// work[i] is added to only by rows after i), then the diagonal.
+		for i := range n {
+			row := a[i*lda : i*lda+i]
+			w := work[:i]
+			s := work[i]
+			for j, v := range row {
+				v = math.Abs(v)
+				s += v
+				w[j] += v
+			}
+			work[i] = s + math.Abs(a[i*lda+i])
+		}
+	}
+	var m float64
+	for _, v := range work {
+		if math.IsNaN(v) {
+			return math.NaN()
+		}
+		m = max(m, v)
+	}
+	return m
+}

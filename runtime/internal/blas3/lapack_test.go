@@ -119,3 +119,34 @@ func TestDpotrf(t *testing.T) {
 		}
 	}
 }
+
+// TestDlansy: Lapack's 1-norm and ∞-norm of a symmetric matrix add the
+// same terms in the same order as gonum's, so they must agree to the bit,
+// for both triangles, with strides, and with a NaN (which must come out).
+// The other norms are gonum's.
+func TestDlansy(t *testing.T) {
+	refL := gonumlapack.Implementation{}
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{1, 2, 3, 7, 64, 131} {
+		for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+			for _, norm := range []lapack.MatrixNorm{lapack.MaxColumnSum, lapack.MaxRowSum, lapack.MaxAbs, lapack.Frobenius} {
+				for _, nan := range []bool{false, true} {
+					lda := n + r.IntN(3)
+					a := randSlice(r, (n-1)*lda+n)
+					for i := range a {
+						a[i] *= math.Exp(10 * r.Float64()) // sums that round
+					}
+					if nan {
+						a[r.IntN(n)*lda+r.IntN(n)] = math.NaN()
+					}
+					work := make([]float64, n)
+					want := refL.Dlansy(norm, ul, n, a, lda, work)
+					got := Lapack{}.Dlansy(norm, ul, n, a, lda, work)
+					if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Errorf("Dlansy(%c, %c, n=%d, lda=%d) = %v, want gonum's %v", norm, ul, n, lda, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -31,7 +31,70 @@ func (impl Implementation) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d
 		return
 	}
 	calls.Add(1)
-	trsm(s == blas.Left, ul == blas.Upper, isTrans(tA), d == blas.Unit, m, n, alpha, a, lda, b, ldb)
+	left, upper, trans, unit := s == blas.Left, ul == blas.Upper, isTrans(tA), d == blas.Unit
+	if k <= trsmLeaf {
+		trsm(left, upper, trans, unit, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	scale(alpha, m, n, b, ldb)
+	if alpha != 0 {
+		trsmHalves(left, upper, trans, unit, m, n, a, lda, b, ldb)
+	}
+}
+
+// trsmLeaf is the order of op(A) above which Dtrsm splits it in halves.
+// Measured in Dpotrf (AVX-512, load 2.6-3.4, processor time): leaves of
+// 128 and 256 give 41.4-41.8 GFLOP/cpu-s at n = 2000 against 39.0 without
+// halves, and all three 30-31 at n = 1000.
+var trsmLeaf = 256
+
+// trsmHalves solves op(A)·X = B or X·op(A) = B in place by halves of
+// op(A) = [T₁₁ T₁₂; T₂₁ T₂₂] (one of T₁₂, T₂₁ zero), B cut to match: one
+// half of X is solved for (recursively), its product with the
+// off-diagonal block is subtracted from the other half of B in one DGEMM,
+// and the other half is solved for. trsm's blocks alone subtract the
+// solved part with one DGEMM per block of trsmBlock rows, which packs all
+// of the solved part again for each block; by halves the DGEMMs are of
+// order k/2, k/4, … and the blocks only run below trsmLeaf.
+func trsmHalves(left, upper, trans, unit bool, m, n int, a []float64, lda int, b []float64, ldb int) {
+	k := m
+	if !left {
+		k = n
+	}
+	if k <= trsmLeaf {
+		trsm(left, upper, trans, unit, m, n, 1, a, lda, b, ldb)
+		return
+	}
+	if interrupt.Raised() {
+		return // the exported routine panics
+	}
+	op := view{a, lda, trans}
+	lower := upper == trans // op(A) is lower triangular
+	h := k / 2
+	a22 := a[h*lda+h:]
+	rec := func(m, n int, a, b []float64) { trsmHalves(left, upper, trans, unit, m, n, a, lda, b, ldb) }
+	switch {
+	case left && lower: // T₁₁X₁ = B₁; T₂₂X₂ = B₂ − T₂₁X₁
+		b2 := b[h*ldb:]
+		rec(h, n, a, b)
+		gemm(k-h, n, h, -1, op.sub(h, 0), view{b, ldb, false}, b2, ldb)
+		rec(k-h, n, a22, b2)
+	case left: // T₂₂X₂ = B₂; T₁₁X₁ = B₁ − T₁₂X₂
+		b2 := b[h*ldb:]
+		rec(k-h, n, a22, b2)
+		gemm(h, n, k-h, -1, op.sub(0, h), view{b2, ldb, false}, b, ldb)
+		rec(h, n, a, b)
+	case !lower: // X₁T₁₁ = B₁; X₂T₂₂ = B₂ − X₁T₁₂
+		b2 := b[h:]
+		rec(m, h, a, b)
+		gemm(m, k-h, h, -1, view{b, ldb, false}, op.sub(0, h), b2, ldb)
+		rec(m, k-h, a22, b2)
+	default: // X₂T₂₂ = B₂; X₁T₁₁ = B₁ − X₂T₂₁
+		b2 := b[h:]
+		rec(m, k-h, a22, b2)
+		gemm(m, h, k-h, -1, view{b2, ldb, false}, op.sub(h, 0), b, ldb)
+		rec(m, h, a, b)
+	}
 }
 
 func trsm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
