@@ -130,21 +130,35 @@ func (ps *pass) closeSmall(sc *scratch) (a, c, r float64, ok bool) {
 		return g[0], 1, 1, true
 	}
 	a, b, c := g[0], g[2], g[3]
-	if !(a > tinyDiag && c > tinyDiag) {
-		return 0, 0, 0, false
-	}
-	ba := b / a
-	r = 1 - ba*(b/c) // det G̃ = a c r
-	if !(r >= hadamardLimit) {
+	ba, r, ok := small2(a, b, c)
+	if !ok {
 		return 0, 0, 0, false
 	}
 	if ps.grad {
 		for k := range sc.dj {
 			t := sc.t[k*4 : k*4+4]
-			sc.dj[k] = (t[0]/a - 2*ba*t[2]/c + t[3]/c) / r
+			sc.dj[k] = small2Grad(a, c, ba, r, t[0], t[2], t[3])
 		}
 	}
 	return a, c, r, true
+}
+
+// small2 is closeSmall's test for D = 2, G̃ = [a b; b c]: det G̃ = a·c·r
+// with r = 1 − b²/(ac) and ba = b/a, ok when a, c are above tinyDiag and
+// r (the Hadamard ratio) is at least hadamardLimit.
+func small2(a, b, c float64) (ba, r float64, ok bool) {
+	if !(a > tinyDiag && c > tinyDiag) {
+		return 0, 0, false
+	}
+	ba = b / a
+	r = 1 - ba*(b/c)
+	return ba, r, r >= hadamardLimit
+}
+
+// small2Grad is tr(G̃⁻¹T̃) for D = 2 from small2's a, c, ba, r and the
+// lower triangle t00, t10, t11 of T̃.
+func small2Grad(a, c, ba, r, t00, t10, t11 float64) float64 {
+	return (t00/a - 2*ba*t10/c + t11/c) / r
 }
 
 // cauchyBinet returns ½ log det G for row i, with G = Σ_l e_l² v_l v_lᵀ, by

@@ -79,6 +79,8 @@ type scratch struct {
 	order   []int
 	cbSum   float64
 	cbBound float64
+	// tile is the workspace of the tile kernels, made on first use.
+	tile *tileBuf
 }
 
 // newScratch returns a worker's workspace for this pass: one from the
@@ -166,14 +168,7 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 		}
 	}()
 	par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
-		bs := ps.view(buf[b*size : (b+1)*size])
-		for i := lo; i < hi; i++ {
-			if err := ps.row(sc, bs, i); err != nil {
-				errs[b] = err
-				return
-			}
-		}
-		sc.flushDet(bs)
+		errs[b] = ps.block(sc, ps.view(buf[b*size:(b+1)*size]), lo, hi)
 	})
 	// The first error in row order, whichever block failed first in time.
 	for _, err := range errs {
@@ -363,30 +358,50 @@ func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 
 // finishRow adds row i's Jacobian terms, from sc.g and sc.t or, when those
 // are inaccurate, by cauchyBinet.
-//
-// For D ≤ 2, a row whose det G̃ is a normal number defers its logarithm:
-// the determinant's mantissa multiplies sc.detProd and its binary exponent
-// adds to sc.detExp, and flushDet takes one logarithm per block (a
-// logarithm per row was a tenth of the pass at m = 20; 128 mantissas in
-// [½, 1) cannot underflow).
 func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	if ps.finishFast(sc, bs, qmin) {
+		return nil
+	}
+	return ps.finishSlow(sc, bs, i, qmin)
+}
+
+// finishFast is finishRow for a row with D ≤ 2 whose det G̃ is a normal
+// number, and reports whether the row was one. It defers the row's
+// logarithm: the determinant's mantissa multiplies sc.detProd and its
+// binary exponent adds to sc.detExp, and flushDet takes one logarithm per
+// block (a logarithm per row was a tenth of the pass at m = 20; 128
+// mantissas in [½, 1) cannot underflow). The reference rows
+// (generalRows) take a logarithm per row, in finishSlow.
+func (ps *pass) finishFast(sc *scratch, bs blockSums, qmin float64) bool {
 	dim, np := ps.md.dim, ps.np
-	if dim <= 2 && !generalRows { // the reference takes a logarithm per row
-		if a, c, r, ok := ps.closeSmall(sc); ok {
-			if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
-				f, e := math.Frexp(det)
-				sc.detProd *= f
-				sc.detExp += e
-				*bs.logJac -= float64(dim) * qmin / 2
-				if ps.grad {
-					for k := 0; k < np; k++ {
-						bs.dJac[k] += sc.dj[k]
-					}
-				}
-				return nil
-			}
+	if dim > 2 || generalRows {
+		return false
+	}
+	a, c, r, ok := ps.closeSmall(sc)
+	if !ok {
+		return false
+	}
+	det := a * c * r
+	if !(det > minNormal && det <= math.MaxFloat64) {
+		return false
+	}
+	f, e := math.Frexp(det)
+	sc.detProd *= f
+	sc.detExp += e
+	*bs.logJac -= float64(dim) * qmin / 2
+	if ps.grad {
+		for k := 0; k < np; k++ {
+			bs.dJac[k] += sc.dj[k]
 		}
 	}
+	return true
+}
+
+// finishSlow is finishRow for the other rows: by closeJacobian, with one
+// logarithm, or when that is inaccurate by cauchyBinet (which reads
+// sc.q and sc.v).
+func (ps *pass) finishSlow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	dim, np := ps.md.dim, ps.np
 	half, ok := ps.closeJacobian(sc)
 	if ok {
 		half -= float64(dim) * qmin / 2

@@ -1,0 +1,203 @@
+package bke
+
+import (
+	"math"
+
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
+)
+
+// The tile path is the pass for D = 1 and for D = 2 with one lengthscale
+// on CPUs with AVX-512: eight data rows at a time, one per vector lane,
+// with the landmarks in the loop (tile_amd64.s). Lanes as rows rather
+// than landmarks need no horizontal sums per row (G̃ and T̃ of each row
+// build up in its own lane, in the order rowGeneral adds them) and no
+// padding of m; the per-landmark sums build up in eight lanes each, added
+// together once per block. A tile makes three calls: tileDist (the
+// distances, each row's qmin and q − qmin), one fastexp.Exps over all
+// (m + 1)·8 exponents (the last eight give cq = e^{−½ qmin} per row, as
+// rowExps's extra element does) and tileAcc; the per-row rows called
+// row1/row2 made one Exps call of m + 1 padded to a multiple of 8 per
+// row, and their loops ran four landmarks per AVX2 step. The exponentials
+// are bit for bit those of row1 and row2: r = q − qmin rounded once and
+// e^{−½r} is what Exps(q, −½, ½qmin) computes with its fused
+// multiply–add.
+//
+// A block's rows beyond its last whole tile (at most 7, in the last block
+// only, since blockRows is a multiple of 8) go through row. A row whose
+// Jacobian needs closeJacobian or cauchyBinet (finishSlow) gets its G̃,
+// T̃, q and x − z copied out of its lane first.
+
+// tileRows is the number of data rows of a tile: the lanes of AVX-512.
+const tileRows = 8
+
+// tileBuf is a worker's workspace for the tile kernels. Its arrays are
+// landmark-major with eight lanes per landmark (element l·8 + k is
+// landmark l, row k of the tile).
+type tileBuf struct {
+	d0, d1, q       []float64 // m×8: x − z per coordinate (d1 for D = 2), q
+	r               []float64 // (m+1)×8: q − qmin and qmin, then their exponentials
+	s1, s2, sy, sky []float64 // m×8: the block's sums, by lane
+	g               [48]float64
+	qmin            [tileRows]float64
+}
+
+func newTileBuf(m int) *tileBuf {
+	const k = tileRows
+	return &tileBuf{
+		d0: make([]float64, m*k), d1: make([]float64, m*k), q: make([]float64, m*k),
+		r:  make([]float64, (m+1)*k),
+		s1: make([]float64, m*k), s2: make([]float64, m*k),
+		sy: make([]float64, m*k), sky: make([]float64, m*k),
+	}
+}
+
+// tiled reports whether this pass runs its rows by tiles.
+func (ps *pass) tiled() bool {
+	return ps.jac && !generalRows && tileKernels() && (ps.md.dim == 1 || ps.md.dim == 2 && ps.np == 1)
+}
+
+// block adds the rows [lo, hi) to the block sums bs: by tiles where the
+// pass runs by tiles, the rest row by row.
+func (ps *pass) block(sc *scratch, bs blockSums, lo, hi int) error {
+	i := lo
+	if ps.tiled() {
+		done, err := ps.tiles(sc, bs, lo, hi)
+		if err != nil {
+			return err
+		}
+		i += done
+	}
+	for ; i < hi; i++ {
+		if err := ps.row(sc, bs, i); err != nil {
+			return err
+		}
+	}
+	sc.flushDet(bs)
+	return nil
+}
+
+// tiles adds the whole tiles of the rows [lo, hi) to bs and returns the
+// number of rows they hold.
+func (ps *pass) tiles(sc *scratch, bs blockSums, lo, hi int) (int, error) {
+	md := ps.md
+	m, n := md.m, md.n
+	nt := (hi - lo) / tileRows
+	if nt == 0 {
+		return 0, nil
+	}
+	if sc.tile == nil {
+		sc.tile = newTileBuf(m)
+	}
+	tb := sc.tile
+	clear(tb.s1)
+	clear(tb.s2)
+	clear(tb.sy)
+	clear(tb.sky)
+	inv2 := ps.p.inv2
+	for t := 0; t < nt; t++ {
+		i := lo + t*tileRows
+		if md.dim == 1 {
+			tileDist1((*[8]float64)(md.xt[i:]), inv2[0], md.z, tb.d0, tb.q, tb.r)
+		} else {
+			tileDist2((*[8]float64)(md.xt[i:]), (*[8]float64)(md.xt[n+i:]), inv2[0], inv2[1], md.z, tb.d0, tb.d1, tb.q, tb.r)
+		}
+		tb.qmin = [tileRows]float64(tb.r[m*tileRows:])
+		fastexp.Exps(tb.r, tb.r, -0.5, 0)
+		if md.dim == 1 {
+			tileAcc1(tb.r, tb.q, tb.d0, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, (*[16]float64)(tb.g[:16]))
+		} else {
+			tileAcc2(tb.r, tb.q, tb.d0, tb.d1, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
+		}
+		if err := ps.tileFinish(sc, tb, bs, i); err != nil {
+			return 0, err
+		}
+	}
+	// The lanes in order, then into the block's sums.
+	for l := 0; l < m; l++ {
+		lanes := l * tileRows
+		var s1, s2, sy, sky float64
+		for k := 0; k < tileRows; k++ {
+			s1 += tb.s1[lanes+k]
+			s2 += tb.s2[lanes+k]
+			sy += tb.sy[lanes+k]
+			sky += tb.sky[lanes+k]
+		}
+		bs.s1[l] += s1
+		bs.s2[l] += s2
+		if ps.grad {
+			bs.sy[l] += sy
+			bs.sky[l] += sky
+		}
+	}
+	return nt * tileRows, nil
+}
+
+// tileFinish adds the Jacobian terms of the tile's rows i0, ..., i0 + 7
+// from their lanes of G̃ and T̃: as finishFast does where det G̃ is a
+// normal number (from small2 and small2Grad, the arithmetic of
+// closeSmall), else by finishSlow.
+func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error {
+	g := &tb.g
+	dim := ps.md.dim
+	var lj, dj float64 // the fast rows' −D·qmin/2 and tr(G̃⁻¹T̃)
+	for k := 0; k < tileRows; k++ {
+		qmin := tb.qmin[k]
+		if math.IsInf(qmin, 1) {
+			return overflowError(i0 + k)
+		}
+		var det, djk float64
+		if dim == 1 {
+			if a := g[k]; a > tinyDiag {
+				det = a
+				if ps.grad {
+					djk = g[8+k] / a
+				}
+			}
+		} else {
+			a, c := g[k], g[16+k]
+			if ba, r, ok := small2(a, g[8+k], c); ok {
+				det = a * c * r
+				if ps.grad {
+					djk = small2Grad(a, c, ba, r, g[24+k], g[32+k], g[40+k])
+				}
+			}
+		}
+		if det > minNormal && det <= math.MaxFloat64 {
+			f, e := math.Frexp(det)
+			sc.detProd *= f
+			sc.detExp += e
+			lj -= float64(dim) * qmin / 2
+			dj += djk
+			continue
+		}
+		if err := ps.tileSlow(sc, tb, bs, i0, k); err != nil {
+			return err
+		}
+	}
+	*bs.logJac += lj
+	if ps.grad {
+		bs.dJac[0] += dj
+	}
+	return nil
+}
+
+// tileSlow finishes row i0 + k of a tile by finishSlow, with G̃, T̃, q and
+// x − z copied out of lane k.
+func (ps *pass) tileSlow(sc *scratch, tb *tileBuf, bs blockSums, i0, k int) error {
+	g := &tb.g
+	m, dim := ps.md.m, ps.md.dim
+	if dim == 1 {
+		sc.g[0], sc.t[0] = g[k], g[8+k]
+	} else {
+		sc.g[0], sc.g[2], sc.g[3] = g[k], g[8+k], g[16+k]
+		sc.t[0], sc.t[2], sc.t[3] = g[24+k], g[32+k], g[40+k]
+	}
+	for l := 0; l < m; l++ {
+		sc.q[l] = tb.q[l*tileRows+k]
+		sc.v[l*dim] = tb.d0[l*tileRows+k]
+		if dim == 2 {
+			sc.v[l*dim+1] = tb.d1[l*tileRows+k]
+		}
+	}
+	return ps.finishSlow(sc, bs, i0+k, tb.qmin[k])
+}

@@ -1,0 +1,254 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The tile kernels take eight data rows at once, one per AVX-512 lane, and
+// run the landmarks one at a time (tile.go). Every array is landmark-major
+// with eight lanes per landmark: element l·8 + k belongs to landmark l and
+// the tile's row k. The distances round as row1 and row2 round them (so
+// the exponentials are the same); the sums round differently, with fused
+// multiply–adds and (u·d)² for u²·d·d.
+
+// func tileDist2(x0, x1 *[8]float64, a0, a1 float64, z, d0, d1, q, r []float64)
+// For the m = len(q)/8 landmarks: d0 = x0 − z_l0, d1 = x1 − z_l1,
+// q = d0²·a0 + d1²·a1; then qmin = min_l q per lane (+Inf if every q
+// overflows; a NaN q is skipped), r_l = q_l − qmin and r_m = qmin.
+TEXT ·tileDist2(SB), NOSPLIT, $0-152
+	MOVQ         x0+0(FP), AX
+	VMOVUPD      (AX), Z0
+	MOVQ         x1+8(FP), AX
+	VMOVUPD      (AX), Z1
+	VBROADCASTSD a0+16(FP), Z2
+	VBROADCASTSD a1+24(FP), Z3
+	MOVQ         z_base+32(FP), SI
+	MOVQ         d0_base+56(FP), DI
+	MOVQ         d1_base+80(FP), R8
+	MOVQ         q_base+104(FP), BX
+	MOVQ         q_len+112(FP), CX
+	MOVQ         r_base+128(FP), R9
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Z9                  // qmin = +Inf
+	SHRQ         $3, CX
+	JZ           last2
+	MOVQ         CX, DX
+
+dist2:
+	VSUBPD.BCST (SI), Z0, Z4             // d0 = x0 − z_l0
+	VSUBPD.BCST 8(SI), Z1, Z5            // d1
+	VMOVUPD     Z4, (DI)
+	VMOVUPD     Z5, (R8)
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z2, Z4, Z4               // d0²·a0
+	VMULPD      Z5, Z5, Z5
+	VMULPD      Z3, Z5, Z5               // d1²·a1
+	VADDPD      Z5, Z4, Z4               // q
+	VMOVUPD     Z4, (BX)
+	VMINPD      Z9, Z4, Z9               // a NaN q keeps the old minimum
+	ADDQ        $16, SI
+	ADDQ        $64, DI
+	ADDQ        $64, R8
+	ADDQ        $64, BX
+	DECQ        DX
+	JNZ         dist2
+
+	MOVQ q_base+104(FP), BX
+
+shift2:
+	VMOVUPD (BX), Z4
+	VSUBPD  Z9, Z4, Z4                   // r = q − qmin
+	VMOVUPD Z4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shift2
+
+last2:
+	VMOVUPD Z9, (R9)                     // r_m = qmin
+	VZEROUPPER
+	RET
+
+// func tileDist1(x *[8]float64, a float64, z, d, q, r []float64)
+// tileDist2 for D = 1: d = x − z_l, q = d²·a.
+TEXT ·tileDist1(SB), NOSPLIT, $0-112
+	MOVQ         x+0(FP), AX
+	VMOVUPD      (AX), Z0
+	VBROADCASTSD a+8(FP), Z2
+	MOVQ         z_base+16(FP), SI
+	MOVQ         d_base+40(FP), DI
+	MOVQ         q_base+64(FP), BX
+	MOVQ         q_len+72(FP), CX
+	MOVQ         r_base+88(FP), R9
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Z9
+	SHRQ         $3, CX
+	JZ           last1
+	MOVQ         CX, DX
+
+dist1:
+	VSUBPD.BCST (SI), Z0, Z4             // d = x − z_l
+	VMOVUPD     Z4, (DI)
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z2, Z4, Z4               // q = d²·a
+	VMOVUPD     Z4, (BX)
+	VMINPD      Z9, Z4, Z9
+	ADDQ        $8, SI
+	ADDQ        $64, DI
+	ADDQ        $64, BX
+	DECQ        DX
+	JNZ         dist1
+
+	MOVQ q_base+64(FP), BX
+
+shift1:
+	VMOVUPD (BX), Z4
+	VSUBPD  Z9, Z4, Z4
+	VMOVUPD Z4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shift1
+
+last1:
+	VMOVUPD Z9, (R9)
+	VZEROUPPER
+	RET
+
+// ACCUM adds one landmark's terms of the sums over rows, with u in Z0, q
+// in Z1 and cq in Z20: e = cq·u, de = e − c, s1 += de, s2 += de²,
+// dy = e·q − cy (fused), sy += dy, sky += de·dy (c and cy broadcast from
+// (DX) and (SI); s1, s2, sy, sky at (R8), (R9), (R10), (R11)).
+#define ACCUM \
+	VMULPD           Z0, Z20, Z2; \
+	VSUBPD.BCST      (DX), Z2, Z3; \
+	VADDPD           (R8), Z3, Z4; \
+	VMOVUPD          Z4, (R8); \
+	VMOVUPD          (R9), Z4; \
+	VFMADD231PD      Z3, Z3, Z4; \
+	VMOVUPD          Z4, (R9); \
+	VFMSUB213PD.BCST (SI), Z1, Z2; \
+	VADDPD           (R10), Z2, Z4; \
+	VMOVUPD          Z4, (R10); \
+	VMOVUPD          (R11), Z4; \
+	VFMADD231PD      Z2, Z3, Z4; \
+	VMOVUPD          Z4, (R11)
+
+// func tileAcc2(u, q, d0, d1, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
+// For the m = len(c) landmarks, with cq = u_m: the sums of ACCUM, and per
+// lane, with p00 = (u·d0)², p10 = (u·d0)(u·d1), p11 = (u·d1)²:
+// G̃ = Σ_l p (acc[0:24]: p00, p10, p11 by eight lanes) and T̃ = Σ_l p·q
+// (acc[24:48]).
+TEXT ·tileAcc2(SB), NOSPLIT, $0-248
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d0_base+48(FP), R13
+	MOVQ    d1_base+72(FP), R14
+	MOVQ    c_base+96(FP), DX
+	MOVQ    c_len+104(FP), CX
+	MOVQ    cy_base+120(FP), SI
+	MOVQ    s1_base+144(FP), R8
+	MOVQ    s2_base+168(FP), R9
+	MOVQ    sy_base+192(FP), R10
+	MOVQ    sky_base+216(FP), R11
+	MOVQ    acc+240(FP), R12
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Z20              // cq
+	VXORPD  Z10, Z10, Z10
+	VXORPD  Z11, Z11, Z11
+	VXORPD  Z12, Z12, Z12
+	VXORPD  Z13, Z13, Z13
+	VXORPD  Z14, Z14, Z14
+	VXORPD  Z15, Z15, Z15
+	TESTQ   CX, CX
+	JZ      store2
+
+acc2:
+	VMOVUPD     (AX), Z0                 // u
+	VMOVUPD     (BX), Z1                 // q
+	ACCUM
+	VMULPD      (R13), Z0, Z7            // u·d0
+	VMULPD      (R14), Z0, Z8            // u·d1
+	VMULPD      Z7, Z7, Z18              // p00 = (u·d0)²
+	VMULPD      Z8, Z7, Z19              // p10
+	VMULPD      Z8, Z8, Z21              // p11
+	VADDPD      Z18, Z10, Z10
+	VADDPD      Z19, Z11, Z11
+	VADDPD      Z21, Z12, Z12
+	VFMADD231PD Z1, Z18, Z13             // t00 += p00·q
+	VFMADD231PD Z1, Z19, Z14
+	VFMADD231PD Z1, Z21, Z15
+	ADDQ        $64, AX
+	ADDQ        $64, BX
+	ADDQ        $64, R13
+	ADDQ        $64, R14
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $64, R8
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	ADDQ        $64, R11
+	DECQ        CX
+	JNZ         acc2
+
+store2:
+	VMOVUPD Z10, (R12)
+	VMOVUPD Z11, 64(R12)
+	VMOVUPD Z12, 128(R12)
+	VMOVUPD Z13, 192(R12)
+	VMOVUPD Z14, 256(R12)
+	VMOVUPD Z15, 320(R12)
+	VZEROUPPER
+	RET
+
+// func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[16]float64)
+// tileAcc2 for D = 1: with w = (u·d)², G̃ = Σ_l w (acc[0:8]) and
+// T̃ = Σ_l w·q (acc[8:16]).
+TEXT ·tileAcc1(SB), NOSPLIT, $0-224
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d_base+48(FP), R13
+	MOVQ    c_base+72(FP), DX
+	MOVQ    c_len+80(FP), CX
+	MOVQ    cy_base+96(FP), SI
+	MOVQ    s1_base+120(FP), R8
+	MOVQ    s2_base+144(FP), R9
+	MOVQ    sy_base+168(FP), R10
+	MOVQ    sky_base+192(FP), R11
+	MOVQ    acc+216(FP), R12
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Z20
+	VXORPD  Z10, Z10, Z10
+	VXORPD  Z11, Z11, Z11
+	TESTQ   CX, CX
+	JZ      store1
+
+acc1:
+	VMOVUPD     (AX), Z0
+	VMOVUPD     (BX), Z1
+	ACCUM
+	VMULPD      (R13), Z0, Z7            // u·d
+	VMULPD      Z7, Z7, Z6               // w = (u·d)²
+	VADDPD      Z6, Z10, Z10             // g += w
+	VFMADD231PD Z1, Z6, Z11              // t += w·q
+	ADDQ        $64, AX
+	ADDQ        $64, BX
+	ADDQ        $64, R13
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $64, R8
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	ADDQ        $64, R11
+	DECQ        CX
+	JNZ         acc1
+
+store1:
+	VMOVUPD Z10, (R12)
+	VMOVUPD Z11, 64(R12)
+	VZEROUPPER
+	RET
