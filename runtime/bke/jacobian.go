@@ -137,7 +137,7 @@ func (ps *pass) closeSmall(sc *scratch) (a, c, r float64, ok bool) {
 	if ps.grad {
 		for k := range sc.dj {
 			t := sc.t[k*4 : k*4+4]
-			sc.dj[k] = small2Grad(a, c, ba, r, t[0], t[2], t[3])
+			sc.dj[k] = small2Grad(a, b, c, ba, r, t[0], t[2], t[3])
 		}
 	}
 	return a, c, r, true
@@ -155,10 +155,23 @@ func small2(a, b, c float64) (ba, r float64, ok bool) {
 	return ba, r, r >= hadamardLimit
 }
 
-// small2Grad is tr(G̃⁻¹T̃) for D = 2 from small2's a, c, ba, r and the
-// lower triangle t00, t10, t11 of T̃.
-func small2Grad(a, c, ba, r, t00, t10, t11 float64) float64 {
+// small2Grad is tr(G̃⁻¹T̃) for D = 2 from G̃ = [a b; b c], small2's ba and
+// r, and the lower triangle t00, t10, t11 of T̃: (c·t00 − 2b·t10 + a·t11)
+// / det G̃, one division where det G̃ = a·c·r is a normal number (six
+// divisions per row were a tenth of the tile path at m = 30).
+func small2Grad(a, b, c, ba, r, t00, t10, t11 float64) float64 {
+	if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
+		return (c*t00 - 2*b*t10 + a*t11) / det
+	}
 	return (t00/a - 2*ba*t10/c + t11/c) / r
+}
+
+// frexpNormal is math.Frexp for a positive normal x, small enough to
+// inline: x = f·2^e with f in [½, 1).
+func frexpNormal(x float64) (f float64, e int) {
+	const mask, bias = 0x7ff << 52, 1022
+	b := math.Float64bits(x)
+	return math.Float64frombits(b&^mask | bias<<52), int(b>>52&0x7ff) - bias
 }
 
 // cauchyBinet returns ½ log det G for row i, with G = Σ_l e_l² v_l v_lᵀ, by

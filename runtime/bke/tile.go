@@ -154,16 +154,16 @@ func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error
 				}
 			}
 		} else {
-			a, c := g[k], g[16+k]
-			if ba, r, ok := small2(a, g[8+k], c); ok {
+			a, b, c := g[k], g[8+k], g[16+k]
+			if ba, r, ok := small2(a, b, c); ok {
 				det = a * c * r
 				if ps.grad {
-					djk = small2Grad(a, c, ba, r, g[24+k], g[32+k], g[40+k])
+					djk = small2Grad(a, b, c, ba, r, g[24+k], g[32+k], g[40+k])
 				}
 			}
 		}
 		if det > minNormal && det <= math.MaxFloat64 {
-			f, e := math.Frexp(det)
+			f, e := frexpNormal(det)
 			sc.detProd *= f
 			sc.detExp += e
 			lj -= float64(dim) * qmin / 2

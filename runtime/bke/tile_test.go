@@ -119,3 +119,20 @@ func TestLogDensityWorkersTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFrexpNormal checks frexpNormal against math.Frexp on normal numbers
+// across the exponent range, the smallest and the largest.
+func TestFrexpNormal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3007, 3008))
+	xs := []float64{minNormal, math.MaxFloat64, 1, 0.5, 0.75}
+	for k := 0; k < 1000; k++ {
+		xs = append(xs, math.Ldexp(1+rng.Float64(), rng.IntN(2045)-1022))
+	}
+	for _, x := range xs {
+		f, e := frexpNormal(x)
+		wf, we := math.Frexp(x)
+		if f != wf || e != we {
+			t.Errorf("frexpNormal(%g) = %v, %d; math.Frexp gives %v, %d", x, f, e, wf, we)
+		}
+	}
+}
