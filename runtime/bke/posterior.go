@@ -45,7 +45,7 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 	for l, v := range res.mu {
 		mu.SetVec(l, p.amp*v)
 	}
-	return linalg.GPPredict(md.prior(p), ls.chol, md.z, md.dim, mu, at)
+	return linalg.GPPredict(md.prior(p), ls.chol(), md.z, md.dim, mu, at)
 }
 
 // DrawPosterior writes into dst (length: the rows of at) one draw of μ_θ
