@@ -41,14 +41,23 @@ type tileBuf struct {
 	qmin            [tileRows]float64
 }
 
-func newTileBuf(m int) *tileBuf {
+// newTileBuf returns a tile workspace for m landmarks in dim dimensions.
+// For D = 1, g holds G̃ = [g 0; 0 1] and T̃ = [t 0; 0 0], so that tileJac
+// and tileSlow read D = 1 as D = 2 (det G̃ = g, tr(G̃⁻¹T̃) = t/g).
+func newTileBuf(m, dim int) *tileBuf {
 	const k = tileRows
-	return &tileBuf{
+	tb := &tileBuf{
 		d0: make([]float64, m*k), d1: make([]float64, m*k), q: make([]float64, m*k),
 		r:  make([]float64, (m+1)*k),
 		s1: make([]float64, m*k), s2: make([]float64, m*k),
 		sy: make([]float64, m*k), sky: make([]float64, m*k),
 	}
+	if dim == 1 {
+		for j := 16; j < 24; j++ {
+			tb.g[j] = 1
+		}
+	}
+	return tb
 }
 
 // tiled reports whether this pass runs its rows by tiles.
@@ -86,7 +95,7 @@ func (ps *pass) tiles(sc *scratch, bs blockSums, lo, hi int) (int, error) {
 		return 0, nil
 	}
 	if sc.tile == nil {
-		sc.tile = newTileBuf(m)
+		sc.tile = newTileBuf(m, md.dim)
 	}
 	tb := sc.tile
 	clear(tb.s1)
@@ -104,7 +113,7 @@ func (ps *pass) tiles(sc *scratch, bs blockSums, lo, hi int) (int, error) {
 		tb.qmin = [tileRows]float64(tb.r[m*tileRows:])
 		fastexp.Exps(tb.r, tb.r, -0.5, 0)
 		if md.dim == 1 {
-			tileAcc1(tb.r, tb.q, tb.d0, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, (*[16]float64)(tb.g[:16]))
+			tileAcc1(tb.r, tb.q, tb.d0, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
 		} else {
 			tileAcc2(tb.r, tb.q, tb.d0, tb.d1, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
 		}
@@ -112,71 +121,60 @@ func (ps *pass) tiles(sc *scratch, bs blockSums, lo, hi int) (int, error) {
 			return 0, err
 		}
 	}
-	// The lanes in order, then into the block's sums.
+	// Each landmark's eight lanes by a fixed tree of sums (eight sums in a
+	// chain were 6% of the pass at m = 50), then into the block's sums.
 	for l := 0; l < m; l++ {
 		lanes := l * tileRows
-		var s1, s2, sy, sky float64
-		for k := 0; k < tileRows; k++ {
-			s1 += tb.s1[lanes+k]
-			s2 += tb.s2[lanes+k]
-			sy += tb.sy[lanes+k]
-			sky += tb.sky[lanes+k]
-		}
-		bs.s1[l] += s1
-		bs.s2[l] += s2
+		bs.s1[l] += laneSum(tb.s1[lanes : lanes+tileRows])
+		bs.s2[l] += laneSum(tb.s2[lanes : lanes+tileRows])
 		if ps.grad {
-			bs.sy[l] += sy
-			bs.sky[l] += sky
+			bs.sy[l] += laneSum(tb.sy[lanes : lanes+tileRows])
+			bs.sky[l] += laneSum(tb.sky[lanes : lanes+tileRows])
 		}
 	}
 	return nt * tileRows, nil
 }
 
+// jacLimits are the constants tileJac compares with, passed from here so
+// that they are finishFast's.
+type jacLimits [5]float64
+
+var tileJacLimits = jacLimits{1, tinyDiag, hadamardLimit, minNormal, math.MaxFloat64}
+
+// laneSum is ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)).
+func laneSum(v []float64) float64 {
+	v = v[:tileRows]
+	return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))
+}
+
 // tileFinish adds the Jacobian terms of the tile's rows i0, ..., i0 + 7
-// from their lanes of G̃ and T̃: as finishFast does where det G̃ is a
-// normal number (from small2 and small2Grad, the arithmetic of
-// closeSmall), else by finishSlow.
+// from their lanes of G̃ and T̃: as finishFast does for the rows whose
+// det G̃ is a normal number, eight at a time by tileJac (the arithmetic
+// of small2 and small2Grad; one row at a time in Go, mostly divisions,
+// was a tenth of the pass), and the other rows, in order, by finishSlow.
 func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error {
-	g := &tb.g
-	dim := ps.md.dim
-	var lj, dj float64 // the fast rows' −D·qmin/2 and tr(G̃⁻¹T̃)
+	var out [32]float64 // per lane: mantissa, exponent, tr(G̃⁻¹T̃), qmin
+	ok := tileJac(&tb.g, &tb.qmin, &tileJacLimits, &out)
+	f := out[:8]
+	sc.detProd *= ((f[0] * f[1]) * (f[2] * f[3])) * ((f[4] * f[5]) * (f[6] * f[7]))
+	sc.detExp += int(laneSum(out[8:16]))
+	*bs.logJac -= float64(ps.md.dim) * laneSum(out[24:32]) / 2
+	if ps.grad {
+		bs.dJac[0] += laneSum(out[16:24])
+	}
+	if ok == 1<<tileRows-1 {
+		return nil
+	}
 	for k := 0; k < tileRows; k++ {
-		qmin := tb.qmin[k]
-		if math.IsInf(qmin, 1) {
-			return overflowError(i0 + k)
-		}
-		var det, djk float64
-		if dim == 1 {
-			if a := g[k]; a > tinyDiag {
-				det = a
-				if ps.grad {
-					djk = g[8+k] / a
-				}
-			}
-		} else {
-			a, b, c := g[k], g[8+k], g[16+k]
-			if ba, r, ok := small2(a, b, c); ok {
-				det = a * c * r
-				if ps.grad {
-					djk = small2Grad(a, b, c, ba, r, g[24+k], g[32+k], g[40+k])
-				}
-			}
-		}
-		if det > minNormal && det <= math.MaxFloat64 {
-			f, e := frexpNormal(det)
-			sc.detProd *= f
-			sc.detExp += e
-			lj -= float64(dim) * qmin / 2
-			dj += djk
+		if ok&(1<<k) != 0 {
 			continue
+		}
+		if math.IsInf(tb.qmin[k], 1) {
+			return overflowError(i0 + k)
 		}
 		if err := ps.tileSlow(sc, tb, bs, i0, k); err != nil {
 			return err
 		}
-	}
-	*bs.logJac += lj
-	if ps.grad {
-		bs.dJac[0] += dj
 	}
 	return nil
 }
@@ -187,7 +185,7 @@ func (ps *pass) tileSlow(sc *scratch, tb *tileBuf, bs blockSums, i0, k int) erro
 	g := &tb.g
 	m, dim := ps.md.m, ps.md.dim
 	if dim == 1 {
-		sc.g[0], sc.t[0] = g[k], g[8+k]
+		sc.g[0], sc.t[0] = g[k], g[24+k]
 	} else {
 		sc.g[0], sc.g[2], sc.g[3] = g[k], g[8+k], g[16+k]
 		sc.t[0], sc.t[2], sc.t[3] = g[24+k], g[32+k], g[40+k]

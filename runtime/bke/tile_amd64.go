@@ -17,7 +17,10 @@ func tileDist1(x *[8]float64, a float64, z, d, q, r []float64)
 func tileAcc2(u, q, d0, d1, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
 
 //go:noescape
-func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[16]float64)
+func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
+
+//go:noescape
+func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
 
 // useTileAsm selects the tile kernels; tests clear it to exercise the
 // rows of rows.go on the same machine.

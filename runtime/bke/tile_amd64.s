@@ -203,9 +203,10 @@ store2:
 	VZEROUPPER
 	RET
 
-// func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[16]float64)
+// func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
 // tileAcc2 for D = 1: with w = (u·d)², G̃ = Σ_l w (acc[0:8]) and
-// T̃ = Σ_l w·q (acc[8:16]).
+// T̃ = Σ_l w·q (acc[24:32]), where tileAcc2 puts g00 and t00; it leaves
+// the rest of acc alone.
 TEXT ·tileAcc1(SB), NOSPLIT, $0-224
 	MOVQ    u_base+0(FP), AX
 	MOVQ    q_base+24(FP), BX
@@ -249,6 +250,65 @@ acc1:
 
 store1:
 	VMOVUPD Z10, (R12)
-	VMOVUPD Z11, 64(R12)
+	VMOVUPD Z11, 192(R12)
+	VZEROUPPER
+	RET
+
+// func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
+// The closing of tileFinish for the eight rows at once, as small2 and
+// small2Grad compute it: with G̃ = [a b; b c] and T̃ from acc, lane k is
+// fast (bit k of ok) when a, c > tinyDiag, r = 1 − (b/a)(b/c) ≥
+// hadamardLimit and det = a·c·r is a normal number. For the fast lanes
+// out holds det's mantissa in [1, 2) (out[0:8]) and binary exponent
+// (out[8:16]), tr(G̃⁻¹T̃) = (c·t00 − 2b·t10 + a·t11)/det (out[16:24]) and
+// qmin (out[24:32]); for the others 1, 0, 0, 0. The constants come from
+// lim (1, tinyDiag, hadamardLimit, minNormal, MaxFloat64). Only AVX-512F.
+TEXT ·tileJac(SB), NOSPLIT, $0-40
+	MOVQ              acc+0(FP), AX
+	MOVQ              qmin+8(FP), BX
+	MOVQ              lim+16(FP), CX
+	MOVQ              out+24(FP), DX
+	VMOVUPD           (AX), Z0               // a
+	VMOVUPD           64(AX), Z1             // b
+	VMOVUPD           128(AX), Z2            // c
+	VCMPPD.BCST       $0x1e, 8(CX), Z0, K1 // a > tinyDiag
+	VCMPPD.BCST       $0x1e, 8(CX), Z2, K2
+	KANDW             K2, K1, K1
+	VDIVPD            Z0, Z1, Z3             // ba = b/a
+	VDIVPD            Z2, Z1, Z4             // b/c
+	VMULPD            Z4, Z3, Z4
+	VBROADCASTSD      (CX), Z5
+	VSUBPD            Z4, Z5, Z5             // r = 1 − ba·(b/c)
+	VCMPPD.BCST       $0x1d, 16(CX), Z5, K2 // r ≥ hadamardLimit
+	KANDW             K2, K1, K1
+	VMULPD            Z2, Z0, Z6
+	VMULPD            Z5, Z6, Z6             // det = a·c·r
+	VCMPPD.BCST       $0x1e, 24(CX), Z6, K2 // det > minNormal
+	KANDW             K2, K1, K1
+	VCMPPD.BCST       $0x12, 32(CX), Z6, K2  // det ≤ MaxFloat64
+	KANDW             K2, K1, K1
+	VMULPD            192(AX), Z2, Z7        // c·t00
+	VADDPD            Z1, Z1, Z8             // 2b
+	VMULPD            256(AX), Z8, Z8
+	VSUBPD            Z8, Z7, Z7             // − 2b·t10
+	VMULPD            320(AX), Z0, Z8
+	VADDPD            Z8, Z7, Z7             // + a·t11
+	VDIVPD            Z6, Z7, Z7             // tr(G̃⁻¹T̃)
+	VGETMANTPD        $0, Z6, Z9             // det's mantissa in [1, 2)
+	VGETEXPPD         Z6, Z10                // and exponent
+	VBROADCASTSD      (CX), Z11
+	VMOVAPD           Z9, K1, Z11            // slow lanes: 1, 0, 0, 0
+	VXORPD            Z12, Z12, Z12
+	VMOVAPD           Z10, K1, Z12
+	VXORPD            Z13, Z13, Z13
+	VMOVAPD           Z7, K1, Z13
+	VXORPD            Z14, Z14, Z14
+	VMOVUPD           (BX), K1, Z14
+	VMOVUPD           Z11, (DX)
+	VMOVUPD           Z12, 64(DX)
+	VMOVUPD           Z13, 128(DX)
+	VMOVUPD           Z14, 192(DX)
+	KMOVW             K1, AX
+	MOVQ              AX, ok+32(FP)
 	VZEROUPPER
 	RET

@@ -14,8 +14,12 @@ func tileAcc2(u, q, d0, d1, c, cy, s1, s2, sy, sky []float64, acc *[48]float64) 
 	panic("bke: tileAcc2 without assembly")
 }
 
-func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[16]float64) {
+func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[48]float64) {
 	panic("bke: tileAcc1 without assembly")
+}
+
+func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64 {
+	panic("bke: tileJac without assembly")
 }
 
 var useTileAsm = false

@@ -136,3 +136,68 @@ func TestFrexpNormal(t *testing.T) {
 		}
 	}
 }
+
+// TestTileJac checks tileJac lane by lane against small2 and small2Grad
+// with finishFast's test for a normal determinant, on random G̃ and T̃ and
+// on lanes at each threshold: a or c at tinyDiag, r at hadamardLimit, det
+// overflowing, subnormal, NaN.
+func TestTileJac(t *testing.T) {
+	if !tileKernels() {
+		t.Skip("no AVX-512: the tile kernels do not run here")
+	}
+	rng := rand.New(rand.NewPCG(3009, 3010))
+	edge := [][3]float64{ // a, b, c
+		{tinyDiag, 0, 1}, {tinyDiag * 1.0000001, 0, 1}, {1, 0, tinyDiag},
+		{1, math.Sqrt(1 - hadamardLimit), 1}, {1, math.Sqrt(1-hadamardLimit) * 0.999999, 1},
+		{1e200, 0, 1e200}, {1e-160, 0, 1e-160}, {math.NaN(), 0, 1}, {1, math.Inf(1), 1},
+		{1, 0, 1}, {2, -1, 3}, {1e-300, 0, 1e10},
+		{math.Nextafter(tinyDiag, 1), 0, 1}, {1, 0, math.Nextafter(tinyDiag, 1)},
+		{minNormal, 0, 1}, {math.Nextafter(minNormal, 1), 0, 1},
+		{math.MaxFloat64, 0, 1}, {math.MaxFloat64, 0, 1.0000001},
+	}
+	for rep := 0; rep < 50; rep++ {
+		var acc [48]float64
+		var qmin [8]float64
+		for k := 0; k < 8; k++ {
+			a, c := math.Exp(rng.NormFloat64()*3), math.Exp(rng.NormFloat64()*3)
+			b := (2*rng.Float64() - 1) * math.Sqrt(a*c)
+			if rep < len(edge) && k < 2 {
+				e := edge[(rep+k)%len(edge)]
+				a, b, c = e[0], e[1], e[2]
+			}
+			acc[k], acc[8+k], acc[16+k] = a, b, c
+			for j := 24; j < 48; j += 8 {
+				acc[j+k] = rng.NormFloat64()
+			}
+			qmin[k] = rng.Float64() * 10
+		}
+		var out [32]float64
+		ok := tileJac(&acc, &qmin, &tileJacLimits, &out)
+		for k := 0; k < 8; k++ {
+			a, b, c := acc[k], acc[8+k], acc[16+k]
+			ba, r, fast := small2(a, b, c)
+			det := a * c * r
+			fast = fast && det > minNormal && det <= math.MaxFloat64
+			if got := ok&(1<<k) != 0; got != fast {
+				t.Errorf("a=%g b=%g c=%g: tileJac fast %v, small2 and finishFast %v", a, b, c, got, fast)
+				continue
+			}
+			if !fast {
+				if out[k] != 1 || out[8+k] != 0 || out[16+k] != 0 || out[24+k] != 0 {
+					t.Errorf("a=%g b=%g c=%g: slow lane gives %v %v %v %v, want 1 0 0 0", a, b, c, out[k], out[8+k], out[16+k], out[24+k])
+				}
+				continue
+			}
+			if got := math.Ldexp(out[k], int(out[8+k])); got != det || out[k] < 1 || out[k] >= 2 {
+				t.Errorf("a=%g b=%g c=%g: mantissa %v, exponent %v; det %v", a, b, c, out[k], out[8+k], det)
+			}
+			want := small2Grad(a, b, c, ba, r, acc[24+k], acc[32+k], acc[40+k])
+			if d := out[16+k]; math.Abs(d-want) > 1e-15*math.Abs(want) {
+				t.Errorf("a=%g b=%g c=%g: tr(G⁻¹T) %v, small2Grad %v", a, b, c, d, want)
+			}
+			if out[24+k] != qmin[k] {
+				t.Errorf("qmin lane %d: %v, want %v", k, out[24+k], qmin[k])
+			}
+		}
+	}
+}
