@@ -217,8 +217,8 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 func (ps *pass) shifts() {
 	md := ps.md
 	m, dim, np := md.m, md.dim, ps.np
-	ps.c = make([]float64, m)
-	ps.cy = make([]float64, m*np)
+	c, cy := make([]float64, m), make([]float64, m*np)
+	ps.c, ps.cy = c, cy
 	ns := min(md.n, shiftRows)
 	sc := ps.newScratch()
 	defer md.scratch.Put(sc)
@@ -226,46 +226,64 @@ func (ps *pass) shifts() {
 		sc.shift = make([]float64, 2*shiftRows*m)
 	}
 	q, e := sc.shift[:ns*m], sc.shift[ns*m:2*ns*m]
+	inv2, z := ps.p.inv2[:dim], md.z[:m*dim]
 	for k := 0; k < ns; k++ {
 		xi := md.xrow(k * md.n / ns)
-		for l := 0; l < m; l++ {
-			zl := md.zrow(l)
-			var ql float64
-			for d := 0; d < dim; d++ {
-				v := xi[d] - zl[d]
-				ql += v * v * ps.p.inv2[d]
+		qk := q[k*m : (k+1)*m]
+		switch dim {
+		case 1:
+			x0, a0 := xi[0], inv2[0]
+			for l := range qk {
+				v := x0 - z[l]
+				qk[l] = v * v * a0
 			}
-			q[k*m+l] = ql
+		case 2:
+			x0, x1, a0, a1 := xi[0], xi[1], inv2[0], inv2[1]
+			for l := range qk {
+				v0, v1 := x0-z[2*l], x1-z[2*l+1]
+				qk[l] = v0*v0*a0 + v1*v1*a1
+			}
+		default:
+			for l := range qk {
+				zl := z[l*dim : (l+1)*dim]
+				var ql float64
+				for d, a := range inv2 {
+					v := xi[d] - zl[d]
+					ql += v * v * a
+				}
+				qk[l] = ql
+			}
 		}
 	}
 	fastexp.Exps(e, q, -0.5, 0)
 	for k := 0; k < ns; k++ {
-		var xi []float64
-		if ps.grad && np > 1 {
-			xi = md.xrow(k * md.n / ns)
+		ek, qk := e[k*m:(k+1)*m], q[k*m:(k+1)*m]
+		for l, el := range ek {
+			c[l] += el
 		}
-		for l := 0; l < m; l++ {
-			el := e[k*m+l]
-			ps.c[l] += el
-			if !ps.grad {
-				continue
+		if !ps.grad {
+			continue
+		}
+		if np == 1 {
+			for l, el := range ek {
+				cy[l] += el * qk[l]
 			}
-			if np == 1 {
-				ps.cy[l] += el * q[k*m+l]
-				continue
-			}
-			zl := md.zrow(l)
-			for d := 0; d < dim; d++ {
+			continue
+		}
+		xi := md.xrow(k * md.n / ns)
+		for l, el := range ek {
+			zl := z[l*dim : (l+1)*dim]
+			for d, a := range inv2 {
 				v := xi[d] - zl[d]
-				ps.cy[l*np+d] += el * v * v * ps.p.inv2[d]
+				cy[l*np+d] += el * v * v * a
 			}
 		}
 	}
-	for l := range ps.c {
-		ps.c[l] /= float64(ns)
+	for l := range c {
+		c[l] /= float64(ns)
 	}
-	for j := range ps.cy {
-		ps.cy[j] /= float64(ns)
+	for j := range cy {
+		cy[j] /= float64(ns)
 	}
 }
 
