@@ -31,31 +31,14 @@ type landmarkSystem struct {
 // landmarks builds R_zz from the prior kernel and factorises A = R + nugget·I.
 func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSystem, error) {
 	m, np := md.m, len(p.ell)
-	rk := md.prior(p)
 	ls := &landmarkSystem{m: m, r: make([]float64, m*m)}
-	var gh []float64
 	if grad {
-		gh = make([]float64, rk.NumHyper())
 		ls.dr = make([][]float64, np)
 		for k := range ls.dr {
 			ls.dr[k] = make([]float64, m*m)
 		}
 	}
-	for j := 0; j < m; j++ {
-		for k := j; k < m; k++ {
-			var r float64
-			if grad {
-				r = rk.GradHyper(gh, md.zrow(j), md.zrow(k))
-				for q := 0; q < np; q++ {
-					ls.dr[q][j*m+k] = gh[1+q]
-					ls.dr[q][k*m+j] = gh[1+q]
-				}
-			} else {
-				r = rk.Eval(md.zrow(j), md.zrow(k))
-			}
-			ls.r[j*m+k], ls.r[k*m+j] = r, r
-		}
-	}
+	md.prior(p).gram(ls.r, ls.dr, md.z, m)
 	if err := ls.factor(nugget); err != nil {
 		return nil, err
 	}
@@ -107,9 +90,26 @@ func (ls *landmarkSystem) tri() blas64.Triangular {
 	return blas64.Triangular{N: ls.m, Stride: ls.m, Uplo: blas.Upper, Diag: blas.NonUnit, Data: ls.u}
 }
 
-// solve overwrites b with A⁻¹b.
+// solve overwrites b with A⁻¹b: Uᵀy = b, then Ux = y (lapack64.Potrs
+// through Dtrsm on one column took as long as the factorisation at m = 30).
 func (ls *landmarkSystem) solve(b []float64) {
-	lapack64.Potrs(ls.tri(), blas64.General{Rows: ls.m, Cols: 1, Stride: 1, Data: b})
+	m, u := ls.m, ls.u
+	b = b[:m]
+	for i := range b {
+		s := b[i]
+		for k := 0; k < i; k++ {
+			s -= u[k*m+i] * b[k]
+		}
+		b[i] = s / u[i*m+i]
+	}
+	for i := m - 1; i >= 0; i-- {
+		s := b[i]
+		row := u[i*m : (i+1)*m]
+		for k := i + 1; k < m; k++ {
+			s -= row[k] * b[k]
+		}
+		b[i] = s / row[i]
+	}
 }
 
 // inverse returns A⁻¹, both triangles, m×m row-major.
