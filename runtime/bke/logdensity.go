@@ -148,9 +148,11 @@ func (ls *landmarkSystem) chol() *mat.Cholesky {
 // log γ(x) = ½ log det(J(x)ᵀJ(x)), J_ld = ∂k(x, z_l)/∂x_d. The centred sum
 // Σ_il (K_il − μ̂_l)² stands for ‖K‖_F² − n‖μ̂‖², which cancels
 // catastrophically at large ℓ. The cost is O(m³ + nmD²) for the value and
-// O(m³ + nmD³) with the gradient; memory is O(m²D + (n/512 + W) mD) for W
-// workers. The differences x_i − z_l are recomputed in the pass rather than
-// stored (O(nmD) memory): loading them was not measurably faster.
+// O(m³ + nmD³) with the gradient; memory is O(nD + m²D + (n/128 + W) mD)
+// for W workers (the model keeps a column-major copy of x for D ≤ 2, the
+// tiles' layout). The differences x_i − z_l are recomputed in the pass
+// rather than stored (O(nmD) memory): loading them was not measurably
+// faster.
 //
 // The Published variant (D = 1) is what the authors' Stan program
 // (appendix B) computes, with its normalised prior and amplitude 1 when

@@ -437,11 +437,14 @@ func (ps *pass) finishFast(sc *scratch, bs blockSums, qmin float64) bool {
 }
 
 // finishSlow is finishRow for the other rows: by closeJacobian, with one
-// logarithm, or when that is inaccurate by cauchyBinet (which reads
-// sc.q and sc.v).
+// logarithm, or when that is inaccurate by closeRotated (D = 2) or
+// cauchyBinet (which read sc.q, sc.v and, closeRotated, sc.u and sc.s).
 func (ps *pass) finishSlow(sc *scratch, bs blockSums, i int, qmin float64) error {
 	dim, np := ps.md.dim, ps.np
 	half, ok := ps.closeJacobian(sc)
+	if !ok && dim == 2 && !generalRows { // the reference goes to cauchyBinet
+		half, ok = ps.closeRotated(sc)
+	}
 	if ok {
 		half -= float64(dim) * qmin / 2
 	} else {

@@ -179,8 +179,8 @@ func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error
 	return nil
 }
 
-// tileSlow finishes row i0 + k of a tile by finishSlow, with G̃, T̃, q and
-// x − z copied out of lane k.
+// tileSlow finishes row i0 + k of a tile by finishSlow, with G̃, T̃, q, u
+// and x − z copied out of lane k.
 func (ps *pass) tileSlow(sc *scratch, tb *tileBuf, bs blockSums, i0, k int) error {
 	g := &tb.g
 	m, dim := ps.md.m, ps.md.dim
@@ -192,6 +192,7 @@ func (ps *pass) tileSlow(sc *scratch, tb *tileBuf, bs blockSums, i0, k int) erro
 	}
 	for l := 0; l < m; l++ {
 		sc.q[l] = tb.q[l*tileRows+k]
+		sc.u[l] = tb.r[l*tileRows+k]
 		sc.v[l*dim] = tb.d0[l*tileRows+k]
 		if dim == 2 {
 			sc.v[l*dim+1] = tb.d1[l*tileRows+k]
