@@ -206,36 +206,36 @@ func (ps *pass) closeRotated(sc *scratch) (half float64, ok bool) {
 		return 0, false
 	}
 	c0, c1 := v0/nv, v1/nv
-	zt := md.zrow(top)
+	z := md.z[:2*m]
+	zt0, zt1 := z[2*top], z[2*top+1]
 	var a, b, c float64
 	t := sc.t[:np*4]
 	clear(t)
-	for l := 0; l < m; l++ {
-		w := u[l] * u[l]
+	q := sc.q[:m]
+	for l, ul := range u {
+		w := ul * ul
 		if w == 0 {
 			continue
 		}
 		y0 := c0*v[2*l] + c1*v[2*l+1]
-		var y1 float64
-		if l != top {
-			zl := md.zrow(l)
-			y1 = c0*(zt[1]-zl[1]) - c1*(zt[0]-zl[0])
-		}
+		y1 := c0*(zt1-z[2*l+1]) - c1*(zt0-z[2*l]) // exactly 0 for l = top
 		p00, p10, p11 := w*y0*y0, w*y0*y1, w*y1*y1
 		a += p00
 		b += p10
 		c += p11
-		if !ps.grad {
-			continue
-		}
-		for k := 0; k < np; k++ {
-			wk := sc.q[l]
-			if np > 1 {
-				wk = sc.s[2*l+k]
+		switch {
+		case !ps.grad:
+		case np == 1:
+			t[0] += p00 * q[l]
+			t[2] += p10 * q[l]
+			t[3] += p11 * q[l]
+		default:
+			for k := 0; k < np; k++ {
+				wk := sc.s[2*l+k]
+				t[4*k] += p00 * wk
+				t[4*k+2] += p10 * wk
+				t[4*k+3] += p11 * wk
 			}
-			t[4*k] += p00 * wk
-			t[4*k+2] += p10 * wk
-			t[4*k+3] += p11 * wk
 		}
 	}
 	ba, r, ok := small2(a, b, c)
