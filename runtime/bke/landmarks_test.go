@@ -28,9 +28,9 @@ func TestGramMatchesGradHyper(t *testing.T) {
 			for k := range dr {
 				dr[k] = make([]float64, m*m)
 			}
-			pk.gram(r, dr, zs, m)
+			pk.gram(r, dr, zs, m, nil)
 			rv := make([]float64, m*m)
-			pk.gram(rv, nil, zs, m)
+			pk.gram(rv, nil, zs, m, make([]float64, 3*m*m))
 			gh := make([]float64, pk.NumHyper())
 			for j := 0; j < m; j++ {
 				for k := 0; k < m; k++ {
@@ -66,7 +66,7 @@ func TestLandmarkSolveInverse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ls, err := md.landmarks(p, 0.05, true)
+		ls, err := md.landmarks(p, 0.05, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,19 +26,45 @@ type landmarkSystem struct {
 	nugget float64     // τ²/n plus the jitter factorJitterRaw added
 	u      []float64   // the upper Cholesky factor U of A, UᵀU = A
 	logDet float64     // log det A
+	inv    []float64   // inverse's workspace
 }
 
-// landmarks builds R_zz from the prior kernel and factorises A = R + nugget·I.
-func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSystem, error) {
-	m, np := md.m, len(p.ell)
-	ls := &landmarkSystem{m: m, r: make([]float64, m*m)}
-	if grad {
-		ls.dr = make([][]float64, np)
-		for k := range ls.dr {
-			ls.dr[k] = make([]float64, m*m)
-		}
+// landmarkBufs are the m×m workspaces of a landmark system, kept in the
+// model's pool between log densities (NUTS evaluates thousands at one
+// size; allocating them, about 6m² numbers a gradient, kept the garbage
+// collector at a tenth of `kml run bench/stan/bke2.kml`).
+type landmarkBufs struct {
+	r, u, inv, b []float64   // m×m
+	dr           [][]float64 // D of m×m
+	gram         []float64   // gram's pair terms, (1 + D)·m(m+1)/2
+}
+
+func (md *Model) newLandmarkBufs() *landmarkBufs {
+	m, dim := md.m, md.dim
+	lb := &landmarkBufs{
+		r: make([]float64, m*m), u: make([]float64, m*m),
+		inv: make([]float64, m*m), b: make([]float64, m*m),
+		dr:   make([][]float64, dim),
+		gram: make([]float64, (1+dim)*m*(m+1)/2),
 	}
-	md.prior(p).gram(ls.r, ls.dr, md.z, m)
+	for k := range lb.dr {
+		lb.dr[k] = make([]float64, m*m)
+	}
+	return lb
+}
+
+// landmarks builds R_zz from the prior kernel and factorises A = R + nugget·I,
+// in lb's buffers (new ones when lb is nil).
+func (md *Model) landmarks(p *params, nugget float64, grad bool, lb *landmarkBufs) (*landmarkSystem, error) {
+	m, np := md.m, len(p.ell)
+	if lb == nil {
+		lb = md.newLandmarkBufs()
+	}
+	ls := &landmarkSystem{m: m, r: lb.r, u: lb.u, inv: lb.inv}
+	if grad {
+		ls.dr = lb.dr[:np]
+	}
+	md.prior(p).gram(ls.r, ls.dr, md.z, m, lb.gram)
 	if err := ls.factor(nugget); err != nil {
 		return nil, err
 	}
@@ -51,7 +77,6 @@ func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSyste
 // does).
 func (ls *landmarkSystem) factor(nugget float64) error {
 	m := ls.m
-	ls.u = make([]float64, m*m)
 	var mean float64
 	for j := 0; j < m; j++ {
 		mean += ls.r[j*m+j] + nugget
@@ -112,10 +137,10 @@ func (ls *landmarkSystem) solve(b []float64) {
 	}
 }
 
-// inverse returns A⁻¹, both triangles, m×m row-major.
+// inverse returns A⁻¹, both triangles, m×m row-major, in ls's workspace.
 func (ls *landmarkSystem) inverse() []float64 {
 	m := ls.m
-	inv := make([]float64, m*m)
+	inv := ls.inv[:m*m]
 	copy(inv, ls.u)
 	lapack64.Potri(blas64.Triangular{N: m, Stride: m, Uplo: blas.Upper, Diag: blas.NonUnit, Data: inv})
 	for j := 0; j < m; j++ {
@@ -190,7 +215,12 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	}
 	n, m, dim := float64(md.n), md.m, float64(md.dim)
 	t := p.tau2
-	ls, err := md.landmarks(p, t/n, grad)
+	lb, _ := md.landmarkPool.Get().(*landmarkBufs)
+	if lb == nil {
+		lb = md.newLandmarkBufs()
+	}
+	defer md.landmarkPool.Put(lb)
+	ls, err := md.landmarks(p, t/n, grad, lb)
 	if err != nil {
 		return 0, err
 	}
@@ -241,7 +271,7 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 
 	ainv := ls.inverse()
 	// B = ααᵀ − A⁻¹: ∂(−½ log|A| − ½ μ̂ᵀA⁻¹μ̂) = ½ tr(B ∂A) − αᵀ∂μ̂.
-	b := make([]float64, m*m)
+	b := lb.b
 	var trB, trBR float64
 	for j := 0; j < m; j++ {
 		for k := 0; k < m; k++ {

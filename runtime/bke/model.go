@@ -83,6 +83,8 @@ type Model struct {
 	// evaluations (*scratch, sized for D lengthscales): NUTS evaluates
 	// the density thousands of times at one size.
 	scratch sync.Pool
+	// landmarkPool holds LogDensity's *landmarkBufs likewise.
+	landmarkPool sync.Pool
 }
 
 // New returns the BKE model of the n×D data x with the m×D landmarks z.

@@ -37,7 +37,7 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 	if err != nil {
 		return nil, nil, err
 	}
-	ls, err := md.landmarks(p, p.tau2/float64(md.n), false)
+	ls, err := md.landmarks(p, p.tau2/float64(md.n), false, nil)
 	if err != nil {
 		return nil, nil, err
 	}

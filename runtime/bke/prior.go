@@ -312,13 +312,18 @@ func bkeFormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 6
 // call (math.Exp per pair was half of building R and ∂R at m = 30).
 // Exps's relative error is below 3e-16, and below e^-708 it gives 0 where
 // math.Exp gives a subnormal.
-func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int) {
+//
+// buf is a workspace of (1 + len(dr))·m(m+1)/2 numbers, or nil.
+func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int, buf []float64) {
 	dim := len(z) / m
 	np := len(dr)
 	// Pairs j ≤ k, row by row of the upper triangle.
 	np2 := m * (m + 1) / 2
-	lr := make([]float64, np2*(1+np))
-	e, de := lr[:np2], lr[np2:]
+	if len(buf) < np2*(1+np) {
+		buf = make([]float64, np2*(1+np))
+	}
+	e, de := buf[:np2], buf[np2:np2*(1+np)]
+	clear(de)
 	idx := 0
 	for j := 0; j < m; j++ {
 		zj := z[j*dim : (j+1)*dim]
