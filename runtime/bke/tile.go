@@ -12,10 +12,11 @@ import (
 // than landmarks need no horizontal sums per row (G̃ and T̃ of each row
 // build up in its own lane, in the order rowGeneral adds them) and no
 // padding of m; the per-landmark sums build up in eight lanes each, added
-// together once per block. A tile makes three calls: tileDist (the
+// together once per block. A tile makes four calls: tileDist (the
 // distances, each row's qmin and q − qmin), one fastexp.Exps over all
 // (m + 1)·8 exponents (the last eight give cq = e^{−½ qmin} per row, as
-// rowExps's extra element does) and tileAcc; the per-row rows called
+// rowExps's extra element does), tileAcc and tileJac (the rows' Jacobian
+// terms; tileFinish); the per-row rows called
 // row1/row2 made one Exps call of m + 1 padded to a multiple of 8 per
 // row, and their loops ran four landmarks per AVX2 step. The exponentials
 // are bit for bit those of row1 and row2: r = q − qmin rounded once and
@@ -24,8 +25,8 @@ import (
 //
 // A block's rows beyond its last whole tile (at most 7, in the last block
 // only, since blockRows is a multiple of 8) go through row. A row whose
-// Jacobian needs closeJacobian or cauchyBinet (finishSlow) gets its G̃,
-// T̃, q and x − z copied out of its lane first.
+// Jacobian needs finishSlow (closeJacobian, closeRotated or cauchyBinet)
+// gets its G̃, T̃, q, u and x − z copied out of its lane first (tileSlow).
 
 // tileRows is the number of data rows of a tile: the lanes of AVX-512.
 const tileRows = 8
@@ -37,8 +38,10 @@ type tileBuf struct {
 	d0, d1, q       []float64 // m×8: x − z per coordinate (d1 for D = 2), q
 	r               []float64 // (m+1)×8: q − qmin and qmin, then their exponentials
 	s1, s2, sy, sky []float64 // m×8: the block's sums, by lane
-	g               [48]float64
-	qmin            [tileRows]float64
+	// g holds each row's G̃ (g00, g10, g11) and T̃ (t00, t10, t11), eight
+	// lanes each, as tileAcc2 leaves them.
+	g    [48]float64
+	qmin [tileRows]float64 // each row's qmin, kept from r before Exps
 }
 
 // newTileBuf returns a tile workspace for m landmarks in dim dimensions.
