@@ -157,7 +157,12 @@ func laneSum(v []float64) float64 {
 // was a tenth of the pass), and the other rows, in order, by finishSlow.
 func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error {
 	var out [32]float64 // per lane: mantissa, exponent, tr(G̃⁻¹T̃), qmin
-	ok := tileJac(&tb.g, &tb.qmin, &tileJacLimits, &out)
+	var ok uint64
+	if ps.md.dim == 1 { // direct calls: through a func value, out escapes
+		ok = tileJac1(&tb.g, &tb.qmin, &tileJacLimits, &out)
+	} else {
+		ok = tileJac(&tb.g, &tb.qmin, &tileJacLimits, &out)
+	}
 	f := out[:8]
 	sc.detProd *= ((f[0] * f[1]) * (f[2] * f[3])) * ((f[4] * f[5]) * (f[6] * f[7]))
 	sc.detExp += int(laneSum(out[8:16]))

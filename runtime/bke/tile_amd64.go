@@ -22,6 +22,9 @@ func tileAcc1(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
 //go:noescape
 func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
 
+//go:noescape
+func tileJac1(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
+
 // useTileAsm selects the tile kernels; tests clear it to exercise the
 // rows of rows.go on the same machine.
 var useTileAsm = true

@@ -254,6 +254,25 @@ store1:
 	VZEROUPPER
 	RET
 
+// JACOUT ends tileJac and tileJac1: with det in Z6, tr(G̃⁻¹T̃) in Z7 and
+// the fast lanes in K1, it writes out and leaves the lane mask in AX.
+#define JACOUT \
+	VGETMANTPD   $0, Z6, Z9; \
+	VGETEXPPD    Z6, Z10; \
+	VBROADCASTSD (CX), Z11; \
+	VMOVAPD      Z9, K1, Z11; \
+	VXORPD       Z12, Z12, Z12; \
+	VMOVAPD      Z10, K1, Z12; \
+	VXORPD       Z13, Z13, Z13; \
+	VMOVAPD      Z7, K1, Z13; \
+	VXORPD       Z14, Z14, Z14; \
+	VMOVUPD      (BX), K1, Z14; \
+	VMOVUPD      Z11, (DX); \
+	VMOVUPD      Z12, 64(DX); \
+	VMOVUPD      Z13, 128(DX); \
+	VMOVUPD      Z14, 192(DX); \
+	KMOVW        K1, AX
+
 // func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
 // The closing of tileFinish for the eight rows at once, as small2 and
 // small2Grad compute it: with G̃ = [a b; b c] and T̃ from acc, lane k is
@@ -294,21 +313,30 @@ TEXT ·tileJac(SB), NOSPLIT, $0-40
 	VMULPD            320(AX), Z0, Z8
 	VADDPD            Z8, Z7, Z7             // + a·t11
 	VDIVPD            Z6, Z7, Z7             // tr(G̃⁻¹T̃)
-	VGETMANTPD        $0, Z6, Z9             // det's mantissa in [1, 2)
-	VGETEXPPD         Z6, Z10                // and exponent
-	VBROADCASTSD      (CX), Z11
-	VMOVAPD           Z9, K1, Z11            // slow lanes: 1, 0, 0, 0
-	VXORPD            Z12, Z12, Z12
-	VMOVAPD           Z10, K1, Z12
-	VXORPD            Z13, Z13, Z13
-	VMOVAPD           Z7, K1, Z13
-	VXORPD            Z14, Z14, Z14
-	VMOVUPD           (BX), K1, Z14
-	VMOVUPD           Z11, (DX)
-	VMOVUPD           Z12, 64(DX)
-	VMOVUPD           Z13, 128(DX)
-	VMOVUPD           Z14, 192(DX)
-	KMOVW             K1, AX
-	MOVQ              AX, ok+32(FP)
+	JACOUT      // det's mantissa in [1, 2) and exponent; slow lanes 1, 0, 0, 0
+	MOVQ        AX, ok+32(FP)
+	VZEROUPPER
+	RET
+
+// func tileJac1(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64)
+// tileJac for D = 1, where G̃ = g (acc[0:8]) and T̃ = t (acc[24:32]): a
+// lane is fast when g > tinyDiag and g is a normal number; det = g and
+// tr(G̃⁻¹T̃) = t/g, one division (tileJac's three were a tenth of the
+// pass at n = 800, m = 20).
+TEXT ·tileJac1(SB), NOSPLIT, $0-40
+	MOVQ        acc+0(FP), AX
+	MOVQ        qmin+8(FP), BX
+	MOVQ        lim+16(FP), CX
+	MOVQ        out+24(FP), DX
+	VMOVUPD     (AX), Z6                     // det = g
+	VCMPPD.BCST $0x1e, 8(CX), Z6, K1         // g > tinyDiag
+	VCMPPD.BCST $0x1e, 24(CX), Z6, K2        // g > minNormal
+	KANDW       K2, K1, K1
+	VCMPPD.BCST $0x12, 32(CX), Z6, K2        // g ≤ MaxFloat64
+	KANDW       K2, K1, K1
+	VMOVUPD     192(AX), Z7
+	VDIVPD      Z6, Z7, Z7                   // t/g
+	JACOUT
+	MOVQ        AX, ok+32(FP)
 	VZEROUPPER
 	RET

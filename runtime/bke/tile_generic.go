@@ -22,6 +22,10 @@ func tileJac(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float6
 	panic("bke: tileJac without assembly")
 }
 
+func tileJac1(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64 {
+	panic("bke: tileJac1 without assembly")
+}
+
 var useTileAsm = false
 
 func tileKernels() bool { return false }

@@ -201,3 +201,52 @@ func TestTileJac(t *testing.T) {
 		}
 	}
 }
+
+// TestTileJac1 checks tileJac1 lane by lane against D = 1's closing
+// (closeSmall: det = g, tr(G̃⁻¹T̃) = t/g when g > tinyDiag) with
+// finishFast's normal-determinant test, on random g and at the thresholds.
+func TestTileJac1(t *testing.T) {
+	if !tileKernels() {
+		t.Skip("no AVX-512: the tile kernels do not run here")
+	}
+	rng := rand.New(rand.NewPCG(3017, 3018))
+	edge := []float64{tinyDiag, math.Nextafter(tinyDiag, 1), minNormal, 1e-300,
+		math.MaxFloat64, math.Inf(1), math.NaN(), 0, -1}
+	for rep := 0; rep < 20; rep++ {
+		var acc [48]float64
+		var qmin [8]float64
+		for k := 0; k < 8; k++ {
+			acc[k] = math.Exp(rng.NormFloat64() * 5)
+			if k < 3 {
+				acc[k] = edge[(3*rep+k)%len(edge)]
+			}
+			acc[24+k] = rng.NormFloat64()
+			qmin[k] = rng.Float64()
+		}
+		var out [32]float64
+		ok := tileJac1(&acc, &qmin, &tileJacLimits, &out)
+		for k := 0; k < 8; k++ {
+			g := acc[k]
+			fast := g > tinyDiag && g > minNormal && g <= math.MaxFloat64
+			if got := ok&(1<<k) != 0; got != fast {
+				t.Errorf("g=%g: tileJac1 fast %v, want %v", g, got, fast)
+				continue
+			}
+			if !fast {
+				if out[k] != 1 || out[8+k] != 0 || out[16+k] != 0 || out[24+k] != 0 {
+					t.Errorf("g=%g: slow lane gives %v %v %v %v, want 1 0 0 0", g, out[k], out[8+k], out[16+k], out[24+k])
+				}
+				continue
+			}
+			if got := math.Ldexp(out[k], int(out[8+k])); got != g {
+				t.Errorf("g=%g: mantissa %v, exponent %v", g, out[k], out[8+k])
+			}
+			if want := acc[24+k] / g; out[16+k] != want {
+				t.Errorf("g=%g: t/g %v, want %v", g, out[16+k], want)
+			}
+			if out[24+k] != qmin[k] {
+				t.Errorf("qmin lane %d: %v, want %v", k, out[24+k], qmin[k])
+			}
+		}
+	}
+}
