@@ -7,16 +7,17 @@ import (
 )
 
 // TestFastRowsMatchGeneral checks a whole log density and its gradient
+// through the tile kernels where the CPU has AVX-512 (tile.go), and
 // through the written-out rows (row1, row2: assembly distance and
 // accumulation loops where the CPU has AVX2, cq from the row's Exps call,
-// pooled workspaces) against the same through rowGeneral (plain Go, one
+// pooled workspaces) without them, against the same through rowGeneral (plain Go, one
 // math.Exp per row for cq), to 1e-12 relative, for D = 1 and 2, isotropic
 // and ARD, m not a multiple of the vector widths, rows far from every
 // landmark (cauchyBinet), one and two workers, and repeated evaluations
 // (workspaces reused from the pool).
 func TestFastRowsMatchGeneral(t *testing.T) {
-	savedAsm := useRowAsm
-	defer func() { useRowAsm, generalRows = savedAsm, false }()
+	savedAsm, savedTile := useRowAsm, useTileAsm
+	defer func() { useRowAsm, useTileAsm, generalRows = savedAsm, savedTile, false }()
 	rng := rand.New(rand.NewPCG(3030, 3031))
 	for _, dim := range []int{1, 2} {
 		for _, m := range []int{5, 13, 20} {
@@ -33,8 +34,10 @@ func TestFastRowsMatchGeneral(t *testing.T) {
 						continue
 					}
 					h := Hyper{Ell: ell, Amp: 1.3, Tau2: 0.7}
-					for _, asm := range []bool{false, savedAsm} {
-						useRowAsm = asm
+					for _, path := range []struct{ asm, tile bool }{
+						{false, false}, {savedAsm, false}, {savedAsm, savedTile},
+					} {
+						useRowAsm, useTileAsm = path.asm, path.tile
 						generalRows = true
 						var gRef Grad
 						ref, err := md.LogDensity(h, &gRef)
@@ -50,7 +53,7 @@ func TestFastRowsMatchGeneral(t *testing.T) {
 							}
 							close := func(what string, a, b float64) {
 								if math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(b)) {
-									t.Errorf("D=%d m=%d workers=%d ell=%v asm=%v: %s %.17g, general rows %.17g", dim, m, workers, ell, asm, what, a, b)
+									t.Errorf("D=%d m=%d workers=%d ell=%v %+v: %s %.17g, general rows %.17g", dim, m, workers, ell, path, what, a, b)
 								}
 							}
 							close("log density", v, ref)

@@ -322,3 +322,97 @@ func TestCauchyBinetPruning(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseRotatedMatchesCauchyBinet checks closeRotated against
+// cauchyBinet, row by row, on points in clusters around landmarks 10
+// apart at lengthscales well below that (the bench/stan bke2 shape, where
+// one landmark dominates many rows' G̃ and small2 fails): ½ log det G and
+// tr(G⁻¹T_p) to 1e-12, isotropic and ARD. It also checks that such rows
+// occur and that closeRotated takes most of them.
+func TestCloseRotatedMatchesCauchyBinet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3015, 3016))
+	const n, m = 300, 12
+	x := mat.NewDense(n, 2, nil)
+	z := mat.NewDense(m, 2, nil)
+	for l := 0; l < m; l++ {
+		z.Set(l, 0, float64(l%4)*10+rng.NormFloat64())
+		z.Set(l, 1, float64(l/4)*10+rng.NormFloat64())
+	}
+	for i := 0; i < n; i++ {
+		c := rng.IntN(m)
+		x.Set(i, 0, z.At(c, 0)+rng.NormFloat64())
+		x.Set(i, 1, z.At(c, 1)+rng.NormFloat64())
+	}
+	md, err := New(x, z, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The whole log density and gradient, through the tiles or rows (and
+	// closeRotated) and through the reference rows (cauchyBinet).
+	defer func() { generalRows = false }()
+	for _, ell := range [][]float64{{1.6}, {1.2, 2.1}} {
+		h := Hyper{Ell: ell, Tau2: 1}
+		generalRows = true
+		var gRef Grad
+		ref, err := md.LogDensity(h, &gRef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		generalRows = false
+		var g Grad
+		v, err := md.LogDensity(h, &g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(v-ref) > 1e-12*math.Abs(ref) || math.Abs(g.Ell[0]-gRef.Ell[0]) > 1e-12*math.Max(1, math.Abs(gRef.Ell[0])) {
+			t.Errorf("ell=%v: log density %.17g, d/dell %.17g; reference %.17g, %.17g", ell, v, g.Ell[0], ref, gRef.Ell[0])
+		}
+	}
+	for _, ell := range [][]float64{{1.6}, {0.8}, {1.2, 2.1}} {
+		p, err := md.prepare(Hyper{Ell: ell, Tau2: 1}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := &pass{md: md, p: p, grad: true, jac: true, np: len(ell)}
+		ps.shifts()
+		sc := ps.newScratch()
+		var small, rotated int
+		for i := 0; i < n; i++ {
+			bs := ps.view(make([]float64, ps.blockSize()))
+			if err := ps.rowGeneral(sc, bs, i); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, ok := ps.closeSmall(sc); ok {
+				continue
+			}
+			small++
+			half, ok := ps.closeRotated(sc)
+			if !ok {
+				continue
+			}
+			rotated++
+			dj := append([]float64(nil), sc.dj...)
+			qmin := math.Inf(1)
+			for _, q := range sc.q[:m] {
+				qmin = math.Min(qmin, q)
+			}
+			half -= qmin // D·qmin/2
+			want, err := ps.cauchyBinet(sc, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(half-want) > 1e-12*math.Max(1, math.Abs(want)) {
+				t.Errorf("ell=%v row %d: ½ log det G %.17g, Cauchy–Binet %.17g", ell, i, half, want)
+			}
+			for k := range dj {
+				if math.Abs(dj[k]-sc.dj[k]) > 1e-12*math.Max(1, math.Abs(sc.dj[k])) {
+					t.Errorf("ell=%v row %d: tr(G⁻¹T_%d) %.17g, Cauchy–Binet %.17g", ell, i, k, dj[k], sc.dj[k])
+				}
+			}
+		}
+		if small == 0 || rotated < small*9/10 {
+			t.Errorf("ell=%v: %d rows fail small2, closeRotated takes %d", ell, small, rotated)
+		}
+		t.Logf("ell=%v: %d of %d rows fail small2, closeRotated takes %d", ell, small, n, rotated)
+	}
+}

@@ -1,60 +1,161 @@
 package bke
 
 import (
+	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // landmarkSystem is A = R + (τ²/n) I on the landmarks, factorised, with
-// R's derivatives when a gradient is wanted.
+// R's derivatives when a gradient is wanted. Its matrices are m×m
+// row-major slices and its factor comes from lapack64 directly:
+// mat.Cholesky estimated A's condition number at every factorisation,
+// which nothing read (a quarter of the factorisation's cost at m = 20–30;
+// the landmark side was 40% of a log density at n = 800, m = 20 once the
+// pass had its tiles).
 type landmarkSystem struct {
-	r    *mat.SymDense
-	dr   [][]float64 // per lengthscale p, ∂R/∂ℓ_p as m×m row-major
-	chol *mat.Cholesky
+	m      int
+	r      []float64   // R, both triangles
+	dr     [][]float64 // per lengthscale p, ∂R/∂ℓ_p
+	nugget float64     // τ²/n plus the jitter factorJitterRaw added
+	u      []float64   // the upper Cholesky factor U of A, UᵀU = A
+	logDet float64     // log det A
+	inv    []float64   // inverse's workspace
 }
 
-// landmarks builds R_zz from the prior kernel and factorises A = R + nugget·I.
-func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSystem, error) {
+// landmarkBufs are the m×m workspaces of a landmark system, kept in the
+// model's pool between log densities (NUTS evaluates thousands at one
+// size; allocating them, about 6m² numbers a gradient, kept the garbage
+// collector at a tenth of `kml run bench/stan/bke2.kml`).
+type landmarkBufs struct {
+	r, u, inv, b []float64   // m×m
+	dr           [][]float64 // D of m×m
+	gram         []float64   // gram's pair terms, (1 + D)·m(m+1)/2
+}
+
+func (md *Model) newLandmarkBufs() *landmarkBufs {
+	m, dim := md.m, md.dim
+	lb := &landmarkBufs{
+		r: make([]float64, m*m), u: make([]float64, m*m),
+		inv: make([]float64, m*m), b: make([]float64, m*m),
+		dr:   make([][]float64, dim),
+		gram: make([]float64, (1+dim)*m*(m+1)/2),
+	}
+	for k := range lb.dr {
+		lb.dr[k] = make([]float64, m*m)
+	}
+	return lb
+}
+
+// landmarks builds R_zz from the prior kernel and factorises A = R + nugget·I,
+// in lb's buffers (new ones when lb is nil).
+func (md *Model) landmarks(p *params, nugget float64, grad bool, lb *landmarkBufs) (*landmarkSystem, error) {
 	m, np := md.m, len(p.ell)
-	rk := md.prior(p)
-	ls := &landmarkSystem{r: mat.NewSymDense(m, nil)}
-	a := mat.NewSymDense(m, nil)
-	var gh []float64
+	if lb == nil {
+		lb = md.newLandmarkBufs()
+	}
+	ls := &landmarkSystem{m: m, r: lb.r, u: lb.u, inv: lb.inv}
 	if grad {
-		gh = make([]float64, rk.NumHyper())
-		ls.dr = make([][]float64, np)
-		for k := range ls.dr {
-			ls.dr[k] = make([]float64, m*m)
-		}
+		ls.dr = lb.dr[:np]
 	}
-	for j := 0; j < m; j++ {
-		for k := j; k < m; k++ {
-			var r float64
-			if grad {
-				r = rk.GradHyper(gh, md.zrow(j), md.zrow(k))
-				for q := 0; q < np; q++ {
-					ls.dr[q][j*m+k] = gh[1+q]
-					ls.dr[q][k*m+j] = gh[1+q]
-				}
-			} else {
-				r = rk.Eval(md.zrow(j), md.zrow(k))
-			}
-			ls.r.SetSym(j, k, r)
-			if j == k {
-				r += nugget
-			}
-			a.SetSym(j, k, r)
-		}
-	}
-	var err error
-	ls.chol, _, err = factorJitter(a, "the landmark matrix R + (tau2/n) I")
-	if err != nil {
+	md.prior(p).gram(ls.r, ls.dr, md.z, m, lb.gram)
+	if err := ls.factor(nugget); err != nil {
 		return nil, err
 	}
 	return ls, nil
+}
+
+// factor sets ls.u to the Cholesky factor of R + nugget·I, adding to the
+// diagonal, when that is not numerically positive definite, the smallest
+// jitter of linalg.CholeskyJitter's schedule that works (as factorJitter
+// does).
+func (ls *landmarkSystem) factor(nugget float64) error {
+	m := ls.m
+	var mean float64
+	for j := 0; j < m; j++ {
+		mean += ls.r[j*m+j] + nugget
+	}
+	mean /= float64(m)
+	for jit := 0.0; ; {
+		copy(ls.u, ls.r)
+		for j := 0; j < m; j++ {
+			ls.u[j*m+j] += nugget + jit
+		}
+		if _, ok := lapack64.Potrf(blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: ls.u}); ok {
+			ls.nugget = nugget + jit
+			break
+		}
+		switch {
+		case !(mean > 0):
+			jit = math.Inf(1)
+		case jit == 0:
+			jit = linalg.JitterStart * mean
+		default:
+			jit *= 10
+		}
+		if !(jit <= linalg.JitterMax*mean*(1+1e-9)) {
+			return fmt.Errorf("bke: the landmark matrix R + (tau2/n) I is not positive definite even with %g × its mean diagonal added: are landmarks duplicated, or is the lengthscale very large for this noise?", linalg.JitterMax)
+		}
+	}
+	ls.logDet = 0
+	for j := 0; j < m; j++ {
+		ls.logDet += 2 * math.Log(ls.u[j*m+j])
+	}
+	return nil
+}
+
+// tri is ls.u as lapack64 takes it.
+func (ls *landmarkSystem) tri() blas64.Triangular {
+	return blas64.Triangular{N: ls.m, Stride: ls.m, Uplo: blas.Upper, Diag: blas.NonUnit, Data: ls.u}
+}
+
+// solve overwrites b with A⁻¹b: Uᵀy = b, then Ux = y (lapack64.Potrs
+// through Dtrsm on one column took as long as the factorisation at m = 30).
+func (ls *landmarkSystem) solve(b []float64) {
+	m, u := ls.m, ls.u
+	b = b[:m]
+	for i := range b {
+		s := b[i]
+		for k := 0; k < i; k++ {
+			s -= u[k*m+i] * b[k]
+		}
+		b[i] = s / u[i*m+i]
+	}
+	for i := m - 1; i >= 0; i-- {
+		s := b[i]
+		row := u[i*m : (i+1)*m]
+		for k := i + 1; k < m; k++ {
+			s -= row[k] * b[k]
+		}
+		b[i] = s / row[i]
+	}
+}
+
+// inverse returns A⁻¹, both triangles, m×m row-major, in ls's workspace.
+func (ls *landmarkSystem) inverse() []float64 {
+	m := ls.m
+	inv := ls.inv[:m*m]
+	copy(inv, ls.u)
+	lapack64.Potri(blas64.Triangular{N: m, Stride: m, Uplo: blas.Upper, Diag: blas.NonUnit, Data: inv})
+	for j := 0; j < m; j++ {
+		for k := j + 1; k < m; k++ {
+			inv[k*m+j] = inv[j*m+k]
+		}
+	}
+	return inv
+}
+
+// chol returns A's factor as a mat.Cholesky, for linalg.GPPredict.
+func (ls *landmarkSystem) chol() *mat.Cholesky {
+	var c mat.Cholesky
+	c.SetFromU(mat.NewTriDense(ls.m, mat.Upper, append([]float64(nil), ls.u...)))
+	return &c
 }
 
 // LogDensity returns the log marginal pseudolikelihood log p(x | θ, τ²) at
@@ -72,9 +173,11 @@ func (md *Model) landmarks(p *params, nugget float64, grad bool) (*landmarkSyste
 // log γ(x) = ½ log det(J(x)ᵀJ(x)), J_ld = ∂k(x, z_l)/∂x_d. The centred sum
 // Σ_il (K_il − μ̂_l)² stands for ‖K‖_F² − n‖μ̂‖², which cancels
 // catastrophically at large ℓ. The cost is O(m³ + nmD²) for the value and
-// O(m³ + nmD³) with the gradient; memory is O(m²D + (n/512 + W) mD) for W
-// workers. The differences x_i − z_l are recomputed in the pass rather than
-// stored (O(nmD) memory): loading them was not measurably faster.
+// O(m³ + nmD³) with the gradient; memory is O(nD + m²D + (n/128 + W) mD)
+// for W workers (the model keeps a column-major copy of x for D ≤ 2, the
+// tiles' layout). The differences x_i − z_l are recomputed in the pass
+// rather than stored (O(nmD) memory): loading them was not measurably
+// faster.
 //
 // The Published variant (D = 1) is what the authors' Stan program
 // (appendix B) computes, with its normalised prior and amplitude 1 when
@@ -112,7 +215,12 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	}
 	n, m, dim := float64(md.n), md.m, float64(md.dim)
 	t := p.tau2
-	ls, err := md.landmarks(p, t/n, grad)
+	lb, _ := md.landmarkPool.Get().(*landmarkBufs)
+	if lb == nil {
+		lb = md.newLandmarkBufs()
+	}
+	defer md.landmarkPool.Put(lb)
+	ls, err := md.landmarks(p, t/n, grad, lb)
 	if err != nil {
 		return 0, err
 	}
@@ -129,18 +237,15 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	for _, v := range res.mu {
 		mu2 += v * v
 	}
-	logdetA := ls.chol.LogDet()
+	logdetA := ls.logDet
 	constant := mf*math.Log(n) + mf*(n-1)*math.Log(t)
 
-	mu := mat.NewVecDense(m, nil)
-	for l, v := range res.mu {
-		mu.SetVec(l, a*v)
-	}
-	alpha := mat.NewVecDense(m, nil)
+	alpha := make([]float64, m) // A⁻¹μ̂ at amplitude a
 	if md.opt.Variant == Derived {
-		if err := linalg.IgnoreCondition(ls.chol.SolveVecTo(alpha, mu)); err != nil {
-			return 0, err
+		for l, v := range res.mu {
+			alpha[l] = a * v
 		}
+		ls.solve(alpha)
 	}
 
 	var val float64
@@ -155,30 +260,30 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 		return val, nil
 	}
 
-	quad := mat.Dot(mu, alpha)
+	var quad float64
+	for l, v := range res.mu {
+		quad += a * v * alpha[l]
+	}
 	val = -0.5*(logdetA+quad+cssK/t+constant+mf*n*math.Log(2*math.Pi)) + logJac
 	if !grad {
 		return val, nil
 	}
 
-	var ainv mat.SymDense
-	if err := linalg.IgnoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
-		return 0, err
-	}
+	ainv := ls.inverse()
 	// B = ααᵀ − A⁻¹: ∂(−½ log|A| − ½ μ̂ᵀA⁻¹μ̂) = ½ tr(B ∂A) − αᵀ∂μ̂.
-	b := make([]float64, m*m)
+	b := lb.b
 	var trB, trBR float64
 	for j := 0; j < m; j++ {
 		for k := 0; k < m; k++ {
-			v := alpha.AtVec(j)*alpha.AtVec(k) - ainv.At(j, k)
+			v := alpha[j]*alpha[k] - ainv[j*m+k]
 			b[j*m+k] = v
-			trBR += v * ls.r.At(j, k)
+			trBR += v * ls.r[j*m+k]
 		}
 		trB += b[j*m+j]
 	}
 	var amu float64 // αᵀμ̂ at amplitude 1
 	for l, v := range res.mu {
-		amu += alpha.AtVec(l) * v
+		amu += alpha[l] * v
 	}
 	g.Tau2 = trB/(2*n) + cssK/(2*t*t) - mf*(n-1)/(2*t)
 	g.Amp = trBR/a - amu - a*res.css/t + n*dim/a
@@ -190,7 +295,7 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 			trBdR += v * ls.dr[k][j]
 		}
 		for l := 0; l < m; l++ {
-			ady += alpha.AtVec(l) * res.ymean[l*len(p.ell)+k]
+			ady += alpha[l] * res.ymean[l*len(p.ell)+k]
 		}
 		dims := 1.0
 		if len(p.ell) == 1 {
@@ -205,16 +310,13 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 func (md *Model) publishedGrad(g *Grad, p *params, res *passResult, ls *landmarkSystem, kf2 float64) error {
 	n, m := float64(md.n), md.m
 	a, t, l := p.amp, p.tau2, p.ell[0]
-	var ainv mat.SymDense
-	if err := linalg.IgnoreCondition(ls.chol.InverseTo(&ainv)); err != nil {
-		return err
-	}
+	ainv := ls.inverse()
 	var trAinv, trAinvR, trAinvdR, muy float64
 	for j := 0; j < m; j++ {
-		trAinv += ainv.At(j, j)
+		trAinv += ainv[j*m+j]
 		for k := 0; k < m; k++ {
-			trAinvR += ainv.At(j, k) * ls.r.At(j, k)
-			trAinvdR += ainv.At(j, k) * ls.dr[0][j*m+k]
+			trAinvR += ainv[j*m+k] * ls.r[j*m+k]
+			trAinvdR += ainv[j*m+k] * ls.dr[0][j*m+k]
 		}
 		muy += res.mu[j] * res.ymean[j]
 	}

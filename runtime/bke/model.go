@@ -75,6 +75,7 @@ type Grad struct {
 type Model struct {
 	n, m, dim int
 	x, z      []float64 // row-major copies of the data and landmarks
+	xt        []float64 // for D ≤ 2, x column by column (D×n), the tile kernels' layout
 	opt       Options
 	workers   int
 	diam2     float64 // the landmarks' squared diameter
@@ -82,6 +83,8 @@ type Model struct {
 	// evaluations (*scratch, sized for D lengthscales): NUTS evaluates
 	// the density thousands of times at one size.
 	scratch sync.Pool
+	// landmarkPool holds LogDensity's *landmarkBufs likewise.
+	landmarkPool sync.Pool
 }
 
 // New returns the BKE model of the n×D data x with the m×D landmarks z.
@@ -129,6 +132,14 @@ func New(x, z *mat.Dense, opt Options) (*Model, error) {
 	}
 	if md.z, err = copyFinite(z, "landmark"); err != nil {
 		return nil, err
+	}
+	if dim <= 2 {
+		md.xt = make([]float64, n*dim)
+		for i := 0; i < n; i++ {
+			for d := 0; d < dim; d++ {
+				md.xt[d*n+i] = md.x[i*dim+d]
+			}
+		}
 	}
 	for j := 0; j < m; j++ {
 		for l := j + 1; l < m; l++ {

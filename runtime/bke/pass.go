@@ -79,6 +79,10 @@ type scratch struct {
 	order   []int
 	cbSum   float64
 	cbBound float64
+	// tile is the workspace of the tile kernels, made on first use.
+	tile *tileBuf
+	// shift holds shifts' squared distances and exponentials.
+	shift []float64
 }
 
 // newScratch returns a worker's workspace for this pass: one from the
@@ -166,14 +170,7 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 		}
 	}()
 	par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
-		bs := ps.view(buf[b*size : (b+1)*size])
-		for i := lo; i < hi; i++ {
-			if err := ps.row(sc, bs, i); err != nil {
-				errs[b] = err
-				return
-			}
-		}
-		sc.flushDet(bs)
+		errs[b] = ps.block(sc, ps.view(buf[b*size:(b+1)*size]), lo, hi)
 	})
 	// The first error in row order, whichever block failed first in time.
 	for _, err := range errs {
@@ -215,41 +212,78 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 
 // shifts sets c_l and c_y to the means of e and y over a few evenly spaced
 // rows: close enough to the full means that the shifted sums do not cancel.
+// The rows' exponentials come from one Exps call (one scalar exponential
+// each was a sixth of the pass at n = 900, m = 30).
 func (ps *pass) shifts() {
 	md := ps.md
 	m, dim, np := md.m, md.dim, ps.np
-	ps.c = make([]float64, m)
-	ps.cy = make([]float64, m*np)
+	c, cy := make([]float64, m), make([]float64, m*np)
+	ps.c, ps.cy = c, cy
 	ns := min(md.n, shiftRows)
+	sc := ps.newScratch()
+	defer md.scratch.Put(sc)
+	if len(sc.shift) < 2*ns*m {
+		sc.shift = make([]float64, 2*shiftRows*m)
+	}
+	q, e := sc.shift[:ns*m], sc.shift[ns*m:2*ns*m]
+	inv2, z := ps.p.inv2[:dim], md.z[:m*dim]
 	for k := 0; k < ns; k++ {
 		xi := md.xrow(k * md.n / ns)
-		for l := 0; l < m; l++ {
-			zl := md.zrow(l)
-			var q float64
-			for d := 0; d < dim; d++ {
-				v := xi[d] - zl[d]
-				q += v * v * ps.p.inv2[d]
+		qk := q[k*m : (k+1)*m]
+		switch dim {
+		case 1:
+			x0, a0 := xi[0], inv2[0]
+			for l := range qk {
+				v := x0 - z[l]
+				qk[l] = v * v * a0
 			}
-			e := fastexp.ExpNegOrZero(-q / 2)
-			ps.c[l] += e
-			if !ps.grad {
-				continue
+		case 2:
+			x0, x1, a0, a1 := xi[0], xi[1], inv2[0], inv2[1]
+			for l := range qk {
+				v0, v1 := x0-z[2*l], x1-z[2*l+1]
+				qk[l] = v0*v0*a0 + v1*v1*a1
 			}
-			if np == 1 {
-				ps.cy[l] += e * q
-				continue
-			}
-			for d := 0; d < dim; d++ {
-				v := xi[d] - zl[d]
-				ps.cy[l*np+d] += e * v * v * ps.p.inv2[d]
+		default:
+			for l := range qk {
+				zl := z[l*dim : (l+1)*dim]
+				var ql float64
+				for d, a := range inv2 {
+					v := xi[d] - zl[d]
+					ql += v * v * a
+				}
+				qk[l] = ql
 			}
 		}
 	}
-	for l := range ps.c {
-		ps.c[l] /= float64(ns)
+	fastexp.Exps(e, q, -0.5, 0)
+	for k := 0; k < ns; k++ {
+		ek, qk := e[k*m:(k+1)*m], q[k*m:(k+1)*m]
+		for l, el := range ek {
+			c[l] += el
+		}
+		if !ps.grad {
+			continue
+		}
+		if np == 1 {
+			for l, el := range ek {
+				cy[l] += el * qk[l]
+			}
+			continue
+		}
+		xi := md.xrow(k * md.n / ns)
+		for l, el := range ek {
+			zl := z[l*dim : (l+1)*dim]
+			for d, a := range inv2 {
+				v := xi[d] - zl[d]
+				cy[l*np+d] += el * v * v * a
+			}
+		}
 	}
-	for j := range ps.cy {
-		ps.cy[j] /= float64(ns)
+	for l := range c {
+		c[l] /= float64(ns)
+	}
+	for j := range cy {
+		cy[j] /= float64(ns)
 	}
 }
 
@@ -363,31 +397,54 @@ func (ps *pass) rowGeneral(sc *scratch, bs blockSums, i int) error {
 
 // finishRow adds row i's Jacobian terms, from sc.g and sc.t or, when those
 // are inaccurate, by cauchyBinet.
-//
-// For D ≤ 2, a row whose det G̃ is a normal number defers its logarithm:
-// the determinant's mantissa multiplies sc.detProd and its binary exponent
-// adds to sc.detExp, and flushDet takes one logarithm per block (a
-// logarithm per row was a tenth of the pass at m = 20; 128 mantissas in
-// [½, 1) cannot underflow).
 func (ps *pass) finishRow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	if ps.finishFast(sc, bs, qmin) {
+		return nil
+	}
+	return ps.finishSlow(sc, bs, i, qmin)
+}
+
+// finishFast is finishRow for a row with D ≤ 2 whose det G̃ is a normal
+// number, and reports whether the row was one. It defers the row's
+// logarithm: the determinant's mantissa multiplies sc.detProd and its
+// binary exponent adds to sc.detExp, and flushDet takes one logarithm per
+// block (a logarithm per row was a tenth of the pass at m = 20; 128
+// mantissas in [½, 1) cannot underflow). The reference rows
+// (generalRows) take a logarithm per row, in finishSlow.
+func (ps *pass) finishFast(sc *scratch, bs blockSums, qmin float64) bool {
 	dim, np := ps.md.dim, ps.np
-	if dim <= 2 && !generalRows { // the reference takes a logarithm per row
-		if a, c, r, ok := ps.closeSmall(sc); ok {
-			if det := a * c * r; det > minNormal && det <= math.MaxFloat64 {
-				f, e := math.Frexp(det)
-				sc.detProd *= f
-				sc.detExp += e
-				*bs.logJac -= float64(dim) * qmin / 2
-				if ps.grad {
-					for k := 0; k < np; k++ {
-						bs.dJac[k] += sc.dj[k]
-					}
-				}
-				return nil
-			}
+	if dim > 2 || generalRows {
+		return false
+	}
+	a, c, r, ok := ps.closeSmall(sc)
+	if !ok {
+		return false
+	}
+	det := a * c * r
+	if !(det > minNormal && det <= math.MaxFloat64) {
+		return false
+	}
+	f, e := frexpNormal(det)
+	sc.detProd *= f
+	sc.detExp += e
+	*bs.logJac -= float64(dim) * qmin / 2
+	if ps.grad {
+		for k := 0; k < np; k++ {
+			bs.dJac[k] += sc.dj[k]
 		}
 	}
+	return true
+}
+
+// finishSlow is finishRow for the other rows: by closeJacobian, with one
+// logarithm, or when that is inaccurate by closeRotated (D = 2) or
+// cauchyBinet (which read sc.q, sc.v and, closeRotated, sc.u and sc.s).
+func (ps *pass) finishSlow(sc *scratch, bs blockSums, i int, qmin float64) error {
+	dim, np := ps.md.dim, ps.np
 	half, ok := ps.closeJacobian(sc)
+	if !ok && dim == 2 && !generalRows { // the reference goes to cauchyBinet
+		half, ok = ps.closeRotated(sc)
+	}
 	if ok {
 		half -= float64(dim) * qmin / 2
 	} else {

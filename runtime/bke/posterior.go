@@ -37,7 +37,7 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 	if err != nil {
 		return nil, nil, err
 	}
-	ls, err := md.landmarks(p, p.tau2/float64(md.n), false)
+	ls, err := md.landmarks(p, p.tau2/float64(md.n), false, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,7 +45,7 @@ func (md *Model) Posterior(h Hyper, at *mat.Dense) (mean []float64, cov *mat.Sym
 	for l, v := range res.mu {
 		mu.SetVec(l, p.amp*v)
 	}
-	return linalg.GPPredict(md.prior(p), ls.chol, md.z, md.dim, mu, at)
+	return linalg.GPPredict(md.prior(p), ls.chol(), md.z, md.dim, mu, at)
 }
 
 // DrawPosterior writes into dst (length: the rows of at) one draw of μ_θ

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -304,3 +305,57 @@ func (p *PriorKernel) String() string {
 }
 
 func bkeFormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// gram fills r (m×m, both triangles) with r(z_j, z_k) for the m landmarks
+// z (m×D row-major) and, when dr is not nil, dr[p] with ∂r/∂ℓ_p: Eval and
+// GradHyper over every pair, with the exponentials from one fastexp.Exps
+// call (math.Exp per pair was half of building R and ∂R at m = 30).
+// Exps's relative error is below 3e-16, and below e^-708 it gives 0 where
+// math.Exp gives a subnormal.
+//
+// buf is a workspace of (1 + len(dr))·m(m+1)/2 numbers, or nil.
+func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int, buf []float64) {
+	dim := len(z) / m
+	np := len(dr)
+	// Pairs j ≤ k, row by row of the upper triangle.
+	np2 := m * (m + 1) / 2
+	if len(buf) < np2*(1+np) {
+		buf = make([]float64, np2*(1+np))
+	}
+	e, de := buf[:np2], buf[np2:np2*(1+np)]
+	clear(de)
+	idx := 0
+	for j := 0; j < m; j++ {
+		zj := z[j*dim : (j+1)*dim]
+		for k := j; k < m; k++ {
+			zk := z[k*dim : (k+1)*dim]
+			var l float64
+			for d := range zj {
+				f, dEll, _ := p.logTerm(d, zj[d], zk[d])
+				l += f
+				switch {
+				case np == 1:
+					de[idx] += dEll
+				case np > 1:
+					de[d*np2+idx] = dEll
+				}
+			}
+			e[idx] = l
+			idx++
+		}
+	}
+	fastexp.Exps(e, e, 1, 0)
+	a2 := p.amp * p.amp
+	idx = 0
+	for j := 0; j < m; j++ {
+		for k := j; k < m; k++ {
+			v := a2 * e[idx]
+			r[j*m+k], r[k*m+j] = v, v
+			for q := 0; q < np; q++ {
+				g := de[q*np2+idx] * v
+				dr[q][j*m+k], dr[q][k*m+j] = g, g
+			}
+			idx++
+		}
+	}
+}
