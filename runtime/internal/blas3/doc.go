@@ -77,7 +77,8 @@
 //
 // DTRSV with unit stride is overridden too, to run the rows of the
 // triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
-// for the solves of that condition estimate.
+// for the solves of that condition estimate; DTRSM with one right-hand
+// side is that DTRSV.
 //
 // An interrupt (runtime/interrupt) stops the kernels: every exported
 // routine checks it on entry and on return, and the blocked loops check it
