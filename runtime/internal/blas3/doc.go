@@ -69,7 +69,10 @@
 // bit), with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
 // every factor, done with row-oriented triangular solves instead of the
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
-// solve overflows), with Dpotrf recursive on halves above n = 2048, and
+// solve overflows), with Dpotrf recursive on halves above n = 2048 and
+// right-looking by panels of 128 with a look-ahead of one panel below
+// (potrf.go: the next panel is factored on one core while the rest of the
+// trailing matrix is updated on the other), and
 // with Dpotri (the Cholesky inverse, mat.Cholesky.InverseTo) and its
 // Dtrtri and Dlauum recursive on halves above n = 64 (potri.go), so that
 // their work is in DTRMM and DSYRK calls of order n/2, n/4, … instead of
