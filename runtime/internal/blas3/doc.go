@@ -81,7 +81,9 @@
 // DTRSV with unit stride is overridden too, to run the rows of the
 // triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
 // for the solves of that condition estimate; DTRSM with one right-hand
-// side is that DTRSV.
+// side is that DTRSV. From n = 3000 its rows go by blocks of 256 whose
+// rectangles are split over two goroutines (trsvpar.go): a solve reads
+// each element of A once, and a second core streams A faster.
 //
 // An interrupt (runtime/interrupt) stops the kernels: every exported
 // routine checks it on entry and on return, and the blocked loops check it

@@ -19,8 +19,9 @@ import (
 // estimate of ‖A⁻¹‖₁ is ‖A⁻¹x‖₁ for some ‖x‖₁ = 1, a lower bound, so the
 // estimate of the reciprocal may not be below the exact one (beyond
 // rounding, relative 1e-12), and for these random matrices it is within a
-// factor 3 of it (Higham, Accuracy and Stability, §15.3).
+// factor 3 of it, with the solves by rows and by blocks (trsvBlocked) (Higham, Accuracy and Stability, §15.3).
 func TestDpoconExact(t *testing.T) {
+	defer func(m int) { minTrsvPar = m }(minTrsvPar)
 	refL := gonumlapack.Implementation{}
 	r := rand.New(rand.NewPCG(53, 54))
 	factor := func(ul blas.Uplo, n int, ridge float64) (a []float64, anorm float64) {
@@ -71,10 +72,13 @@ func TestDpoconExact(t *testing.T) {
 					}
 				}
 				exact := 1 / (anorm * slices.Max(colSum))
-				got := Lapack{}.Dpocon(ul, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
-				what := fmt.Sprintf("Dpocon(%c, n=%d, ridge=%g)", ul, n, ridge)
-				if !(got >= exact*(1-1e-12)) || !(got <= 3*exact) {
-					t.Errorf("%s = %g, exact reciprocal condition %g", what, got, exact)
+				for _, par := range []int{1 << 30, 0} { // solves by rows, by blocks
+					minTrsvPar = par
+					got := Lapack{}.Dpocon(ul, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
+					what := fmt.Sprintf("Dpocon(%c, n=%d, ridge=%g, minTrsvPar=%d)", ul, n, ridge, par)
+					if !(got >= exact*(1-1e-12)) || !(got <= 3*exact) {
+						t.Errorf("%s = %g, exact reciprocal condition %g", what, got, exact)
+					}
 				}
 			}
 		}
