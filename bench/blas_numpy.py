@@ -2,8 +2,14 @@
 python3-scipy), timed as runtime/internal/blas3's Go benchmarks time them:
 DGEMM C = A·B at n = 256, 512, 1024, 2000 (2n³ flops) and the Cholesky
 factorisation of an SPD matrix at n = 1000, 2000, 4000 (n³/3 flops) and the
-inverse from the factor (dpotri, 2n³/3 flops) at n = 1000, 2000, 4000, each the
-median of a few repetitions. Prints lines in the format of `go test
+inverse from the factor (dpotri, 2n³/3 flops) at n = 1000, 2000, 4000, and
+the triangular solves with the upper factor U: dtrsm U·X = B and Uᵀ·X = B
+for n right-hand sides (n³ flops) and for one (n², through
+solve_triangular, as a user would call it), and cho_solve with n
+right-hand sides (dpotrs, 2n³ flops), each the median of a few
+repetitions. Arrays are in Fortran order so that SciPy copies nothing but
+B (which it copies when not told to overwrite it, as the Go benchmarks
+copy B back before every solve). Prints lines in the format of `go test
 -bench`, with GFLOP/s (wall clock) and GFLOP/cpu-s (per second of processor
 time, all threads), so bench/blas_numpy.sh can put them side by side.
 
@@ -13,6 +19,7 @@ import time
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 
 
 def timed(f, reps):
@@ -52,6 +59,26 @@ def main():
         u = scipy.linalg.cholesky(s, check_finite=False)
         wall, cpu = timed(lambda: scipy.linalg.lapack.dpotri(u), reps)
         line(f"Inverse/n={n}", reps, 2 * n ** 3 / 3.0, wall, cpu)
+        solves(rng, n, np.asfortranarray(u), reps)
+
+
+def solves(rng, n, u, reps):
+    """Rows Trsm/n=N/rhs=n/{N,T}, Trsm/n=N/rhs=1/{N,T} and CholSolve/n=N."""
+    dtrsm = scipy.linalg.blas.dtrsm
+    bn = np.asfortranarray(rng.uniform(-1, 1, (n, n)))
+    b1 = rng.uniform(-1, 1, n)
+    for t, name in ((0, "N"), (1, "T")):
+        dtrsm(1.0, u, bn, lower=0, trans_a=t)  # warm up
+        wall, cpu = timed(lambda: dtrsm(1.0, u, bn, lower=0, trans_a=t), reps)
+        line(f"Trsm/n={n}/rhs=n/{name}", reps, float(n) ** 3, wall, cpu)
+    for t, name in ((0, "N"), (1, "T")):
+        def one():
+            scipy.linalg.solve_triangular(u, b1, trans=t, lower=False, check_finite=False)
+        wall, cpu = timed(one, 50)
+        line(f"Trsm/n={n}/rhs=1/{name}", 50, float(n) ** 2, wall, cpu)
+    scipy.linalg.cho_solve((u, False), bn, check_finite=False)
+    wall, cpu = timed(lambda: scipy.linalg.cho_solve((u, False), bn, check_finite=False), reps)
+    line(f"CholSolve/n={n}", reps, 2.0 * float(n) ** 3, wall, cpu)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/bash
 # KML's level-3 BLAS (runtime/internal/blas3: DGEMM, mat.Cholesky's
-# Factorize, LAPACK's Dpotrf and
-# mat.Cholesky.InverseTo on it; "gonum" is gonum's own BLAS) against
+# Factorize, LAPACK's Dpotrf,
+# mat.Cholesky.InverseTo and SolveTo, DTRSM with n and 1 right-hand
+# sides; "gonum" is gonum's own BLAS) against
 # NumPy/SciPy on OpenBLAS, alternately, three rounds, on all cores: quote
 # ratios from one round only, with the load average it prints. GFLOP/s is
 # wall clock; GFLOP/cpu-s per second of processor time (all threads), the
@@ -19,6 +20,6 @@ grep -m1 'cpu MHz' /proc/cpuinfo
 for i in 1 2 3; do
   echo "round $i: $(uptime)"
   (cd "$root/runtime/internal/blas3" && "$tmp/blas3.test" -test.run XXX \
-    -test.bench '(Dgemm|Cholesky|Potrf|Inverse)/n=[0-9]+/(avx|gonum)' -test.benchtime 1s | grep Benchmark | sed 's/^/kml /')
+    -test.bench '(Dgemm|Cholesky|Potrf|Inverse)/n=[0-9]+/(avx|gonum)|(Trsm|CholSolve)/n=' -test.benchtime 1s | grep Benchmark | sed 's/^/kml /')
   /usr/bin/python3 "$root/bench/blas_numpy.py"
 done

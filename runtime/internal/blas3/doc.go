@@ -69,7 +69,10 @@
 // bit), with Dpocon, the condition estimate mat.Cholesky.Factorize makes of
 // every factor, done with row-oriented triangular solves instead of the
 // column-walking careful solves of Dlatrs (falling back to gonum's when a
-// solve overflows), with Dpotrf recursive on halves above n = 2048, and
+// solve overflows), with Dpotrf recursive on halves above n = 2048 and
+// right-looking by panels of 128 with a look-ahead of one panel below
+// (potrf.go: the next panel is factored on one core while the rest of the
+// trailing matrix is updated on the other), and
 // with Dpotri (the Cholesky inverse, mat.Cholesky.InverseTo) and its
 // Dtrtri and Dlauum recursive on halves above n = 64 (potri.go), so that
 // their work is in DTRMM and DSYRK calls of order n/2, n/4, … instead of
@@ -77,7 +80,10 @@
 //
 // DTRSV with unit stride is overridden too, to run the rows of the
 // triangle on gonum's assembly Ddot and Daxpy rather than its scalar loops,
-// for the solves of that condition estimate.
+// for the solves of that condition estimate; DTRSM with one right-hand
+// side is that DTRSV. From n = 3000 its rows go by blocks of 256 whose
+// rectangles are split over two goroutines (trsvpar.go): a solve reads
+// each element of A once, and a second core streams A faster.
 //
 // An interrupt (runtime/interrupt) stops the kernels: every exported
 // routine checks it on entry and on return, and the blocked loops check it

@@ -76,14 +76,20 @@ var potrfLeaf = 2048
 // serves only 64 rows; this one recurses on halves, A = [A₁₁ A₁₂; · A₂₂]:
 // U₁₁ = chol(A₁₁), U₁₂ = U₁₁⁻ᵀA₁₂, U₂₂ = chol(A₂₂ − U₁₂ᵀU₁₂) (and the
 // transpose for the lower triangle), so nearly all of the work is in large
-// DTRSM and DSYRK calls. Blocks of order potrfLeaf or less go to gonum's:
-// measured side by side (AVX-512, load 6.5), the recursion gains 10% at
-// n = 4000 but loses 6% at n = 1000 and nothing at 2000, whose DTRSM and
-// DSYRK themselves work in blocks of 64 and 128 rows.
+// DTRSM and DSYRK calls. Blocks of order potrfLeaf or less are factored by
+// panels with look-ahead (potrfAhead, potrf.go): measured side by side
+// (AVX-512, load 6.5), the recursion on gonum's left-looking Dpotrf gained
+// 10% at n = 4000 but lost 6% at n = 1000 and nothing at 2000, whose DTRSM
+// and DSYRK themselves work in blocks of 64 and 128 rows; with the
+// look-ahead below it, a leaf of 5000 rather than 2048 loses 15% at
+// n = 4000 (63 against 74 GFLOP/s, load 1.0).
 func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
 	interrupt.Check()
-	if (ul != blas.Upper && ul != blas.Lower) || n <= potrfLeaf || lda < n || len(a) < (n-1)*lda+n {
+	if (ul != blas.Upper && ul != blas.Lower) || lda < n || len(a) < (n-1)*lda+n {
 		return impl.Implementation.Dpotrf(ul, n, a, lda)
+	}
+	if n <= potrfLeaf {
+		return impl.potrfAhead(ul, n, a, lda)
 	}
 	bi := blas64.Implementation()
 	h := n / 2

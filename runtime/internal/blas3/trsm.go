@@ -26,8 +26,34 @@ func (impl Implementation) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d
 	if (s != blas.Left && s != blas.Right) || (ul != blas.Upper && ul != blas.Lower) ||
 		!validTrans(tA) || (d != blas.Unit && d != blas.NonUnit) || m <= 0 || n <= 0 ||
 		lda < max(1, k) || ldb < max(1, n) || len(a) < lda*(k-1)+k ||
-		len(b) < ldb*(m-1)+n || rhs < minTrsm {
+		len(b) < ldb*(m-1)+n || (rhs < minTrsm && rhs != 1) {
 		impl.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	if rhs == 1 {
+		// One right-hand side is DTRSV: a column of B (stride ldb) for
+		// side Left, a row for side Right, where x·op(A) = b is
+		// op(A)ᵀ·xᵀ = bᵀ. gonum's Dtrsm walks that column one element
+		// per row of A, 13 times slower at n = 1000 than Dtrsv's row
+		// dots (0.54 against 7.3 GFLOP/s for SciPy's, load 0.9).
+		x, inc, t := b, ldb, tA
+		if s == blas.Right {
+			inc = 1
+			t = blas.Trans
+			if isTrans(tA) {
+				t = blas.NoTrans
+			}
+		}
+		if alpha == 0 {
+			for i := range k {
+				x[i*inc] = 0
+			}
+			return
+		}
+		if alpha != 1 {
+			impl.Dscal(k, alpha, x, inc)
+		}
+		impl.Dtrsv(ul, t, d, k, a, lda, x, inc)
 		return
 	}
 	calls.Add(1)

@@ -22,6 +22,10 @@ func (impl Implementation) Dtrsv(ul blas.Uplo, tA blas.Transpose, d blas.Diag, n
 	}
 	g := impl.Implementation
 	nonUnit := d == blas.NonUnit
+	if n >= minTrsvPar {
+		trsvBlocked(g, ul == blas.Upper, isTrans(tA), nonUnit, n, a, lda, x)
+		return
+	}
 	switch {
 	case ul == blas.Upper && !isTrans(tA): // backward, row dots
 		for i := n - 1; i >= 0; i-- {
