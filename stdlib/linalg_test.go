@@ -99,3 +99,42 @@ let O = outer([1, 2], [3, 4, 5])
 		}
 	}
 }
+
+// TestCholAcrossTiles checks chol on a 150×150 matrix, which the factor's
+// transpose crosses in tiles of 64 with a part tile at the end: L equals
+// gonum's lower factor (mat.Cholesky, its own copy and factorisation) to
+// 1e-12, and its strict upper triangle is zero.
+func TestCholAcrossTiles(t *testing.T) {
+	in, _ := run(t, `
+let x = draw(normal(0, 1), 150, seed: 31)
+let y = draw(normal(0, 1), 150, seed: 32)
+let A = outer(x, x) + outer(y, y) + 2 * eye(150)
+let L = chol(A)
+`)
+	A := lookup[*eval.Mat](t, in, "A").M
+	L := lookup[*eval.Mat](t, in, "L").M
+	n, _ := A.Dims()
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, A.At(i, j))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		t.Fatal("gonum: not positive definite")
+	}
+	var want mat.TriDense
+	ch.LTo(&want)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			got, w := L.At(i, j), want.At(i, j)
+			if j > i && got != 0 {
+				t.Fatalf("L[%d, %d] = %v above the diagonal", i+1, j+1, got)
+			}
+			if math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {
+				t.Fatalf("L[%d, %d] = %.17g, gonum %.17g", i+1, j+1, got, w)
+			}
+		}
+	}
+}

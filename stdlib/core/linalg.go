@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -207,28 +210,59 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	n, _ := m.Dims()
+	raw := m.RawMatrix()
 	for i := 0; i < n; i++ {
 		// n² reads: a second at n = 4000 on a loaded machine.
 		if err := a.Step(nil); err != nil {
 			return nil, err
 		}
-		for j := 0; j < i; j++ {
-			if x, y := m.At(i, j), m.At(j, i); math.Abs(x-y) > 1e-10*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		for j, x := range row[:i] {
+			if y := raw.Data[j*raw.Stride+i]; math.Abs(x-y) > 1e-10*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
 				return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
 			}
 		}
 	}
-	sym := mat.NewSymDense(n, nil)
+	up := make([]float64, n*n)
 	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, m.At(i, j))
-		}
+		copy(up[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sym) {
+	// LAPACK's potrf in place on the copy (blas3's, on both cores), not
+	// mat.Cholesky.Factorize, which copies the triangle once more (288 MB
+	// at n = 6000, allocated and faulted in with no Ctrl-C check) and
+	// estimates a condition number that chol does not report.
+	u, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: up})
+	if !ok {
 		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
 	}
-	var l mat.TriDense
-	ch.LTo(&l)
-	return eval.NewMat(mat.DenseCopyOf(&l)), nil
+	l, err := lowerFactor(a, u)
+	if err != nil {
+		return nil, err
+	}
+	return eval.NewMat(l), nil
+}
+
+// lowerFactor returns L = Uᵀ of the factor A = UᵀU as a dense matrix,
+// transposed in tiles of 64×64 so that reads and writes both stay in cache
+// lines, with a Ctrl-C check per row of tiles: TriDense's LTo and
+// DenseCopyOf went element by element through At and Set, a second at
+// n = 6000 in which the run could not stop.
+func lowerFactor(a *eval.Args, u blas64.Triangular) (*mat.Dense, error) {
+	const tile = 64
+	n := u.N
+	out := make([]float64, n*n)
+	for ib := 0; ib < n; ib += tile {
+		if err := a.Step(nil); err != nil {
+			return nil, err
+		}
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				dst := out[i*n : i*n+i+1]
+				for j := jb; j < min(jb+tile, i+1); j++ {
+					dst[j] = u.Data[j*u.Stride+i]
+				}
+			}
+		}
+	}
+	return mat.NewDense(n, n, out), nil
 }
