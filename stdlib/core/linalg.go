@@ -49,7 +49,7 @@ func registerLinalg(reg *eval.Registry) {
 		}, adLogDet},
 		{"inv(A)", "The inverse of a square matrix; an error when it is singular. solve(A, b) is cheaper and more accurate than inv(A) @ b.", invBuiltin, adInv},
 		{"solve(A, b)", "The x with A x = b, for a square matrix A and a vector or matrix b (by LU; an error when A is singular; a triangular A, such as a Cholesky factor, by substitution).", solveBuiltin, adSolve},
-		{"chol(A)", "The lower-triangular Cholesky factor L of a symmetric positive definite matrix, A = L Lᵀ; an error naming the failing pivot otherwise.", cholBuiltin, adChol},
+		{"chol(A)", "The lower-triangular Cholesky factor L of a symmetric positive definite matrix, A = L Lᵀ; an error saying which of the two A is not otherwise.", cholBuiltin, adChol},
 	} {
 		f, onTape := b.f, b.onTape
 		if onTape == nil {
