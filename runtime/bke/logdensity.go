@@ -82,26 +82,26 @@ func (ls *landmarkSystem) factor(nugget float64) error {
 		mean += ls.r[j*m+j] + nugget
 	}
 	mean /= float64(m)
-	for jit := 0.0; ; {
+	try := func(jit float64) bool {
 		copy(ls.u, ls.r)
 		for j := 0; j < m; j++ {
 			ls.u[j*m+j] += nugget + jit
 		}
-		if _, ok := lapack64.Potrf(blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: ls.u}); ok {
-			ls.nugget = nugget + jit
+		if _, ok := lapack64.Potrf(blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: ls.u}); !ok {
+			return false
+		}
+		ls.nugget = nugget + jit
+		return true
+	}
+	ok := try(0)
+	for jit := range linalg.Jitters(mean) {
+		if ok {
 			break
 		}
-		switch {
-		case !(mean > 0):
-			jit = math.Inf(1)
-		case jit == 0:
-			jit = linalg.JitterStart * mean
-		default:
-			jit *= 10
-		}
-		if !(jit <= linalg.JitterMax*mean*(1+1e-9)) {
-			return fmt.Errorf("bke: the landmark matrix R + (tau2/n) I is not positive definite even with %g × its mean diagonal added: are landmarks duplicated, or is the lengthscale very large for this noise?", linalg.JitterMax)
-		}
+		ok = try(jit)
+	}
+	if !ok {
+		return fmt.Errorf("bke: the landmark matrix R + (tau2/n) I is not positive definite even with %g × its mean diagonal added: are landmarks duplicated, or is the lengthscale very large for this noise?", linalg.JitterMax)
 	}
 	ls.logDet = 0
 	for j := 0; j < m; j++ {

@@ -43,15 +43,13 @@ func factorUpper(a []float64, n int, fill func()) (blas64.Triangular, error) {
 	if t, ok := potrf(sym); ok && finiteDiag(t) {
 		return t, nil
 	}
-	if mean > 0 {
-		for jit := linalg.JitterStart * mean; jit <= linalg.JitterMax*mean*(1+1e-9); jit *= 10 {
-			fill()
-			for i := 0; i < n; i++ {
-				a[i*n+i] += jit
-			}
-			if t, ok := potrf(sym); ok && finiteDiag(t) {
-				return t, nil
-			}
+	for jit := range linalg.Jitters(mean) {
+		fill()
+		for i := 0; i < n; i++ {
+			a[i*n+i] += jit
+		}
+		if t, ok := potrf(sym); ok && finiteDiag(t) {
+			return t, nil
 		}
 	}
 	return blas64.Triangular{}, ErrNotPD

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"iter"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -51,6 +52,24 @@ const (
 	JitterMax   = 1e-4
 )
 
+// Jitters yields the schedule for a matrix whose mean diagonal is mean:
+// JitterStart·mean, then ten times the last, while at most JitterMax·mean
+// (with a relative allowance of 1e-9 for the rounding of the products).
+// It yields nothing when mean is not positive. Every factorisation with
+// jitter in KML takes its additions from here.
+func Jitters(mean float64) iter.Seq[float64] {
+	return func(yield func(float64) bool) {
+		if !(mean > 0) {
+			return
+		}
+		for jit := JitterStart * mean; jit <= JitterMax*mean*(1+1e-9); jit *= 10 {
+			if !yield(jit) {
+				return
+			}
+		}
+	}
+}
+
 // CholeskyJitter factors a + jitter·I into dst with the smallest jitter of
 // the schedule above that works, and returns that jitter. Unless always is
 // set it first tries a itself (jitter 0); with always, as for a Nyström
@@ -71,7 +90,7 @@ func CholeskyJitter(dst *mat.Cholesky, a *mat.SymDense, always bool) (jitter flo
 		return 0, false
 	}
 	b := mat.NewSymDense(n, nil)
-	for jit := JitterStart * mean; jit <= JitterMax*mean*(1+1e-9); jit *= 10 {
+	for jit := range Jitters(mean) {
 		b.CopySym(a)
 		for i := 0; i < n; i++ {
 			b.SetSym(i, i, b.At(i, i)+jit)

@@ -248,3 +248,25 @@ func TestDot(t *testing.T) {
 		t.Errorf("Dot of nothing = %v", got)
 	}
 }
+
+// TestJitters checks the schedule's values, its end and its refusals.
+func TestJitters(t *testing.T) {
+	var got []float64
+	for j := range Jitters(2) {
+		got = append(got, j)
+	}
+	want := []float64{2e-10, 2e-9, 2e-8, 2e-7, 2e-6, 2e-5, 2e-4}
+	if len(got) != len(want) {
+		t.Fatalf("Jitters(2) = %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12*want[i] {
+			t.Fatalf("Jitters(2)[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	for _, mean := range []float64{0, -1, math.NaN()} {
+		for j := range Jitters(mean) {
+			t.Fatalf("Jitters(%v) yielded %v", mean, j)
+		}
+	}
+}
