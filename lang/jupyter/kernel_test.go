@@ -78,7 +78,37 @@ func startKernel(t *testing.T) (*client, <-chan error) {
 		go c.receive(sock, ch)
 	}
 	go c.receive(c.iopub, c.published)
+	c.waitIOPub()
 	return c, done
+}
+
+// waitIOPub returns once the iopub subscription is live. A SUB socket's
+// subscription reaches the kernel's PUB socket some time after Dial, and
+// what is published before that is dropped (ZeroMQ's "slow joiner"), so a
+// first cell's idle status could be lost and the test wait for it in vain
+// (seen once in .ci/run at load 0.7). As jupyter_client's wait_for_ready
+// does, it asks for kernel_info until that request's idle status arrives.
+func (c *client) waitIOPub() {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		req := c.send(c.shell, "kernel_info_request", map[string]any{})
+		c.reply(c.shell, req, "kernel_info_reply")
+		for timeout := time.After(500 * time.Millisecond); ; {
+			select {
+			case m := <-c.published:
+				var st struct {
+					State string `json:"execution_state"`
+				}
+				json.Unmarshal(m.Content, &st)
+				if m.Parent.MsgID == req.MsgID && m.Header.MsgType == "status" && st.State == "idle" {
+					return
+				}
+				continue
+			case <-timeout:
+			}
+			break
+		}
+	}
+	c.t.Fatal("iopub: no status message within 20 s")
 }
 
 func (c *client) receive(sock zmq4.Socket, ch chan *Message) {
