@@ -118,11 +118,18 @@ func (t *Task) Add(k int) {
 	if now.Sub(t.start) < r.Delay {
 		return
 	}
-	if !r.mu.TryLock() {
+	// The last step is always drawn, so that a line that stays up (a
+	// notebook's, or one the next output does not replace) ends at its
+	// total; any other step is skipped while another worker draws or
+	// within Every of the last drawing.
+	last := t.total > 0 && done == t.total
+	if last {
+		r.mu.Lock()
+	} else if !r.mu.TryLock() {
 		return // another worker is drawing
 	}
 	defer r.mu.Unlock()
-	if r.active != t || (r.drawn && now.Sub(r.last) < r.Every) {
+	if r.active != t || (!last && r.drawn && now.Sub(r.last) < r.Every) {
 		return
 	}
 	r.last, r.drawn = now, true

@@ -85,3 +85,22 @@ func TestStartLine(t *testing.T) {
 		t.Fatal("a task without a reporter")
 	}
 }
+
+// TestLastStepDrawn: the step that reaches the total is drawn even within
+// Every of the last drawing (and would be while another worker draws), so
+// a line that stays up ends at its total.
+func TestLastStepDrawn(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(0, 0)
+	r := New(&buf)
+	r.Now = func() time.Time { return now }
+	ctx := With(context.Background(), r, "tune")
+	task := Start(ctx, "candidates", 4)
+	now = now.Add(2 * time.Second)
+	task.Add(3)
+	now = now.Add(10 * time.Millisecond) // within Every
+	task.Add(1)
+	if want := "\r\033[Ktune: candidates 4/4 (100%)  0s left"; !strings.HasSuffix(buf.String(), want) {
+		t.Fatalf("last line %q, want it to end with %q", buf.String(), want)
+	}
+}
