@@ -33,7 +33,7 @@
 //     micro-panels being streamed. NC = 4080: the packed B slab (8 MiB) is
 //     meant for L3.
 //   - AVX-512: MR×NR = 8×24, 24 ZMM accumulators (three 8-lane vectors per
-//     row), 3 for the B row, broadcasts embedded in the FMA (.BCST); 11
+//     row), 3 for the B row, one VBROADCASTSD per A element; 11
 //     loads per 24 FMAs. KC = 192 keeps the B micro-panel (192×24×8 B =
 //     36 KiB) in L1; MC = 192 (A block 288 KiB) in L2; NC = 4080.
 //   - portable Go (cpufeat.None, other architectures): 4×4 tiles with 16
