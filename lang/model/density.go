@@ -28,9 +28,9 @@ type Density struct {
 	rec    recording
 	// status is ReplayStatus, set when replay is decided.
 	status string
-	// onDerivedRow, when set (by tests), is called for every draw whose
-	// derived quantities derivedChain writes, saying whether it replayed.
-	onDerivedRow func(replayed bool)
+	// OnDerivedRow, when set (by tests), is called for every draw whose
+	// derived quantities DerivedChain writes, saying whether it replayed.
+	OnDerivedRow func(replayed bool)
 }
 
 // NewDensity makes a Density for th, a fork of the caller's thread.
