@@ -9,7 +9,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/runtime/hmc"
 	_ "github.com/kml-lang/kml/stdlib" // registers the builtins
 )
@@ -143,7 +143,7 @@ func (it *Interpreter) EvalFileContext(ctx context.Context, path string) error {
 // Posterior is what Get returns for the result of sample: the draws of every
 // parameter on the constrained scale, chain by chain, with the sampler's
 // statistics per draw and its adaptation, and the summary.
-type Posterior = model.GoPosterior
+type Posterior = infer.GoPosterior
 
 // Summary is what Get returns for the result of summary (and the Summary of
 // a Posterior): per-parameter statistics, diagnostics and warnings.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
@@ -50,7 +50,7 @@ let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: `+eval.FormatNu
 					b.Fatal(err)
 				}
 				v, _ := in.Lookup("post")
-				post := v.(*model.Posterior)
+				post := v.(*infer.Posterior)
 				secs := post.Result.Elapsed.Seconds()
 				essPerSec += post.Summary.Params[0].ESSBulk / secs
 				// Wall time per evaluation on 2 cores, counted per core.

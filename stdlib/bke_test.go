@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/runtime/hmc"
 	_ "github.com/kml-lang/kml/stdlib"
 )
@@ -59,7 +59,7 @@ model m {
 let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: 3)
 let s = summary(post)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := lookup[*infer.Posterior](t, in, "post")
 	s := post.Summary
 	p := s.Params[0]
 	if p.Rhat > 1.01 || s.Divergences > 0 || p.ESSBulk < 400 {
@@ -135,7 +135,7 @@ model free {
 }
 let post = sample(free, chains: 2, warmup: 300, draws: 200, seed: 1)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := lookup[*infer.Posterior](t, in, "post")
 	var found bool
 	for _, w := range post.Summary.Warnings {
 		if strings.HasPrefix(w, "bke: ") && strings.Contains(w, "degenerate") {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestDependentBounds: with a ~ uniform(0, 1) and b ~ uniform(0, 1 - a) the
@@ -37,7 +37,7 @@ let gv = gp.v
 `)
 	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8}, []float64{-1.2, 2})
 	checkModelGradient(t, in, "g", 1e-6, []float64{0.3, -0.8, 0.5}, []float64{-1.2, 2, -0.4})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	pb := s.Params[1]
 	if pb.Name != "b" {
 		t.Fatalf("second row is %s", pb.Name)

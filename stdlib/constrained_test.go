@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/runtime/hmc"
 )
 
@@ -40,7 +40,7 @@ let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 81)
 let s = summary(post)
 let th = post.theta
 `)
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	for k, want := range []float64{0.2, 0.3, 0.5} {
 		within4MCSE(t, s, []string{"theta.1", "theta.2", "theta.3"}[k], want)
 	}
@@ -79,7 +79,7 @@ let sb = summary(sample(b, chains: 4, warmup: 400, draws: 800, seed: 83))
 `)
 	post := []float64{3, 6, 10} // alpha + n
 	for _, name := range []string{"sa", "sb"} {
-		s := lookup[*model.SummaryVal](t, in, name).S
+		s := lookup[*infer.SummaryVal](t, in, name).S
 		for k, a := range post {
 			within4MCSE(t, s, []string{"theta.1", "theta.2", "theta.3"}[k], a/19)
 		}
@@ -100,7 +100,7 @@ let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 84)
 let s = summary(post)
 let l = post.L
 `)
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	within4MCSE(t, s, "L.2.1", 0)
 	within4MCSE(t, s, "r2", 0.2)
 	l := lookup[*eval.Mat](t, in, "l")
@@ -160,7 +160,7 @@ let opt = optimize(m)
 	}
 	f := readStanCSV(t, filepath.Join(dir, "out", "draws_1.csv"))
 	want := "theta.1,theta.2,theta.3,L.1.1,L.2.1,L.1.2,L.2.2"
-	if got := strings.Join(f.columns[len(model.SamplerColumns):], ","); got != want {
+	if got := strings.Join(f.columns[len(infer.SamplerColumns):], ","); got != want {
 		t.Errorf("CmdStan header %q, want %q", got, want)
 	}
 	if len(f.metric) != 1 || len(f.metric[0]) != 3 {

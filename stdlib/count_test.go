@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestCountPosteriors samples two conjugate count models and compares the
@@ -30,7 +30,7 @@ let bp = sample(bm, chains: 4, warmup: 500, draws: 1000, seed: 22)
 let ls = summary(lp)
 let bs = summary(bp)
 `)
-	check := func(name string, s *model.SummaryVal, mean, sd float64) {
+	check := func(name string, s *infer.SummaryVal, mean, sd float64) {
 		t.Helper()
 		p := s.S.Params[0]
 		// The sd's standard error, sd/√(2 ESS), as for a near-normal posterior.
@@ -40,7 +40,7 @@ let bs = summary(bp)
 		}
 	}
 	// gamma(27, 8): mean 27/8, sd √27/8.
-	check("poisson", lookup[*model.SummaryVal](t, in, "ls"), 27.0/8, math.Sqrt(27)/8)
+	check("poisson", lookup[*infer.SummaryVal](t, in, "ls"), 27.0/8, math.Sqrt(27)/8)
 	// beta(22, 25): mean 22/47, sd √(22·25/(47²·48)).
-	check("binomial", lookup[*model.SummaryVal](t, in, "bs"), 22.0/47, math.Sqrt(22*25/(47*47*48.0)))
+	check("binomial", lookup[*infer.SummaryVal](t, in, "bs"), 22.0/47, math.Sqrt(22*25/(47*47*48.0)))
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestDerivedQuantitiesInOutput: a non-centred model's derived quantities
@@ -52,7 +52,7 @@ let s = summary(post)
 			}
 		}
 	}
-	s := lookup[*model.SummaryVal](t, in, "s")
+	s := lookup[*infer.SummaryVal](t, in, "s")
 	var names []string
 	for _, p := range s.S.Params {
 		names = append(names, p.Name)
@@ -63,7 +63,7 @@ let s = summary(post)
 	}
 	post, _ := in.Lookup("post")
 	var b bytes.Buffer
-	if err := post.(*model.Posterior).WriteCSV(&b); err != nil {
+	if err := post.(*infer.Posterior).WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	header, _, _ := strings.Cut(b.String(), "\n")
@@ -83,7 +83,7 @@ model m {
 let post = sample(m, chains: 1, warmup: 100, draws: 50, seed: 2)
 let s = summary(post)
 `)
-	s := lookup[*model.SummaryVal](t, in, "s")
+	s := lookup[*infer.SummaryVal](t, in, "s")
 	if !strings.Contains(strings.Join(s.S.Warnings, "\n"), "pos changes length") {
 		t.Errorf("no warning about the ragged derived quantity: %v", s.S.Warnings)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestFlatPrior: flat() adds nothing to the log density, so with normal
@@ -28,7 +28,7 @@ let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 31)
 let s = summary(post)
 let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 `)
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	p := s.Params[0]
 	mean, sd := 6.4/5, 1/math.Sqrt(5)
 	if math.Abs(p.Mean-mean) > 4*p.MCSEMean || math.Abs(p.SD-sd) > 4*p.SD/math.Sqrt(2*p.ESSBulk) {
@@ -37,7 +37,7 @@ let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 	if !strings.Contains(strings.Join(s.Warnings, "\n"), "posterior may be improper") {
 		t.Errorf("no impropriety warning: %v", s.Warnings)
 	}
-	if w := lookup[*model.SummaryVal](t, in, "s2").S.Warnings; strings.Contains(strings.Join(w, "\n"), "improper") {
+	if w := lookup[*infer.SummaryVal](t, in, "s2").S.Warnings; strings.Contains(strings.Join(w, "\n"), "improper") {
 		t.Errorf("a model with a proper prior warned: %v", w)
 	}
 	dir := t.TempDir()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestGeneratedBlock: a generated block runs once per draw on the draw's
@@ -67,7 +67,7 @@ let s = summary(post)
 		t.Errorf("variance of standardised residuals %v", v)
 	}
 	names := []string{}
-	for _, p := range lookup[*model.SummaryVal](t, in, "s").S.Params {
+	for _, p := range lookup[*infer.SummaryVal](t, in, "s").S.Params {
 		names = append(names, p.Name)
 	}
 	if got := strings.Join(names, " "); got != "mu sigma y_rep.1 y_rep.2 y_rep.3 z" {

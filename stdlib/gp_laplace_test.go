@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -155,7 +156,7 @@ func TestGPSampleApprox(t *testing.T) {
 	in, _ := run(t, gpLaplaceSrc+`
 let post = sample(cls, approx: "laplace", chains: 1, warmup: 30, draws: 30, seed: 1)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := lookup[*infer.Posterior](t, in, "post")
 	found := false
 	for _, w := range post.Summary.Warnings {
 		found = found || strings.Contains(w, "Laplace's approximation")

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 const gpPostSrc = `
@@ -36,7 +36,7 @@ let pr = predict(post, xt, draws: 10, level: 0.8)
 // CDF, summed independently, is 0.1 and 0.9 at the returned quantiles.
 func TestGPPredictPosterior(t *testing.T) {
 	in, _ := run(t, gpPostSrc)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := lookup[*infer.Posterior](t, in, "post")
 	pr := lookup[*eval.Record](t, in, "pr")
 	vec := func(name string) []float64 {
 		v, ok := pr.Attr(name)

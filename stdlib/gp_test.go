@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 )
 
@@ -299,7 +300,7 @@ model cls {
 let p1 = sample(reg, chains: 2, warmup: 100, draws: 100, seed: 1)
 let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
 `)
-	approx := func(post *model.Posterior) bool {
+	approx := func(post *infer.Posterior) bool {
 		for _, w := range post.Summary.Warnings {
 			if strings.Contains(w, "variational (VB) lower bound") {
 				return true
@@ -307,10 +308,10 @@ let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
 		}
 		return false
 	}
-	if p := lookup[*model.Posterior](t, in, "p1"); approx(p) {
+	if p := lookup[*infer.Posterior](t, in, "p1"); approx(p) {
 		t.Errorf("Gaussian GP regression labelled approximate: %v", p.Summary.Warnings)
 	}
-	if p := lookup[*model.Posterior](t, in, "p2"); !approx(p) {
+	if p := lookup[*infer.Posterior](t, in, "p2"); !approx(p) {
 		t.Errorf("GP classification not labelled approximate: %v", p.Summary.Warnings)
 	}
 }

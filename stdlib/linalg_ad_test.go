@@ -11,7 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/runtime/ad"
 )
 
@@ -304,7 +304,7 @@ model m {
 }
 let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 71)
 `)
-	ps := lookup[*model.Posterior](t, in, "post").Summary
+	ps := lookup[*infer.Posterior](t, in, "post").Summary
 	const sig = 0.3
 	ln := distuv.LogNormal{Mu: 0, Sigma: sig}
 	e2 := math.Exp(2 * sig * sig)             // E[s²]

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distmv"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestMultiNormal: the log density equals gonum's distmv.Normal (for
@@ -67,7 +67,7 @@ let lp = logp(m, {mu: 0.3, w: [0.1, 0.2, -0.1]})
 		t.Errorf("logp = %v, by hand %v", lp, wantLP)
 	}
 	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, 0.1, 0.2, -0.1}, []float64{-1, 2, 0.5, 0})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	for i, p := range s.Params {
 		mean, sd := []float64{1, -1, 0}[i], math.Sqrt(sigma.At(i, i))
 		if math.Abs(p.Mean-mean) > 4*p.MCSEMean || math.Abs(p.SD-sd) > 4*p.SD/math.Sqrt(2*p.ESSBulk) {

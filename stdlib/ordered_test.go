@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // TestOrdered: mu[3] ~ ordered(normal(0, 1)) is the order statistics of
@@ -27,7 +27,7 @@ let bad = logp(m, {mu: [-1, 2, 0.5]})
 		t.Errorf("logp at an unordered value = %v, want -Inf", bad)
 	}
 	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8, 0.5})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := lookup[*infer.SummaryVal](t, in, "s").S
 	emax := 3 / (2 * math.Sqrt(math.Pi))
 	for k, want := range []float64{-emax, 0, emax} {
 		p := s.Params[k]

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 )
 
@@ -19,7 +20,7 @@ func stdCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 // sd: the mean within 4 MCSE, the sd within 4 of its standard errors.
 func checkPosterior(t *testing.T, in *eval.Interpreter, name string, i int, mean, sd float64) {
 	t.Helper()
-	p := lookup[*model.SummaryVal](t, in, name).S.Params[i]
+	p := lookup[*infer.SummaryVal](t, in, name).S.Params[i]
 	if math.Abs(p.Mean-mean) > 4*p.MCSEMean {
 		t.Errorf("%s: E[%s] = %v ± %v, want %v", name, p.Name, p.Mean, p.MCSEMean, mean)
 	}

@@ -9,13 +9,12 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
-	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Derived quantities from the compiled program. The walk that becomes a
 // Density's program (replay.go) computes every `NAME = EXPR` of the model
 // on its tape, so the program already holds them: after a replay at a
-// draw, their nodes hold the draw's values. derivedChain reads them there
+// draw, their nodes hold the draw's values. DerivedChain reads them there
 // instead of walking the model once per draw (a GARCH variance of 199
 // numbers cost ~2 ms per draw walked; replayed it is one pass over the
 // tape, nothing allocated). A model with a generated block, a Density that
@@ -171,27 +170,27 @@ func hasGenerated(c *Compiled) bool {
 	return false
 }
 
-// chainDerived is one chain's derived quantities: layout is its first
-// draw's (walked), rows its draws' values in that layout, one row of width
-// values after another, NaN where a draw's quantity had another length.
-// With constraining asked for, cons holds each draw's constrained
-// parameters, nPar values a draw.
-type chainDerived struct {
-	layout []DerivedValue
-	width  int
-	rows   []float64
-	ragged map[string]bool
-	nPar   int
-	cons   []float64
+// ChainDerived is one chain's derived quantities: Layout is its first
+// draw's (walked), Rows its draws' values in that layout, one row of Width
+// values after another, NaN where a draw's quantity had another length
+// (its name in Ragged). With constraining asked for, Cons holds each
+// draw's constrained parameters, NPar values a draw.
+type ChainDerived struct {
+	Layout []DerivedValue
+	Width  int
+	Rows   []float64
+	Ragged map[string]bool
+	NPar   int
+	Cons   []float64
 }
 
-// derivedChain computes the derived quantities of chain c's draws with d,
+// DerivedChain computes the derived quantities of chain c's draws with d,
 // and with constrain their constrained parameters (Compiled.Constrain):
 // from the replayed program where it can (see above), else by walking.
 // seedsAt is the generated block's stream of a draw. ctx is checked
 // between draws; count is called after each draw.
-func derivedChain(ctx context.Context, d *Density, c int, draws [][]float64, seedsAt func(c, i int) *rand.Rand, constrain bool, count func()) (*chainDerived, error) {
-	out := &chainDerived{}
+func (d *Density) DerivedChain(ctx context.Context, c int, draws [][]float64, seedsAt func(c, i int) *rand.Rand, constrain bool, count func()) (*ChainDerived, error) {
+	out := &ChainDerived{}
 	if len(draws) == 0 {
 		return out, nil
 	}
@@ -201,29 +200,29 @@ func derivedChain(ctx context.Context, d *Density, c int, draws [][]float64, see
 	if err != nil {
 		return out, err
 	}
-	out.layout = first
+	out.Layout = first
 	for _, dv := range first {
-		out.width += len(dv.Values)
+		out.Width += len(dv.Values)
 	}
 	var cons0 []float64
 	if constrain {
 		cons0 = d.c.Constrain(nil, draws[0])
-		out.nPar = len(cons0)
-		out.cons = make([]float64, len(draws)*out.nPar)
+		out.NPar = len(cons0)
+		out.Cons = make([]float64, len(draws)*out.NPar)
 	}
 	if len(first) == 0 && !constrain {
 		return out, nil
 	}
-	out.rows = make([]float64, len(draws)*out.width)
+	out.Rows = make([]float64, len(draws)*out.Width)
 	prog, replay := newDerivedProgram(d, first, constrain)
 	if replay {
 		// The program's values must be the walk's, to the bit.
-		flat := make([]float64, 0, out.width)
+		flat := make([]float64, 0, out.Width)
 		for _, dv := range first {
 			flat = append(flat, dv.Values...)
 		}
-		if prog.nPar != out.nPar || !prog.row(draws[0], out.cons[:out.nPar], out.rows[:out.width]) ||
-			!sameBits(out.rows[:out.width], flat) || !sameBits(out.cons[:out.nPar], cons0) {
+		if prog.nPar != out.NPar || !prog.row(draws[0], out.Cons[:out.NPar], out.Rows[:out.Width]) ||
+			!sameBits(out.Rows[:out.Width], flat) || !sameBits(out.Cons[:out.NPar], cons0) {
 			replay = false
 		}
 	}
@@ -233,8 +232,8 @@ func derivedChain(ctx context.Context, d *Density, c int, draws [][]float64, see
 				return nil, err
 			}
 		}
-		row := out.rows[i*out.width : (i+1)*out.width]
-		cons := out.cons[i*out.nPar : (i+1)*out.nPar : (i+1)*out.nPar]
+		row := out.Rows[i*out.Width : (i+1)*out.Width]
+		cons := out.Cons[i*out.NPar : (i+1)*out.NPar : (i+1)*out.NPar]
 		replayed := replay && prog.row(q, cons, row)
 		if !replayed {
 			vals, err := d.DerivedAt(q, seedsAt(c, i))
@@ -246,8 +245,8 @@ func derivedChain(ctx context.Context, d *Density, c int, draws [][]float64, see
 				copy(cons, d.c.Constrain(cons[:0], q))
 			}
 		}
-		if d.onDerivedRow != nil {
-			d.onDerivedRow(replayed)
+		if d.OnDerivedRow != nil {
+			d.OnDerivedRow(replayed)
 		}
 		count()
 	}
@@ -256,15 +255,15 @@ func derivedChain(ctx context.Context, d *Density, c int, draws [][]float64, see
 
 // fill writes a walked draw's values into row in the chain's layout, NaN
 // (and noted) for a quantity whose name or length differs.
-func (cd *chainDerived) fill(row []float64, vals []DerivedValue) {
+func (cd *ChainDerived) fill(row []float64, vals []DerivedValue) {
 	j := 0
-	for k, dv := range cd.layout {
+	for k, dv := range cd.Layout {
 		n := len(dv.Values)
 		if k >= len(vals) || vals[k].Name != dv.Name || len(vals[k].Values) != n {
-			if cd.ragged == nil {
-				cd.ragged = map[string]bool{}
+			if cd.Ragged == nil {
+				cd.Ragged = map[string]bool{}
 			}
-			cd.ragged[dv.Name] = true
+			cd.Ragged[dv.Name] = true
 			for x := range row[j : j+n] {
 				row[j+x] = math.NaN()
 			}
@@ -286,9 +285,4 @@ func sameBits(a, b []float64) bool {
 		}
 	}
 	return true
-}
-
-// drawSeeds is the generated block's stream of draw i of chain c.
-func drawSeeds(seed uint64, perChain int) func(c, i int) *rand.Rand {
-	return func(c, i int) *rand.Rand { return rng.New(seed, rng.Generated.Index(c*perChain+i)) }
 }

@@ -1,16 +1,12 @@
 package model_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
-	"github.com/kml-lang/kml/runtime/hmc"
 )
 
 // derivedModels have derived quantities the program replays: GARCH's
@@ -45,74 +41,6 @@ var derivedModels = []gradShape{
 	}},
 }
 
-// sampleShape samples a shape's model (2 chains × (100 + 50)) on a thread
-// of its own, returning the posterior and a Density to walk with.
-func sampleShape(t *testing.T, s gradShape, seed uint64) (*model.Posterior, *model.Density) {
-	t.Helper()
-	in := eval.New(eval.Options{})
-	for k, v := range s.data(rand.New(rand.NewPCG(seed, 2))) {
-		if err := in.Define(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := in.Eval("shape.kml", s.src); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := in.Lookup("m")
-	c, err := model.CompileFor(in, m.(*eval.Model), nil, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := in.NewThread(context.Background())
-	post, err := model.Sample(th.Context(), th, c, hmc.Settings{Chains: 2, Warmup: 100, Draws: 50, Seed: seed, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return post, c.NewDensityFor(in)
-}
-
-// Derived quantities (and GARCH's constrained parameters, whose support
-// moves) read from the replayed program are the walked ones to the bit, at
-// every draw, and every draw was replayed.
-func TestDerivedReplayedIsWalked(t *testing.T) {
-	for k, s := range derivedModels {
-		var replayed, walked atomic.Int64
-		restore := model.SetSampleClock(time.Now, func(r bool) {
-			if r {
-				replayed.Add(1)
-			} else {
-				walked.Add(1)
-			}
-		})
-		post, w := sampleShape(t, s, uint64(40+k))
-		restore()
-		if replayed.Load() != 100 || walked.Load() != 0 {
-			t.Errorf("%s: %d draws replayed, %d walked; want 100 and 0", s.name, replayed.Load(), walked.Load())
-		}
-		if len(post.Derived) == 0 {
-			t.Fatalf("%s: no derived quantities recorded", s.name)
-		}
-		for c, ch := range post.Result.Chains {
-			for i, q := range ch.Draws {
-				vals, err := w.Derived(q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				row := post.Values[c][i]
-				if want := post.Comp.Constrain(nil, q); !sameBits(row[:len(want)], want) {
-					t.Fatalf("%s chain %d draw %d: parameters %v, constrained %v", s.name, c, i, row[:len(want)], want)
-				}
-				for j, dc := range post.Derived {
-					got := row[dc.Off : dc.Off+max(dc.Size, 1)]
-					if vals[j].Name != dc.Name || !sameBits(got, vals[j].Values) {
-						t.Fatalf("%s chain %d draw %d: %s = %v from the program, %v walked", s.name, c, i, dc.Name, got, vals[j].Values)
-					}
-				}
-			}
-		}
-	}
-}
-
 func sameBits(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
@@ -123,19 +51,6 @@ func sameBits(a, b []float64) bool {
 		}
 	}
 	return true
-}
-
-// A fit's seconds cover its derived quantities: with a clock that reads
-// the number of derived rows computed so far, the seconds are all of them.
-func TestSecondsCoverDerived(t *testing.T) {
-	var rows atomic.Int64
-	restore := model.SetSampleClock(func() time.Time { return time.Unix(rows.Load(), 0) },
-		func(bool) { rows.Add(1) })
-	defer restore()
-	post, _ := sampleShape(t, garchShape(40), 7)
-	if got := post.Summary.Seconds; got != 100 {
-		t.Errorf("seconds = %v with one second per derived row; want 100 (2 chains × 50 draws)", got)
-	}
 }
 
 // Reading the derived quantities from the program allocates nothing.

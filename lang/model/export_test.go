@@ -1,15 +1,5 @@
 package model
 
-import "time"
-
-// SetSampleClock replaces Sample's clock and the hook every Density that
-// computes derived quantities is given, until restore is called.
-func SetSampleClock(now func() time.Time, hook func(replayed bool)) (restore func()) {
-	oldClock, oldHook := clock, derivedRowHook
-	clock, derivedRowHook = now, hook
-	return func() { clock, derivedRowHook = oldClock, oldHook }
-}
-
 // DerivedRowAllocs is the allocations of one replayed row of d's derived
 // quantities at q (d must replay; ok is false when it cannot), and the
 // row.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // Image is a value that draws itself as a picture: format is "png" or
@@ -27,7 +27,7 @@ func Text(v eval.Value) string { return v.String() }
 // per field). Other kinds give false.
 func HTML(v eval.Value) (string, bool) {
 	switch v := v.(type) {
-	case *model.SummaryVal:
+	case *infer.SummaryVal:
 		return summaryHTML(v), true
 	case *eval.Record:
 		return recordHTML(v), true
@@ -61,7 +61,7 @@ func Bundle(v eval.Value) (map[string]any, error) {
 
 // summaryHTML is the summary's table: the run's totals as a caption, a row
 // per quantity with the columns of the text table, and its warnings.
-func summaryHTML(v *model.SummaryVal) string {
+func summaryHTML(v *infer.SummaryVal) string {
 	s := v.S
 	var b strings.Builder
 	b.WriteString("<table class=\"kml-summary\">\n")

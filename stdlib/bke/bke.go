@@ -14,6 +14,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	rbke "github.com/kml-lang/kml/runtime/bke"
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -255,7 +256,7 @@ func bkeAt(d *model.Density, q []float64) (r bkeResolved, ok bool, err error) {
 
 // hyperDraws evaluates the model at up to n posterior draws, evenly spaced
 // over all chains, and returns the BKE hyperparameters at each.
-func hyperDraws(a *eval.Args, name string, post *model.Posterior, n int) ([]bkeResolved, error) {
+func hyperDraws(a *eval.Args, name string, post *infer.Posterior, n int) ([]bkeResolved, error) {
 	var all [][]float64
 	for _, ch := range post.Result.Chains {
 		all = append(all, ch.Draws...)
@@ -392,7 +393,7 @@ func embeddingBuiltin(a *eval.Args) (eval.Value, error) {
 	if m, ok := a.Value("post").(*eval.Model); ok {
 		return fixedEmbedding(a, m, x, at, level)
 	}
-	post, ok := a.Value("post").(*model.Posterior)
+	post, ok := a.Value("post").(*infer.Posterior)
 	if !ok {
 		return nil, a.Errorf("post", "post must be a posterior from sample (or a model with values:), got %s", eval.Describe(a.Value("post")))
 	}
@@ -432,7 +433,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 	if a.Value("values") == nil {
 		return nil, a.Errorf("post", "with a model, give its parameter values: values: {ell: ...}")
 	}
-	vals, err := model.RecordValues(a, "values")
+	vals, err := infer.RecordValues(a, "values")
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +479,7 @@ func fixedEmbedding(a *eval.Args, m *eval.Model, x, at *mat.Dense, level float64
 }
 
 func witnessBuiltin(a *eval.Args) (eval.Value, error) {
-	var pp, pq model.PosteriorArg
+	var pp, pq infer.PosteriorArg
 	var xp, xq *mat.Dense
 	if err := a.Unpack("postP", &pp, "postQ", &pq, "xP", &xp, "xQ", &xq); err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/infer"
 )
 
 // CSVWriter is a value that save writes as CSV (a posterior's draws).
@@ -352,7 +352,7 @@ func save(a *eval.Args) (eval.Value, error) {
 // beside to (CmdStan's naming). Every file is rendered and every path
 // checked before the first is written.
 func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
-	post, ok := v.(*model.Posterior)
+	post, ok := v.(*infer.Posterior)
 	if !ok {
 		return nil, a.Errorf("value", `format: "cmdstan" saves a posterior (the result of sample), got %s`, eval.Describe(v))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/inference"
@@ -26,23 +27,23 @@ func registerFit(reg *eval.Registry) {
 	reg.Register(`summary(post)`,
 		`The posterior summary: mean, MCSE, sd, 5%, 50% and 95% quantiles, bulk and tail ESS and rank-normalised R-hat per parameter (Vehtari et al. 2021), with warnings for R-hat > 1.01, low ESS, divergences, low E-BFMI and tree-depth saturation. Prints as a table; --json writes the object of the language reference.`,
 		func(a *eval.Args) (eval.Value, error) {
-			var p model.PosteriorArg
+			var p infer.PosteriorArg
 			if err := a.Unpack("post", &p); err != nil {
 				return nil, err
 			}
-			return &model.SummaryVal{S: p.Summary}, nil
+			return &infer.SummaryVal{S: p.Summary}, nil
 		})
 	reg.Register(`draws(post, name)`,
 		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,
 		func(a *eval.Args) (eval.Value, error) {
-			var p model.PosteriorArg
+			var p infer.PosteriorArg
 			var name string
 			if err := a.Unpack("post", &p, "name", &name); err != nil {
 				return nil, err
 			}
 			v, ok := p.Attr(name)
 			if !ok {
-				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, model.NameList(p.AttrNames()), strings.Join(model.SamplerColumns, ", "))
+				return nil, a.Errorf("name", "the posterior has no parameter %q; it has %s and the sampler's columns %s", name, model.NameList(p.AttrNames()), strings.Join(infer.SamplerColumns, ", "))
 			}
 			return v, nil
 		})
@@ -53,7 +54,7 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 	if a.Value("fix") == nil {
 		return nil, nil
 	}
-	return model.RecordValues(a, "fix")
+	return infer.RecordValues(a, "fix")
 }
 
 // Limits on sampler settings: beyond them a run would exhaust memory
@@ -65,7 +66,7 @@ const (
 )
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg model.ModelArg
+	var marg infer.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "init must be \"pathfinder\", \"uniform\" or a record of values, got %q", string(v))
 		}
 	case *eval.Record:
-		vals, _ := model.RecordValues(a, "init")
+		vals, _ := infer.RecordValues(a, "init")
 		q, err := c.Unconstrain(vals)
 		if err != nil {
 			return nil, a.Errorf("init", "%v", err)
@@ -149,7 +150,7 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		// As Stan does: without warm-up nothing is adapted.
 		th.Interp().Warn(a.Pos, "warmup: 0: the step size and the metric are not adapted (step size 1, identity metric) and the chains start at their initial points; the draws may be far from the posterior")
 	}
-	post, err := model.Sample(a.Context(), th, c, s)
+	post, err := infer.Sample(a.Context(), th, c, s)
 	if err != nil {
 		return nil, fitError(a, err)
 	}
@@ -173,7 +174,7 @@ func fitError(a *eval.Args, err error) error {
 }
 
 func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg model.ModelArg
+	var marg infer.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
@@ -202,7 +203,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	s := inference.Settings{Starts: starts, Seed: seed}
 	if a.Value("init") != nil {
-		vals, err := model.RecordValues(a, "init")
+		vals, err := infer.RecordValues(a, "init")
 		if err != nil {
 			return nil, err
 		}
@@ -214,10 +215,10 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err := a.Unpack("method", &method); err != nil {
 		return nil, err
 	}
-	var opt *model.Optimum
+	var opt *infer.Optimum
 	switch method {
 	case "lbfgs":
-		opt, err = model.Optimize(a.Context(), th, c, s)
+		opt, err = infer.Optimize(a.Context(), th, c, s)
 	case "double_loop":
 		if obj, _ := a.Str("objective"); !model.HasLatent(m) || (obj != "map" && obj != "mkl") {
 			return nil, a.Errorf("method", `method "double_loop" (the paper's Algorithm 1) is for the "map" and "mkl" objectives of a model with a latent GP`)
@@ -228,7 +229,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		if terms.Latent.Loss != "" {
 			return nil, a.Errorf("method", `method "double_loop" needs a likelihood's smooth loss, not loss %q`, terms.Latent.Loss)
 		}
-		if opt, err = model.OptimizeDoubleLoop(a.Context(), th, a.Pos, c, s.Init); err != nil && a.Context().Err() == nil {
+		if opt, err = infer.OptimizeDoubleLoop(a.Context(), th, a.Pos, c, s.Init); err != nil && a.Context().Err() == nil {
 			return nil, a.Errorf("method", "%v", err)
 		}
 	default:
@@ -252,7 +253,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 func profileBuiltin(a *eval.Args) (eval.Value, error) {
-	var marg model.ModelArg
+	var marg infer.ModelArg
 	err := a.Unpack("m", &marg)
 	if err != nil {
 		return nil, err
@@ -294,7 +295,7 @@ func profileBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := model.Profile(a.Context(), th, c, gridName, grid)
+	out, err := infer.Profile(a.Context(), th, c, gridName, grid)
 	if err != nil {
 		return nil, fitError(a, err)
 	}

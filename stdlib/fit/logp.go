@@ -2,6 +2,7 @@ package fit
 
 import (
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 )
 
@@ -23,11 +24,11 @@ func registerLogp(reg *eval.Registry) {
 }
 
 func logDensityAt(a *eval.Args, terms model.Terms) (eval.Value, error) {
-	var m model.ModelArg
+	var m infer.ModelArg
 	if err := a.Unpack("m", &m); err != nil {
 		return nil, err
 	}
-	values, err := model.RecordValues(a, "values")
+	values, err := infer.RecordValues(a, "values")
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -32,7 +33,7 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	var loss string
 	var lossC, lossEps float64
 	switch f := a.Value("fit").(type) {
-	case *model.Posterior:
+	case *infer.Posterior:
 		return predictPosterior(a, f, xnew)
 	case *eval.Record:
 		mv, _ := f.Attr("model")

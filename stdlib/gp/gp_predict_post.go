@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/dist"
 	rgp "github.com/kml-lang/kml/runtime/gp"
@@ -25,7 +26,7 @@ import (
 // from `samples` seeded draws of f and the noise per component. Each draw
 // costs one O(n³) predictive, so at most `draws` of them, evenly spaced
 // over all chains, are used.
-func predictPosterior(a *eval.Args, post *model.Posterior, xnew *mat.Dense) (eval.Value, error) {
+func predictPosterior(a *eval.Args, post *infer.Posterior, xnew *mat.Dense) (eval.Value, error) {
 	approx := post.Comp.Terms.Latent.Approx
 	if approx == "" {
 		approx = "vb"

@@ -21,6 +21,7 @@ import (
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 )
 
@@ -68,7 +69,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	fig := figure{w: 6 * vg.Inch, h: 4 * vg.Inch}
 	switch v := a.Value("v").(type) {
-	case *model.Posterior:
+	case *infer.Posterior:
 		var params eval.Names
 		if err := a.Unpack("params?", &params); err != nil {
 			return nil, err
@@ -77,7 +78,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("params", "%v", err)
 		}
 		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
-	case *model.SummaryVal:
+	case *infer.SummaryVal:
 		fig, err = summaryFigure(v.S)
 	case *model.DistVal:
 		fig.single, err = distributionPlot(v)

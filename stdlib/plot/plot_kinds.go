@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 )
@@ -24,7 +25,7 @@ const maxPanels = 8
 // posteriorPanels is a row per scalar column (trace of every chain, then
 // the pooled marginal density), for the parameters named in params (all
 // when empty), up to maxPanels rows.
-func posteriorPanels(post *model.Posterior, params []string) ([][]*plot.Plot, error) {
+func posteriorPanels(post *infer.Posterior, params []string) ([][]*plot.Plot, error) {
 	cols, err := posteriorColumns(post, params)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func posteriorPanels(post *model.Posterior, params []string) ([][]*plot.Plot, er
 }
 
 // posteriorColumns picks the columns to draw.
-func posteriorColumns(post *model.Posterior, params []string) ([]int, error) {
+func posteriorColumns(post *infer.Posterior, params []string) ([]int, error) {
 	var cols []int
 	if len(params) == 0 {
 		for k := range post.Names {
@@ -93,7 +94,7 @@ func posteriorColumns(post *model.Posterior, params []string) ([]int, error) {
 
 // markDivergent draws the divergent transitions as red ticks along the
 // bottom of a trace.
-func markDivergent(p *plot.Plot, post *model.Posterior, k int) error {
+func markDivergent(p *plot.Plot, post *infer.Posterior, k int) error {
 	var pts plotter.XYs
 	lo := math.Inf(1)
 	for _, ch := range post.Values {

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/inference"
 	"github.com/kml-lang/kml/runtime/progress"
@@ -21,7 +22,7 @@ import (
 // the whole of this: what a user compares with another sampler's time is
 // the fit with its derived quantities, as Stan's includes its transformed
 // parameters.
-func Sample(ctx context.Context, th *eval.Thread, c *Compiled, s hmc.Settings) (*Posterior, error) {
+func Sample(ctx context.Context, th *eval.Thread, c *model.Compiled, s hmc.Settings) (*Posterior, error) {
 	start := clock()
 	res, err := hmc.Sample(ctx, func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil }, s)
 	if err != nil {
@@ -30,8 +31,8 @@ func Sample(ctx context.Context, th *eval.Thread, c *Compiled, s hmc.Settings) (
 	post := &Posterior{Model: c.Model, Comp: c, Names: c.Names(), Result: res, Settings: s}
 	post.Values = make([][][]float64, len(res.Chains))
 	// A model whose supports move with its parameters is constrained by
-	// running it: then derivedChain constrains, from the program.
-	constrain := c.th != nil
+	// running it: then Density.DerivedChain constrains, from the program.
+	constrain := c.ConstrainsByRunning()
 	for ci, ch := range res.Chains {
 		post.Values[ci] = make([][]float64, len(ch.Draws))
 		if constrain {
@@ -53,9 +54,9 @@ func Sample(ctx context.Context, th *eval.Thread, c *Compiled, s hmc.Settings) (
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	newDensity := func() *Density {
+	newDensity := func() *model.Density {
 		d := c.NewDensity(th.Fork())
-		d.onDerivedRow = derivedRowHook
+		d.OnDerivedRow = derivedRowHook
 		return d
 	}
 	derivedWarnings, err := addDerived(ctx, newDensity, workers, post, unconstrained, s.Seed, constrain, func() { task.Add(1) })
@@ -86,7 +87,7 @@ var (
 // pathologies they know, recording warnings on the Compiled. At most
 // maxChecked draws per chain are examined, so a model with many parameters
 // does not pay a density evaluation per coordinate.
-func checkDraws(d *Density, res *hmc.Result) {
+func checkDraws(d *model.Density, res *hmc.Result) {
 	const maxChecked = 64
 	for _, ch := range res.Chains {
 		if len(ch.Draws) == 0 {
@@ -135,9 +136,9 @@ type Optimum struct {
 // Optimize maximises c's objective by L-BFGS on the unconstrained scale (s
 // gives the starts, seed and initial point), cancelled by ctx (th's
 // context, or a builtin's, eval.Args.Context, carrying its progress line).
-func Optimize(ctx context.Context, th *eval.Thread, c *Compiled, s inference.Settings) (*Optimum, error) {
-	if s.GradTol == 0 && HasLatent(c.Model) {
-		s.GradTol = GPGradTol
+func Optimize(ctx context.Context, th *eval.Thread, c *model.Compiled, s inference.Settings) (*Optimum, error) {
+	if s.GradTol == 0 && model.HasLatent(c.Model) {
+		s.GradTol = model.GPGradTol
 	}
 	var r *inference.Result
 	if c.Dim() == 0 {
@@ -179,7 +180,7 @@ func Optimize(ctx context.Context, th *eval.Thread, c *Compiled, s inference.Set
 // depend on — its gradient in them is exactly zero at the optimum and at two
 // points around it — which an "ml" objective leaves wherever its start put
 // them.
-func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
+func absentFromLikelihood(d *model.Density, c *model.Compiled, x []float64) []string {
 	dim := len(x)
 	zero := make([]bool, dim)
 	for i := range zero {
@@ -199,16 +200,13 @@ func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
 		}
 	}
 	var out []string
-	for _, s := range c.slots {
-		if s.off < 0 {
-			continue
-		}
+	for _, s := range c.FreeSlots() {
 		all := true
-		for i := s.off; i < s.off+s.free(); i++ {
+		for i := s.Off; i < s.Off+s.Free; i++ {
 			all = all && zero[i]
 		}
 		if all {
-			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", s.param.Name))
+			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", s.Name))
 		}
 	}
 	return out
@@ -220,12 +218,12 @@ func absentFromLikelihood(d *Density, c *Compiled, x []float64) []string {
 // points outside the prior's support, or where the maximisation fails, have
 // density zero (−Inf). ctx cancels it and counts the grid points on its
 // progress reporter.
-func Profile(ctx context.Context, th *eval.Thread, c *Compiled, gridName string, grid []float64) ([]float64, error) {
+func Profile(ctx context.Context, th *eval.Thread, c *model.Compiled, gridName string, grid []float64) ([]float64, error) {
 	// The grid parameter's coordinate.
 	gridIdx := -1
-	for _, s := range c.slots {
-		if s.off >= 0 && s.param.Name == gridName {
-			gridIdx = s.off
+	for _, s := range c.FreeSlots() {
+		if s.Name == gridName {
+			gridIdx = s.Off
 		}
 	}
 	if gridIdx < 0 {

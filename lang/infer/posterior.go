@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 )
 
@@ -17,7 +18,7 @@ import (
 // summary with its warnings.
 type Posterior struct {
 	Model    *eval.Model
-	Comp     *Compiled
+	Comp     *model.Compiled
 	Names    []string      // one per scalar: ell, w.1, w.2, ...
 	Values   [][][]float64 // chain, draw, scalar
 	Result   *hmc.Result
@@ -98,16 +99,13 @@ func (p *Posterior) Attr(name string) (eval.Value, bool) {
 		return &eval.Vec{Data: xs}, true
 	}
 	off := 0
-	for _, s := range p.Comp.slots {
-		if s.off < 0 {
-			continue
-		}
-		if s.param.Name == name {
+	for _, s := range p.Comp.FreeSlots() {
+		if s.Name == name {
 			// A matrix parameter gives a draws × K² matrix, its entries
 			// column by column, as its columns are named.
-			return p.columns(off, s.size(), s.param.Size > 0), true
+			return p.columns(off, s.Size, s.Vector), true
 		}
-		off += s.size()
+		off += s.Size
 	}
 	for _, dc := range p.Derived {
 		if dc.Name == name {
@@ -220,5 +218,5 @@ func (p *Posterior) DrawValues(i int) *eval.Record {
 		}
 		i -= len(ch)
 	}
-	return p.Comp.record(cons)
+	return p.Comp.Record(cons)
 }

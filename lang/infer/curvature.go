@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/model"
 )
 
 // maxCurvatureDim bounds the dimension for which Optimize checks the
@@ -21,7 +23,7 @@ const maxCurvatureDim = 50
 // flattens), and an objective flat along some direction (a
 // non-identified model such as y ~ normal(a + b, 1): the Hessian is
 // singular there and the optimum is a ridge, not a point).
-func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
+func curvatureWarnings(d *model.Density, c *model.Compiled, x []float64) []string {
 	dim := len(x)
 	if dim == 0 || dim > maxCurvatureDim {
 		return nil
@@ -66,14 +68,14 @@ func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
 				}
 			}
 			if len(down) == 0 {
-				w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.coordNames(idx)))
+				w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.CoordNames(idx)))
 				return w
 			}
 			// Toward the lower end: for a positive parameter, 0 (an MKL
 			// weight switching its kernel off), not infinity.
-			msg := fmt.Sprintf("the objective keeps increasing as the values of %s fall toward the lower end of their support (0 for a positive parameter, such as an MKL kernel weight switching its kernel off)", c.coordNames(down))
+			msg := fmt.Sprintf("the objective keeps increasing as the values of %s fall toward the lower end of their support (0 for a positive parameter, such as an MKL kernel weight switching its kernel off)", c.CoordNames(down))
 			if len(up) > 0 {
-				msg += fmt.Sprintf(" and those of %s grow", c.coordNames(up))
+				msg += fmt.Sprintf(" and those of %s grow", c.CoordNames(up))
 			}
 			w = append(w, msg+": the supremum is on the boundary, so the values are only where the optimiser stopped")
 			return w
@@ -133,7 +135,7 @@ func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
 	for i := range dim {
 		if v := vecs.At(i, k); math.Abs(v) > 0.1 {
 			idx = append(idx, i)
-			terms = append(terms, fmt.Sprintf("%+.2g·%s", v, c.coordName(i)))
+			terms = append(terms, fmt.Sprintf("%+.2g·%s", v, c.CoordName(i)))
 		}
 	}
 	verb := "is"
@@ -141,43 +143,6 @@ func curvatureWarnings(d *Density, c *Compiled, x []float64) []string {
 		verb = "are"
 	}
 	w = append(w, fmt.Sprintf("the objective is flat along a direction through the optimum (the Hessian is singular: smallest curvature %.2g against %.2g): %s %s not identified (flat along %s on the unconstrained scale), so the values are one point of a ridge; add a proper prior and use objective: \"map\", or reparameterise",
-		lo, hi, c.coordNames(idx), verb, strings.Join(terms, " ")))
+		lo, hi, c.CoordNames(idx), verb, strings.Join(terms, " ")))
 	return w
-}
-
-// coordName names coordinate i of the unconstrained vector: the
-// parameter, with an index for a vector or matrix.
-func (c *Compiled) coordName(i int) string {
-	for _, s := range c.slots {
-		if s.off < 0 || i < s.off || i >= s.off+s.free() {
-			continue
-		}
-		if s.free() == 1 {
-			return s.param.Name
-		}
-		return fmt.Sprintf("%s[%d]", s.param.Name, i-s.off+1)
-	}
-	return fmt.Sprintf("coordinate %d", i+1)
-}
-
-// coordNames lists the parameters of the coordinates idx, once each.
-func (c *Compiled) coordNames(idx []int) string {
-	var names []string
-	seen := map[string]bool{}
-	for _, i := range idx {
-		n := c.coordName(i)
-		if b, _, ok := strings.Cut(n, "["); ok {
-			n = b
-		}
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
-		}
-	}
-	switch len(names) {
-	case 1:
-		return names[0]
-	default:
-		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-	}
 }

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package model
+package infer
 
 import (
 	"context"
@@ -7,28 +7,8 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
 )
-
-// A DoubleLooper is a latent function whose joint MAP and MKL objectives
-// the paper's Algorithm 1 (runtime/gp.DoubleLoop) optimises over the
-// weights θ of its kernel Σ_m θ_m k_m, every other hyperparameter held.
-type DoubleLooper interface {
-	// DoubleLoopParams returns, as the observation o resolved, the values
-	// of the kernel's weights θ_m and of every other number the kernel and
-	// the likelihood depend on.
-	DoubleLoopParams(o LatentObservation) (weights, others []float64, err error)
-	// DoubleLoop runs Algorithm 1 for objective obj from theta0 over the
-	// weights where learn is set (the others held at their values in o),
-	// with penalty R(θ) added to the paper's ψ when not nil.
-	DoubleLoop(ctx context.Context, o LatentObservation, obj Objective, learn []bool, theta0 []float64, penalty func([]float64) (float64, []float64, []float64)) (*DoubleLoopRun, error)
-}
-
-// DoubleLoopRun is where Algorithm 1 ended.
-type DoubleLoopRun struct {
-	Theta        []float64 // every weight, held ones included
-	Outer, Evals int
-	Converged    bool
-}
 
 // OptimizeDoubleLoop maximises c's joint MAP or MKL objective by the
 // paper's Algorithm 1 rather than L-BFGS. Algorithm 1 moves only kernel
@@ -47,7 +27,7 @@ type DoubleLoopRun struct {
 // own objective at the end (so its logp compares with L-BFGS's), its
 // largest gradient component on the unconstrained scale, and Algorithm
 // 1's outer iterations and evaluations.
-func OptimizeDoubleLoop(ctx context.Context, th *eval.Thread, pos ast.Pos, c *Compiled, init []float64) (*Optimum, error) {
+func OptimizeDoubleLoop(ctx context.Context, th *eval.Thread, pos ast.Pos, c *model.Compiled, init []float64) (*Optimum, error) {
 	dim := c.Dim()
 	if dim == 0 {
 		return nil, fmt.Errorf(`method: "double_loop" learns kernel weights, but model %s has no free parameters`, c.Model.Name)
@@ -56,17 +36,17 @@ func OptimizeDoubleLoop(ctx context.Context, th *eval.Thread, pos ast.Pos, c *Co
 	for j := range probe {
 		probe[j] = 0.1 * float64(j+1)
 	}
-	at := func(q []float64) (DoubleLooper, LatentObservation, []float64, []float64, error) {
+	at := func(q []float64) (model.DoubleLooper, model.LatentObservation, []float64, []float64, error) {
 		obs, err := c.NewDensity(th.Fork()).LatentObservations(q)
 		if err != nil {
-			return nil, LatentObservation{}, nil, nil, err
+			return nil, model.LatentObservation{}, nil, nil, err
 		}
 		if len(obs) != 1 {
-			return nil, LatentObservation{}, nil, nil, fmt.Errorf(`method: "double_loop" needs one latent GP observed once, model %s has %d observations of latent functions`, c.Model.Name, len(obs))
+			return nil, model.LatentObservation{}, nil, nil, fmt.Errorf(`method: "double_loop" needs one latent GP observed once, model %s has %d observations of latent functions`, c.Model.Name, len(obs))
 		}
-		dlr, ok := obs[0].Latent.(DoubleLooper)
+		dlr, ok := obs[0].Latent.(model.DoubleLooper)
 		if !ok {
-			return nil, LatentObservation{}, nil, nil, fmt.Errorf(`method: "double_loop" is for a latent gp(X, KERNEL)`)
+			return nil, model.LatentObservation{}, nil, nil, fmt.Errorf(`method: "double_loop" is for a latent gp(X, KERNEL)`)
 		}
 		w, others, err := dlr.DoubleLoopParams(obs[0])
 		return dlr, obs[0], w, others, err
@@ -137,7 +117,7 @@ func OptimizeDoubleLoop(ctx context.Context, th *eval.Thread, pos ast.Pos, c *Co
 	}
 	var penalty func([]float64) (float64, []float64, []float64)
 	if c.Terms.Prior {
-		pc, err := Compile(th, pos, c.Model, c.heldValues(), Terms{Prior: true})
+		pc, err := model.Compile(th, pos, c.Model, c.HeldValues(), model.Terms{Prior: true})
 		if err != nil {
 			return nil, err
 		}
@@ -207,14 +187,3 @@ func OptimizeDoubleLoop(ctx context.Context, th *eval.Thread, pos ast.Pos, c *Co
 
 // sameValue reports whether a and b agree to rounding.
 func sameValue(a, b float64) bool { return math.Abs(a-b) <= 1e-9*(1+math.Abs(b)) }
-
-// heldValues are the values given for the held parameters, by name.
-func (c *Compiled) heldValues() map[string]eval.Value {
-	out := map[string]eval.Value{}
-	for _, s := range c.slots {
-		if s.off < 0 {
-			out[s.param.Name] = s.given
-		}
-	}
-	return out
-}
