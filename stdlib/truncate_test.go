@@ -8,6 +8,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // stdPhi and stdCDF are the standard normal density and CDF, written here
@@ -148,7 +149,7 @@ let s = sd(normal(0, 1, lower: 0))
 	if s := float64(lookup[eval.Num](t, in, "s")); math.Abs(s-math.Sqrt(1-2/math.Pi)) > 1e-12 {
 		t.Errorf("sd = %v", s)
 	}
-	if s := lookup[*model.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
+	if s := lookup[*dists.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
 		t.Errorf("shown as %q", s)
 	}
 }

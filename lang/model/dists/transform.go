@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"fmt"
@@ -9,10 +9,53 @@ import (
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
-// transform maps a parameter's unconstrained value u ∈ ℝ onto the support
-// of its prior: identity on ℝ, lo + e^u on (lo, ∞), hi − e^u on (−∞, hi),
-// and lo + (hi − lo)·dist.Logistic(u) on (lo, hi). The sampler works on u and adds
-// log |dx/du|, the log-Jacobian.
+// Transform maps a parameter's free reals u onto the support of its prior,
+// as NumPyro's biject_to(support) does: the sampler and the optimiser work
+// on u, and the density adds log |dx/du|, the log-Jacobian. The registry
+// (BijectTo) gives each parameter its Transform from its prior's Support on
+// the model's first run; the model then only calls these methods.
+type Transform interface {
+	// Free is the number of free reals, Size the number of values (they
+	// differ for a simplex, K − 1 and K).
+	Free() int
+	Size() int
+	// Names are the values' names for the parameter called name: ell;
+	// w.1, w.2, ...; L.1.1, L.2.1, ... (column by column).
+	Names(name string) []string
+	// Describe names the transform and the support it maps onto.
+	Describe() string
+	// Record puts the parameter's value at the free reals u on tape t with
+	// its log-Jacobian terms (none for the identity). prior is the
+	// parameter's prior as evaluated in this run; only a transform that
+	// NeedsPrior reads it (it may be nil otherwise). ok is false when the
+	// point has no value: bounds that moved until they cross.
+	Record(t *ad.Tape, u []ad.Var, prior Distribution) (x eval.Value, logJ []ad.Var, ok bool)
+	// NeedsPrior says Record reads the prior at every evaluation (bounds
+	// that move with other parameters): the prior is then evaluated in
+	// every run, and constraining a point needs a run of the model.
+	NeedsPrior() bool
+	// Constrain appends the values at the free reals u to dst, in the
+	// order of Names. A transform that NeedsPrior cannot, and appends NaN.
+	Constrain(dst, u []float64) []float64
+	// Unconstrain maps a value the user gave for the parameter (init:, a
+	// grid) to its free reals, or says why it cannot.
+	Unconstrain(name string, v eval.Value) ([]float64, error)
+	// Held checks a value the parameter is held at (fix:, logp) against
+	// its shape and, where the prior's density cannot tell, its support;
+	// it returns the value as the model sees it.
+	Held(name string, v eval.Value) (eval.Value, error)
+	// Admits reports whether a held value lies in the support in the ways
+	// the prior's density does not check (an ordered vector's order); the
+	// density of a point outside it is zero.
+	Admits(x eval.Value) bool
+	// Value is the parameter's value from its Size values.
+	Value(xs []float64) eval.Value
+}
+
+// transform maps one unconstrained value u ∈ ℝ onto an interval: identity
+// on ℝ, lo + e^u on (lo, ∞), hi − e^u on (−∞, hi), and
+// lo + (hi − lo)·dist.Logistic(u) on (lo, hi), with log |dx/du|, the
+// log-Jacobian. The interval and moving transforms apply it elementwise.
 type transform struct {
 	lo, hi float64
 }
