@@ -180,7 +180,7 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 			return nil, err
 		}
 		d := c.NewDensity(th.Fork())
-		if lp, err = d.run(make([]float64, c.dim), nil, true); err != nil && err != errRelayout {
+		if lp, err = d.run(make([]float64, c.dim), nil, scoped{scope: scopeFirst}); err != nil && err != errRelayout {
 			return nil, err
 		}
 	}
@@ -287,15 +287,13 @@ func (c *Compiled) Constrain(dst, q []float64) []float64 {
 // slot are known only once the parameters before it are.
 func (c *Compiled) constrainRun(dst, q []float64) []float64 {
 	d := c.NewDensity(c.th.Fork())
-	dst = dst[:0]
-	d.capture = &dst
-	d.derived = &[]DerivedValue{} // skip the priors and observations
-	if _, err := d.run(q, nil, false); err != nil {
-		for range c.Columns() - len(dst) {
-			dst = append(dst, math.NaN())
+	cp := capture{out: dst[:0]}
+	if err := d.Run(q, &cp); err != nil {
+		for range c.Columns() - len(cp.out) {
+			cp.out = append(cp.out, math.NaN())
 		}
 	}
-	return dst
+	return cp.out
 }
 
 // Unconstrain maps values given by name (constrained scale) to an

@@ -21,20 +21,6 @@ type Density struct {
 	tape *ad.Tape
 	in   []ad.Var
 	ev   Eval
-	// families, when non-nil, collects the observation families as
-	// evaluated (Families).
-	families *[]Family
-	// derived, when non-nil, collects the numeric derived quantities
-	// (Derived); the run then skips the priors and observations.
-	derived *[]DerivedValue
-	// capture, when non-nil, collects the free parameters' constrained
-	// values (constrainRun).
-	capture *[]float64
-	// generate runs the generated block too (Derived with a seed).
-	generate bool
-	// latents, when non-nil, collects the observations of latent
-	// functions (LatentObservations).
-	latents *[]LatentObservation
 	// observed holds the latent functions observed so far in this run: a
 	// second observation of one would be a second, independent marginal.
 	observed map[Latent]bool
@@ -75,9 +61,7 @@ func (d *Density) Value(q []float64) (float64, error) {
 // Check evaluates the log density at q asking the observation families to
 // examine the point; what they find is in the Compiled's warnings.
 func (d *Density) Check(q []float64) {
-	d.ev.Checking = true
-	defer func() { d.ev.Checking = false }()
-	_, _ = d.run(q, nil, false) // only the warnings matter here
+	_, _ = d.run(q, nil, scoped{scope: ScopeCheck}) // only the warnings matter here
 }
 
 // Families evaluates the model at q and returns its observation families as
@@ -85,32 +69,37 @@ func (d *Density) Check(q []float64) {
 // hyperparameters from them. Their parameters live on the density's tape,
 // so read them before the density is evaluated again.
 func (d *Density) Families(q []float64) ([]Family, error) {
-	var out []Family
-	d.families = &out
-	defer func() { d.families = nil }()
-	if _, err := d.run(q, nil, false); err != nil {
+	var fc FamilyCollector
+	if err := d.Run(q, &fc); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return fc.Out, nil
 }
 
 // LatentObservations evaluates the model at q and returns the observations
 // of latent functions as they resolve there, in statement order (predict
 // reads the kernel and the likelihood's parameters from them).
 func (d *Density) LatentObservations(q []float64) ([]LatentObservation, error) {
-	var out []LatentObservation
-	d.latents = &out
-	defer func() { d.latents = nil }()
-	if _, err := d.run(q, nil, false); err != nil {
+	var lc LatentCollector
+	if err := d.Run(q, &lc); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return lc.Out, nil
 }
 
-// run evaluates the model at q. With first set it also fixes each free
-// parameter's transform from its prior's support.
-func (d *Density) run(q, grad []float64, first bool) (float64, error) {
+// Run walks the model once at the unconstrained point q for obs, which is
+// told what the walk meets (observer.go).
+func (d *Density) Run(q []float64, obs Observer) error {
+	_, err := d.run(q, nil, obs)
+	return err
+}
+
+// run evaluates the model at q, its gradient into grad when grad is not
+// nil, telling obs what it meets; obs's scope says which statements run.
+func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 	c := d.c
+	scope := obs.Scope()
+	d.ev.Checking = scope == ScopeCheck
 	t := d.tape
 	t.Reset()
 	d.rec.done = false
@@ -131,9 +120,10 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 		}
 	}
 	th := d.th
-	recordDerived := d.replay == replayUndecided && d.derived == nil
-	if recordDerived {
+	if d.replay == replayUndecided && !scope.valuesOnly() {
+		// This walk may become the program (replay.go).
 		d.rec.derived, d.rec.params = d.rec.derived[:0], d.rec.params[:0]
+		obs = recorder{Observer: obs, rec: &d.rec}
 	}
 	for _, st := range c.Model.Decl().Body {
 		switch st := st.(type) {
@@ -143,26 +133,19 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				return 0, err
 			}
 			env.Define(st.Name.Name, v)
-			if recordDerived {
-				d.rec.noteDerived(st.Name.Name, v)
-			}
-			if d.derived != nil {
-				if xs, vec, ok := numbers(v); ok {
-					*d.derived = append(*d.derived, DerivedValue{Name: st.Name.Name, Values: xs, Vector: vec})
-				}
-			}
+			obs.Derived(st.Name.Name, v)
 		case *ast.Generated:
-			if d.derived == nil || !d.generate {
+			if scope != ScopeGenerated {
 				continue
 			}
-			if err := d.generated(st, env); err != nil {
+			if err := d.generated(st, env, obs); err != nil {
 				return 0, err
 			}
 		case *ast.Target:
 			// target += counts with the observations (in loglik and in an
 			// "ml" objective too): it is how a likelihood without a family
 			// is written.
-			if !c.Terms.Likelihood || d.derived != nil {
+			if !scope.targets(c.Terms) {
 				continue
 			}
 			v, err := th.Expr(st.Value, env)
@@ -173,7 +156,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			if err != nil {
 				return 0, ast.Errorf(st.Value.Pos(), "%v", err)
 			}
-			if math.IsInf(t.Peek(lp), -1) && !first {
+			if math.IsInf(t.Peek(lp), -1) && scope.rejects() {
 				return math.Inf(-1), zero(grad)
 			}
 			terms = append(terms, lp)
@@ -190,13 +173,13 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				continue
 			}
 			if st.Kind == ast.Observe {
-				if !c.Terms.Likelihood && !first || d.derived != nil {
+				if !scope.observes(c.Terms) {
 					continue
 				}
-				lp, err := d.observe(st, env)
+				lp, err := d.observe(st, env, obs)
 				var se *dists.SupportError
 				if errors.As(err, &se) {
-					if !first {
+					if scope.rejects() {
 						return math.Inf(-1), zero(grad)
 					}
 					return 0, ast.Errorf(st.At, "%v", se)
@@ -211,9 +194,9 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 			}
 			s := c.byStmt[st]
 			var prior dists.Distribution
-			if (c.Terms.Prior || first) && d.derived == nil || s.tr.NeedsPrior() {
+			if scope.priors(c.Terms, s.tr.NeedsPrior()) {
 				var err error
-				if prior, err = d.prior(st, env, s, first); err != nil {
+				if prior, err = d.prior(st, env, s, scope == scopeFirst); err != nil {
 					return 0, err
 				}
 			}
@@ -231,7 +214,7 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				var logJ []ad.Var
 				var ok bool
 				if x, logJ, ok = s.tr.Record(t, d.in[s.off:s.off+s.free()], prior); !ok {
-					if first {
+					if !scope.rejects() {
 						return 0, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s are empty or reversed at the starting point", s.param.Name, prior)
 					}
 					// Bounds that cross reject the point, as an
@@ -241,15 +224,10 @@ func (d *Density) run(q, grad []float64, first bool) (float64, error) {
 				if c.Terms.Jacobian {
 					terms = append(terms, logJ...)
 				}
-				if d.capture != nil {
-					*d.capture = append(*d.capture, dists.FlatValues(x)...)
-				}
-				if recordDerived {
-					d.rec.noteParam(x)
-				}
+				obs.Param(s.param.Name, x)
 			}
 			env.Define(s.param.Name, x)
-			if c.Terms.Prior && d.derived == nil {
+			if scope.priorTerms(c.Terms) {
 				lp, err := prior.LogDensity(t, x, s.param.Name)
 				var se *dists.SupportError
 				if errors.As(err, &se) && s.off < 0 {
@@ -344,7 +322,7 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (dist
 }
 
 // observe evaluates one `DATA ~ DIST` statement.
-func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
+func (d *Density) observe(st *ast.Tilde, env *eval.Env, obs Observer) (eval.Value, error) {
 	data, err := d.th.Expr(st.LHS, env)
 	if err != nil {
 		return nil, err
@@ -355,9 +333,7 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 	}
 	what := ast.Format(st.LHS)
 	if f, ok := rhs.(Family); ok {
-		if d.families != nil {
-			*d.families = append(*d.families, f)
-		}
+		obs.Family(f)
 		lp, err := f.LogLik(&d.ev, data)
 		if err != nil {
 			var ae *ast.Error
@@ -373,13 +349,13 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 		return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
 	}
 	if dv, ok := r.(*dists.DistVal); ok {
-		if lp, done, err := d.observeUnivariate(st, dv, data, what); done {
+		if lp, done, err := d.observeUnivariate(st, dv, data, what, obs); done {
 			return lp, err
 		}
 	}
 	if cl, ok := r.(*dists.CategoricalLogit); ok {
 		if lat, ok := cl.Beta.(Latent); ok {
-			return d.observeClasses(st, lat, data, what)
+			return d.observeClasses(st, lat, data, what, obs)
 		}
 	}
 	lp, err := r.LogDensity(d.tape, data, what)
@@ -395,21 +371,15 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env) (eval.Value, error) {
 
 // observeClasses is `DATA ~ categorical_logit(f)` for a latent function f:
 // f must have one GP per class, and it takes the observation.
-func (d *Density) observeClasses(st *ast.Tilde, lat Latent, data eval.Value, what string) (eval.Value, error) {
+func (d *Density) observeClasses(st *ast.Tilde, lat Latent, data eval.Value, what string, obs Observer) (eval.Value, error) {
 	cl, ok := lat.(ClassLatent)
 	if !ok || cl.Classes() == 0 {
 		return nil, ast.Errorf(st.Dist.Pos(), "categorical_logit of a latent function needs one GP per class: write f ~ gp(X, KERNEL, classes: C)")
 	}
-	if d.observed[lat] {
-		return nil, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+	if err := d.observeOnce(st, lat, what); err != nil {
+		return nil, err
 	}
-	if d.observed == nil {
-		d.observed = map[Latent]bool{}
-	}
-	d.observed[lat] = true
-	if d.latents != nil {
-		*d.latents = append(*d.latents, LatentObservation{Latent: lat, Data: data})
-	}
+	obs.Latent(LatentObservation{Latent: lat, Data: data})
 	lp, err := cl.ClassLogLik(&d.ev, data)
 	if err != nil {
 		var ae *ast.Error
@@ -425,22 +395,16 @@ func (d *Density) observeClasses(st *ast.Tilde, lat Latent, data eval.Value, wha
 // family before its density: an improper family is refused, a latent
 // function among the parameters takes the observation (done), and a matrix
 // of data must be a vector.
-func (d *Density) observeUnivariate(st *ast.Tilde, r *dists.DistVal, data eval.Value, what string) (lp eval.Value, done bool, err error) {
+func (d *Density) observeUnivariate(st *ast.Tilde, r *dists.DistVal, data eval.Value, what string, obs Observer) (lp eval.Value, done bool, err error) {
 	if dist.IsImproper(r.Family) {
 		return nil, true, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)
 	}
 	for i, p := range r.Params {
 		if lat, ok := p.(Latent); ok {
-			if d.observed[lat] {
-				return nil, true, ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+			if err := d.observeOnce(st, lat, what); err != nil {
+				return nil, true, err
 			}
-			if d.observed == nil {
-				d.observed = map[Latent]bool{}
-			}
-			d.observed[lat] = true
-			if d.latents != nil {
-				*d.latents = append(*d.latents, LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
-			}
+			obs.Latent(LatentObservation{Latent: lat, Lik: r, Loc: i, Data: data})
 			lp, err := lat.LogLik(&d.ev, r, i, data)
 			if err != nil {
 				var ae *ast.Error
@@ -458,4 +422,17 @@ func (d *Density) observeUnivariate(st *ast.Tilde, r *dists.DistVal, data eval.V
 		}
 	}
 	return nil, false, nil
+}
+
+// observeOnce notes that this run observes lat, refusing a second
+// observation of it: that would be a second, independent marginal.
+func (d *Density) observeOnce(st *ast.Tilde, lat Latent, what string) error {
+	if d.observed[lat] {
+		return ast.Errorf(st.At, "a latent function can be observed once; %s observes one a second time", what)
+	}
+	if d.observed == nil {
+		d.observed = map[Latent]bool{}
+	}
+	d.observed[lat] = true
+	return nil
 }

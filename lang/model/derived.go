@@ -30,13 +30,11 @@ type DerivedValue struct {
 // point q, skipping the priors and observations (only the statements that
 // define them run).
 func (d *Density) Derived(q []float64) ([]DerivedValue, error) {
-	var out []DerivedValue
-	d.derived = &out
-	defer func() { d.derived = nil }()
-	if _, err := d.run(q, nil, false); err != nil {
+	var dc DerivedCollector
+	if err := d.Run(q, &dc); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return dc.Out, nil
 }
 
 // numbers reads a number or vector, on the tape or not.
@@ -169,8 +167,8 @@ func addDerived(ctx context.Context, newDensity func() *Density, workers int, po
 }
 
 // generated runs a generated block on the values of the model's names as
-// plain numbers (off the tape), recording each numeric result.
-func (d *Density) generated(g *ast.Generated, env *eval.Env) error {
+// plain numbers (off the tape), telling obs each result.
+func (d *Density) generated(g *ast.Generated, env *eval.Env, obs Observer) error {
 	genv := eval.NewEnv(env)
 	ast.Inspect(g, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
@@ -190,19 +188,7 @@ func (d *Density) generated(g *ast.Generated, env *eval.Env) error {
 			return &GeneratedError{Err: ae}
 		}
 		genv.Define(a.Name.Name, v)
-		if b, ok := v.(eval.Bool); ok {
-			// A condition is recorded as 0 or 1, so its mean is the
-			// posterior probability.
-			x := 0.0
-			if b {
-				x = 1
-			}
-			*d.derived = append(*d.derived, DerivedValue{Name: a.Name.Name, Values: []float64{x}})
-			continue
-		}
-		if xs, vec, ok := numbers(v); ok {
-			*d.derived = append(*d.derived, DerivedValue{Name: a.Name.Name, Values: xs, Vector: vec})
-		}
+		obs.Generated(a.Name.Name, v)
 	}
 	return nil
 }
@@ -233,11 +219,11 @@ func plain(v eval.Value) eval.Value {
 // DerivedAt evaluates the derived quantities and the generated block at q,
 // the generated block's random calls seeded from seeds.
 func (d *Density) DerivedAt(q []float64, seeds *rand.Rand) ([]DerivedValue, error) {
-	d.generate = true
 	d.th.SetSeeds(seeds)
-	defer func() {
-		d.generate = false
-		d.th.SetSeeds(nil)
-	}()
-	return d.Derived(q)
+	defer d.th.SetSeeds(nil)
+	dc := DerivedCollector{Generate: true}
+	if err := d.Run(q, &dc); err != nil {
+		return nil, err
+	}
+	return dc.Out, nil
 }

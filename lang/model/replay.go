@@ -54,9 +54,9 @@ func (d *Density) logDensity(q, grad []float64) (float64, error) {
 		if lp, ok := d.replayAt(q, grad); ok {
 			return lp, nil
 		}
-		return d.run(q, grad, false)
+		return d.run(q, grad, Watch{})
 	}
-	lp, err := d.run(q, grad, false)
+	lp, err := d.run(q, grad, Watch{})
 	if d.replay == replayUndecided && err == nil && d.rec.done {
 		d.decide(q, lp)
 	}
@@ -95,7 +95,7 @@ func (d *Density) decide(q []float64, lp float64) {
 				p[i] += r.Float64() - 0.5
 			}
 		}
-		walk, err := d.run(p, g, false)
+		walk, err := d.run(p, g, Watch{})
 		if err != nil || math.IsInf(walk, 0) || math.IsNaN(walk) {
 			continue // a point the walk rejects says nothing of the replay
 		}
