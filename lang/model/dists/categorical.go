@@ -14,7 +14,7 @@ import (
 type CategoricalLogit struct {
 	// Beta is a vector of K, on the tape or not, or a latent function
 	// with one GP per class (a ClassLatent), which the density hands the
-	// observation (Density.observeClasses).
+	// observation (lang/model's Density.observeClasses).
 	Beta eval.Value
 	// OfLatent says Beta is such a latent function (set by the builtin:
 	// this package does not know lang/model's Latent).
