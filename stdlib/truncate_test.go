@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // stdPhi and stdCDF are the standard normal density and CDF, written here
@@ -149,7 +150,7 @@ let s = sd(normal(0, 1, lower: 0))
 	if s := float64(lookup[eval.Num](t, in, "s")); math.Abs(s-math.Sqrt(1-2/math.Pi)) > 1e-12 {
 		t.Errorf("sd = %v", s)
 	}
-	if s := lookup[*model.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
+	if s := lookup[*dists.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
 		t.Errorf("shown as %q", s)
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // Terms selects the parts of a model's log density.
@@ -61,7 +63,9 @@ type Compiled struct {
 
 type slot struct {
 	param eval.ModelParam
-	tr    transform
+	// tr maps the parameter's free reals onto its prior's support; until
+	// the first run has seen the prior (probed) it is the identity.
+	tr dists.Transform
 	// off is the parameter's first index in the unconstrained vector, or −1
 	// when it is held fixed at fixed (given is the value as the caller gave
 	// it, for reporting).
@@ -69,60 +73,34 @@ type slot struct {
 	fixed, given eval.Value
 	// improper says the prior is flat(), found on the first run.
 	improper bool
-	// ordered says the vector is increasing (ordered(d)): x₁ = u₁,
-	// xₖ = xₖ₋₁ + e^{uₖ}.
-	ordered bool
-	// moving says the prior's bounds depend on other parameters
-	// (uniform(0, 1 - a)): the transform is then recorded on the tape from
-	// the bounds at each evaluation, and constraining a point needs a run.
-	moving bool
-	// vt, set when the prior gives the parameter a support of its own (a
-	// simplex, a Cholesky factor of a correlation matrix), maps its free
-	// reals onto it; the parameter then has vt.free() free reals and
-	// vt.size() values.
-	vt vecTransform
-	// probed says the prior has been seen (its vt is known); fixErr is a
-	// held value that did not fit the parameter's shape before it was.
+	// probed says the prior has been seen (its transform is known); fixErr
+	// is a held value that did not fit the parameter's shape before it was.
 	probed bool
 	fixErr error
 }
 
 // free is the number of free reals the parameter takes.
-func (s *slot) free() int {
-	if s.vt != nil {
-		return s.vt.free()
-	}
-	return s.param.Dim()
-}
+func (s *slot) free() int { return s.tr.Free() }
 
 // size is the number of values the parameter has (its output columns).
-func (s *slot) size() int {
-	if s.vt != nil {
-		return s.vt.size()
-	}
-	return s.param.Dim()
-}
+func (s *slot) size() int { return s.tr.Size() }
 
 // names are the values' names: ell; w.1, w.2, ...; L.1.1, L.2.1, ...
-func (s *slot) names() []string {
-	if s.vt != nil {
-		return s.vt.names(s.param.Name)
-	}
-	return s.param.Names()
-}
+func (s *slot) names() []string { return s.tr.Names(s.param.Name) }
 
-// heldValue checks a value given for the parameter (fix:, init:, logp)
-// against its shape and support.
-func (s *slot) heldValue(v eval.Value) (eval.Value, []float64, error) {
-	if s.vt != nil {
-		return s.vt.check(s.param.Name, v)
+// relayout reports whether giving the parameter transform tr changes the
+// layout of the unconstrained vector: its number of free reals, or how a
+// held value reads (a matrix for a Cholesky factor).
+func (s *slot) relayout(tr dists.Transform) bool {
+	if tr.Free() != s.tr.Free() {
+		return true
 	}
-	fv, err := fixedValue(s.param, v)
-	if err != nil {
-		return nil, nil, err
+	if s.given == nil {
+		return false
 	}
-	xs, _ := eval.ToFloats(fv)
-	return fv, xs, nil
+	_, was := s.tr.Held(s.param.Name, s.given)
+	_, now := tr.Held(s.param.Name, s.given)
+	return fmt.Sprint(was) != fmt.Sprint(now)
 }
 
 // Dim is the number of free reals.
@@ -131,20 +109,6 @@ func (c *Compiled) Dim() int { return c.dim }
 // Held returns the log density of a model whose parameters are all held
 // (Dim 0), found when it was compiled, and false when some are free.
 func (c *Compiled) Held() (float64, bool) { return c.held, c.isHeld }
-
-// describe names the slot's transform.
-func (s *slot) describe() string {
-	if s.vt != nil {
-		return s.vt.describe()
-	}
-	if s.ordered {
-		return "ordered: x₁ = u₁, xₖ = xₖ₋₁ + exp(uₖ)"
-	}
-	if s.moving {
-		return s.tr.String() + " onto the prior's bounds, which move with other parameters"
-	}
-	return s.tr.describe()
-}
 
 // Names lists the free parameters' values' names on the constrained scale:
 // `ell`, `w.1`, `w.2`, ... for a vector parameter, and `L.1.1`, `L.1.2`,
@@ -198,7 +162,11 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 		}
 	}
 	for _, p := range m.Params {
-		s := &slot{param: p, off: -1}
+		tr, err := dists.BijectTo(dists.Real, p)
+		if err != nil {
+			return nil, err
+		}
+		s := &slot{param: p, off: -1, tr: tr}
 		c.slots = append(c.slots, s)
 		c.byStmt[p.Stmt] = s
 	}
@@ -219,10 +187,10 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 	// The first run adds the same terms as any other once it has not
 	// failed, so with nothing free its value is the density's.
 	c.held, c.isHeld = lp, c.dim == 0
-	for _, s := range c.slots {
-		if s.moving {
-			c.th = th.Fork() // constraining a point then needs a run
-		}
+	// A transform that reads its prior at every evaluation (bounds that
+	// move with other parameters) constrains a point only in a run.
+	if slices.ContainsFunc(c.slots, func(s *slot) bool { return s.tr.NeedsPrior() }) {
+		c.th = th.Fork()
 	}
 	c.warnImproper()
 	return c, nil
@@ -246,7 +214,7 @@ func (c *Compiled) layout(pos ast.Pos, fixed map[string]eval.Value) error {
 			c.dim += s.free()
 			continue
 		}
-		fv, _, err := s.heldValue(v)
+		fv, err := s.tr.Held(s.param.Name, v)
 		if err != nil {
 			if s.probed {
 				return ast.Errorf(pos, "%v", err)
@@ -299,29 +267,6 @@ func NoParam(m *eval.Model, name string) error {
 	return fmt.Errorf("model %s has no parameter %q; its parameters are %s", m.Name, name, NameList(names))
 }
 
-// fixedValue checks a held value against the parameter's shape.
-func fixedValue(p eval.ModelParam, v eval.Value) (eval.Value, error) {
-	if p.Size == 0 {
-		x, ok := eval.ToFloat(v)
-		if !ok {
-			return nil, fmt.Errorf("%s is a number, got %s", p.Name, eval.Describe(v))
-		}
-		return eval.Num(x), nil
-	}
-	if x, ok := v.(eval.Num); ok {
-		xs := make([]float64, p.Size)
-		for i := range xs {
-			xs[i] = float64(x)
-		}
-		return &eval.Vec{Data: xs}, nil
-	}
-	xs, ok := eval.ToFloats(v)
-	if !ok || len(xs) != p.Size {
-		return nil, fmt.Errorf("%s is a vector of length %d, got %s", p.Name, p.Size, eval.Describe(v))
-	}
-	return &eval.Vec{Data: xs}, nil
-}
-
 // Constrain maps an unconstrained vector to the constrained values, in the
 // order of Names.
 func (c *Compiled) Constrain(dst, q []float64) []float64 {
@@ -333,23 +278,7 @@ func (c *Compiled) Constrain(dst, q []float64) []float64 {
 		if s.off < 0 {
 			continue
 		}
-		if s.vt != nil {
-			dst = s.vt.constrain(dst, q[s.off:s.off+s.free()])
-			continue
-		}
-		if s.ordered {
-			x := q[s.off]
-			dst = append(dst, x)
-			for i := 1; i < s.param.Dim(); i++ {
-				x += math.Exp(q[s.off+i])
-				dst = append(dst, x)
-			}
-			continue
-		}
-		for i := 0; i < s.param.Dim(); i++ {
-			x, _ := s.tr.constrain(q[s.off+i])
-			dst = append(dst, x)
-		}
+		dst = s.tr.Constrain(dst, q[s.off:s.off+s.free()])
 	}
 	return dst
 }
@@ -387,34 +316,11 @@ func (c *Compiled) Unconstrain(values map[string]eval.Value) ([]float64, error) 
 		if s.off < 0 {
 			continue
 		}
-		if s.moving {
-			return nil, fmt.Errorf("the bounds of %s depend on other parameters, so it cannot be given a starting or grid value; hold it with fix: or leave it out", name)
-		}
-		_, xs, err := s.heldValue(v)
+		u, err := s.tr.Unconstrain(name, v)
 		if err != nil {
 			return nil, err
 		}
-		if s.vt != nil {
-			copy(q[s.off:], s.vt.unconstrain(xs))
-			continue
-		}
-		if s.ordered {
-			q[s.off] = xs[0]
-			for i := 1; i < len(xs); i++ {
-				if !(xs[i] > xs[i-1]) {
-					return nil, fmt.Errorf("%s is ordered, but element %d (%s) is not above element %d (%s)", name, i+1, eval.FormatNumber(xs[i]), i, eval.FormatNumber(xs[i-1]))
-				}
-				q[s.off+i] = math.Log(xs[i] - xs[i-1])
-			}
-			continue
-		}
-		for i, x := range xs {
-			u := s.tr.unconstrain(x)
-			if math.IsNaN(u) {
-				return nil, fmt.Errorf("%s = %s is outside the support of its prior", name, eval.FormatNumber(x))
-			}
-			q[s.off+i] = u
-		}
+		copy(q[s.off:], u)
 	}
 	return q, nil
 }
@@ -436,14 +342,7 @@ func (c *Compiled) record(cons []float64) *eval.Record {
 			rec.Set(s.param.Name, s.given)
 			continue
 		}
-		switch {
-		case s.vt != nil:
-			rec.Set(s.param.Name, s.vt.value(cons[off:off+s.size()]))
-		case s.param.Size == 0:
-			rec.Set(s.param.Name, eval.Num(cons[off]))
-		default:
-			rec.Set(s.param.Name, &eval.Vec{Data: append([]float64(nil), cons[off:off+s.param.Dim()]...)})
-		}
+		rec.Set(s.param.Name, s.tr.Value(cons[off:off+s.size()]))
 		off += s.size()
 	}
 	return rec
@@ -509,9 +408,9 @@ func (c *Compiled) String() string {
 		case s.off < 0:
 			fmt.Fprintf(&b, "  %-8s held at %s\n", name, s.given)
 		case s.param.Size == 0:
-			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.describe())
+			fmt.Fprintf(&b, "  %-8s q[%d] %s\n", name, s.off, s.tr.Describe())
 		default:
-			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.free(), s.describe())
+			fmt.Fprintf(&b, "  %-8s q[%d:%d] %s\n", name, s.off, s.off+s.free(), s.tr.Describe())
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/ad"
 	"github.com/kml-lang/kml/runtime/dist"
 )
@@ -176,7 +177,7 @@ func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 					continue
 				}
 				lp, err := d.observe(st, env, obs)
-				var se *SupportError
+				var se *dists.SupportError
 				if errors.As(err, &se) {
 					if scope.rejects() {
 						return math.Inf(-1), zero(grad)
@@ -192,8 +193,8 @@ func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 				continue
 			}
 			s := c.byStmt[st]
-			var prior Distribution
-			if scope.priors(c.Terms, s.moving) {
+			var prior dists.Distribution
+			if scope.priors(c.Terms, s.tr.NeedsPrior()) {
 				var err error
 				if prior, err = d.prior(st, env, s, scope == scopeFirst); err != nil {
 					return 0, err
@@ -205,24 +206,20 @@ func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 			}
 			if s.off < 0 {
 				x = s.fixed
-				if s.ordered && !increasing(x) {
-					// A held value outside an ordered prior's support.
+				if !s.tr.Admits(x) {
+					// A held value outside its prior's support.
 					return math.Inf(-1), zero(grad)
 				}
 			} else {
 				var logJ []ad.Var
-				if s.moving {
-					var ok bool
-					if x, logJ, ok = d.constrainedMoving(s, prior.(*DistVal)); !ok {
-						if !scope.rejects() {
-							return 0, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s are empty or reversed at the starting point", s.param.Name, prior)
-						}
-						// Bounds that cross reject the point, as an
-						// observation outside its support does.
-						return math.Inf(-1), zero(grad)
+				var ok bool
+				if x, logJ, ok = s.tr.Record(t, d.in[s.off:s.off+s.free()], prior); !ok {
+					if !scope.rejects() {
+						return 0, ast.Errorf(st.Dist.Pos(), "the bounds of %s's prior %s are empty or reversed at the starting point", s.param.Name, prior)
 					}
-				} else {
-					x, logJ = d.constrained(s)
+					// Bounds that cross reject the point, as an
+					// observation outside its support does.
+					return math.Inf(-1), zero(grad)
 				}
 				if c.Terms.Jacobian {
 					terms = append(terms, logJ...)
@@ -232,7 +229,7 @@ func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 			env.Define(s.param.Name, x)
 			if scope.priorTerms(c.Terms) {
 				lp, err := prior.LogDensity(t, x, s.param.Name)
-				var se *SupportError
+				var se *dists.SupportError
 				if errors.As(err, &se) && s.off < 0 {
 					// A held value outside its prior's support has density zero.
 					return math.Inf(-1), zero(grad)
@@ -293,9 +290,9 @@ func zero(grad []float64) error {
 	return nil
 }
 
-// prior evaluates a parameter's prior; on the first run it also checks it
-// and fixes the parameter's transform from the support.
-func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (Distribution, error) {
+// prior evaluates a parameter's prior; on the first run it also fixes the
+// parameter's transform from the prior's support (dists.TransformFor).
+func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (dists.Distribution, error) {
 	v, err := d.th.Expr(st.Dist, env)
 	if err != nil {
 		return nil, err
@@ -303,184 +300,25 @@ func (d *Density) prior(st *ast.Tilde, env *eval.Env, s *slot, first bool) (Dist
 	if first {
 		s.probed = true
 	}
-	if cp, ok := v.(constrainedPrior); ok {
-		if first {
-			vt, err := cp.transformFor(s.param)
-			if err != nil {
-				return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
-			}
-			s.tr = transform{lo: math.Inf(-1), hi: math.Inf(1)}
-			if s.vt != vt {
-				s.vt = vt
-				return nil, errRelayout
-			}
-		}
-		return cp, nil
-	}
-	if mv, ok := v.(*MultiNormal); ok {
-		if first {
-			if s.param.Size != mv.Dim() {
-				return nil, ast.Errorf(st.Dist.Pos(), "%s is a %d-dimensional distribution but %s has %d elements; declare %s[%d]", mv, mv.Dim(), s.param.Name, s.param.Dim(), s.param.Name, mv.Dim())
-			}
-			s.tr = transform{lo: math.Inf(-1), hi: math.Inf(1)}
-		}
-		return mv, nil
-	}
-	if _, ok := v.(*CategoricalLogit); ok {
-		return nil, ast.Errorf(st.Dist.Pos(), "%s has a discrete prior categorical_logit; parameters are continuous", s.param.Name)
-	}
-	dv, ok := v.(*DistVal)
+	prior, ok := v.(dists.Distribution)
 	if !ok {
 		return nil, ast.Errorf(st.Dist.Pos(), "the prior of %s must be a distribution, got %s", s.param.Name, eval.Describe(v))
 	}
 	if !first {
-		return dv, nil
+		return prior, nil
 	}
-	if dv.Family.Discrete() {
-		return nil, ast.Errorf(st.Dist.Pos(), "%s has a discrete prior %s; parameters are continuous", s.param.Name, dv.Family.Name())
-	}
-	width, err := dv.width()
+	tr, err := dists.TransformFor(prior, s.param)
 	if err != nil {
 		return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
 	}
-	if width != 1 && width != s.param.Dim() {
-		return nil, ast.Errorf(st.Dist.Pos(), "the prior of %s has parameters of length %d but %s has %d elements", s.param.Name, width, s.param.Name, s.param.Dim())
+	relayout := s.relayout(tr)
+	s.tr, s.improper = tr, dists.Improper(prior)
+	if relayout {
+		// The parameter's free reals or held value change (a simplex, a
+		// Cholesky factor): Compile lays the parameters out again.
+		return nil, errRelayout
 	}
-	p := make([]float64, len(dv.Params))
-	for j, par := range dv.Params {
-		p[j], _, _ = paramAt(par, 0)
-	}
-	lo, hi := dv.Family.Support(p)
-	// A support that moves with the parameters (uniform(0, 1 - a)) needs a
-	// transform that moves too: possible where the bounds are parameters of
-	// the family.
-	for j, par := range dv.Params {
-		if !eval.IsAD(par) {
-			continue
-		}
-		q := append([]float64(nil), p...)
-		q[j] += 1
-		if l2, h2 := dv.Family.Support(q); l2 != lo || h2 != hi {
-			b, ok := dv.Family.(dist.Bounded)
-			if !ok {
-				return nil, ast.Errorf(st.Dist.Pos(), "the support of %s's prior %s depends on model parameters, which only uniform's bounds may", s.param.Name, dv.Family.Name())
-			}
-			if l, h := b.BoundParams(); j != l && j != h {
-				return nil, ast.Errorf(st.Dist.Pos(), "the support of %s's prior %s depends on model parameters", s.param.Name, dv.Family.Name())
-			}
-			s.moving = true
-		}
-	}
-	if truncMoves(dv) {
-		s.moving = true
-	}
-	if err := dv.Family.Check(p); err != nil {
-		return nil, ast.Errorf(st.Dist.Pos(), "%v", err)
-	}
-	if width > 1 && !s.moving {
-		// Every element must share the support (a vector of uniform bounds).
-		for i := 1; i < width; i++ {
-			for j, par := range dv.Params {
-				p[j], _, _ = paramAt(par, i)
-			}
-			if l2, h2 := dv.Family.Support(p); l2 != lo || h2 != hi {
-				return nil, ast.Errorf(st.Dist.Pos(), "the elements of %s have priors with different bounds", s.param.Name)
-			}
-		}
-	}
-	s.tr = transform{lo: lo, hi: hi}
-	s.improper = dist.IsImproper(dv.Family)
-	if dv.Ordered {
-		if s.param.Size == 0 {
-			return nil, ast.Errorf(st.Dist.Pos(), "ordered(...) is the prior of a vector parameter, NAME[K] ~ ordered(d); %s is a number", s.param.Name)
-		}
-		if s.tr.lower() || s.tr.upper() || s.moving {
-			return nil, ast.Errorf(st.Dist.Pos(), "ordered(...) needs a distribution on the whole real line; %s is bounded", dv.Family.Name())
-		}
-		s.ordered = true
-	}
-	return dv, nil
-}
-
-// constrainedMoving records each element of the parameter on the support
-// of its prior as evaluated now (recordMoving), whose ends may be tape
-// values.
-func (d *Density) constrainedMoving(s *slot, prior *DistVal) (eval.Value, []ad.Var, bool) {
-	t := d.tape
-	out := make([]ad.Var, s.param.Dim())
-	logJ := make([]ad.Var, 0, len(out))
-	for i := range out {
-		lo, hi := movingEnds(prior, i)
-		x, j, ok := recordMoving(t, d.in[s.off+i], lo, hi)
-		if !ok {
-			return nil, nil, false
-		}
-		out[i] = x
-		logJ = append(logJ, j)
-	}
-	if s.param.Size == 0 {
-		return &eval.ADNum{T: t, V: out[0]}, logJ, true
-	}
-	return &eval.ADVec{T: t, Vs: out}, logJ, true
-}
-
-// increasing reports a vector whose elements strictly increase.
-func increasing(v eval.Value) bool {
-	xs, _ := eval.ToFloats(v)
-	for i := 1; i < len(xs); i++ {
-		if !(xs[i] > xs[i-1]) {
-			return false
-		}
-	}
-	return true
-}
-
-// paramLen is the number of values a distribution parameter holds.
-func paramLen(p eval.Value) int {
-	switch p := p.(type) {
-	case *eval.Vec:
-		return len(p.Data)
-	case *eval.ADVec:
-		return len(p.Vs)
-	}
-	return 1
-}
-
-// constrained records the parameter's constrained value and log-Jacobians.
-func (d *Density) constrained(s *slot) (eval.Value, []ad.Var) {
-	t := d.tape
-	var logJ []ad.Var
-	if s.vt != nil {
-		x, j := s.vt.record(t, d.in[s.off:s.off+s.free()])
-		return x, []ad.Var{j}
-	}
-	if s.ordered {
-		// x₁ = u₁, xₖ = xₖ₋₁ + e^{uₖ}; log |dx/du| = Σₖ₌₂ uₖ.
-		vs := make([]ad.Var, s.param.Size)
-		vs[0] = d.in[s.off]
-		for i := 1; i < len(vs); i++ {
-			u := d.in[s.off+i]
-			vs[i] = t.Add(vs[i-1], t.Exp(u))
-			logJ = append(logJ, u)
-		}
-		return &eval.ADVec{T: t, Vs: vs}, logJ
-	}
-	if s.param.Size == 0 {
-		x, j, ok := s.tr.record(t, d.in[s.off])
-		if ok {
-			logJ = append(logJ, j)
-		}
-		return &eval.ADNum{T: t, V: x}, logJ
-	}
-	vs := make([]ad.Var, s.param.Size)
-	for i := range vs {
-		x, j, ok := s.tr.record(t, d.in[s.off+i])
-		vs[i] = x
-		if ok {
-			logJ = append(logJ, j)
-		}
-	}
-	return &eval.ADVec{T: t, Vs: vs}, logJ
+	return prior, nil
 }
 
 // observe evaluates one `DATA ~ DIST` statement.
@@ -506,22 +344,22 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env, obs Observer) (eval.Valu
 		}
 		return lp, nil
 	}
-	r, ok := rhs.(Distribution)
+	r, ok := rhs.(dists.Distribution)
 	if !ok {
 		return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
 	}
-	if dv, ok := r.(*DistVal); ok {
+	if dv, ok := r.(*dists.DistVal); ok {
 		if lp, done, err := d.observeUnivariate(st, dv, data, what, obs); done {
 			return lp, err
 		}
 	}
-	if cl, ok := r.(*CategoricalLogit); ok {
+	if cl, ok := r.(*dists.CategoricalLogit); ok {
 		if lat, ok := cl.Beta.(Latent); ok {
 			return d.observeClasses(st, lat, data, what, obs)
 		}
 	}
 	lp, err := r.LogDensity(d.tape, data, what)
-	var se *SupportError
+	var se *dists.SupportError
 	if errors.As(err, &se) {
 		return nil, se // the caller decides: an error on the first run, −Inf later
 	}
@@ -557,7 +395,7 @@ func (d *Density) observeClasses(st *ast.Tilde, lat Latent, data eval.Value, wha
 // family before its density: an improper family is refused, a latent
 // function among the parameters takes the observation (done), and a matrix
 // of data must be a vector.
-func (d *Density) observeUnivariate(st *ast.Tilde, r *DistVal, data eval.Value, what string, obs Observer) (lp eval.Value, done bool, err error) {
+func (d *Density) observeUnivariate(st *ast.Tilde, r *dists.DistVal, data eval.Value, what string, obs Observer) (lp eval.Value, done bool, err error) {
 	if dist.IsImproper(r.Family) {
 		return nil, true, ast.Errorf(st.Dist.Pos(), "%s is an improper prior for parameters, not a distribution for data", r)
 	}

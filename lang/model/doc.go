@@ -1,7 +1,8 @@
 // Package model owns what `~` means: it compiles a `model { }` value into a
 // differentiable log density on the unconstrained scale (compile.go,
-// density.go, transform.go), holds the distribution value and the contract
-// an observation family implements (dist.go, family.go), and runs the
+// density.go; each parameter's transform comes from its prior's support
+// through lang/model/dists, which holds the distribution values), holds
+// the contract an observation family implements (family.go), and runs the
 // model once for an Observer (observer.go): the families, the latent
 // observations, the derived quantities or the constrained parameters at a
 // point. Fitting — NUTS sampling, L-BFGS optimisation, profile likelihoods

@@ -1,6 +1,9 @@
 package model
 
-import "github.com/kml-lang/kml/lang/eval"
+import (
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model/dists"
+)
 
 // Latent is the value of a latent function `f ~ gp(X, KERNEL)` inside a
 // model. It stands for the location of an observation, `y ~ normal(f, s)`,
@@ -13,7 +16,7 @@ type Latent interface {
 	// whose parameter at index loc is this latent function, under the
 	// objective ev.Objective(): a Num, or an *eval.ADNum on the tape when
 	// the kernel or lik's other parameters depend on model parameters.
-	LogLik(ev *Eval, lik *DistVal, loc int, data eval.Value) (eval.Value, error)
+	LogLik(ev *Eval, lik *dists.DistVal, loc int, data eval.Value) (eval.Value, error)
 }
 
 // ClassLatent is a latent function with one GP per class, `f ~ gp(X,
@@ -60,7 +63,7 @@ func HasLatent(m *eval.Model) bool { return len(m.Latents) > 0 }
 // data ~ categorical_logit(f) of a ClassLatent.
 type LatentObservation struct {
 	Latent Latent
-	Lik    *DistVal
+	Lik    *dists.DistVal
 	Loc    int
 	Data   eval.Value
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // One run of the model walks its statements once; what the run is for
@@ -187,4 +188,4 @@ type capture struct {
 }
 
 func (*capture) Scope() Scope                   { return ScopeValues }
-func (c *capture) Param(_ string, x eval.Value) { c.out = append(c.out, flatValues(x)...) }
+func (c *capture) Param(_ string, x eval.Value) { c.out = append(c.out, dists.FlatValues(x)...) }

@@ -148,7 +148,7 @@ model m {
   a ~ normal(0, 1)
   b ~ gamma(2, 1, lower: a)
   y ~ normal(b, 1)
-}`, false, "walked: a decision on a value computed from parameters is taken at lang/model/truncate.go"},
+}`, false, "walked: a decision on a value computed from parameters is taken at lang/model/dists/truncate.go"},
 	// The kernel half of the language replays: kernels peek at their
 	// hyperparameters, and every node that uses one (gram's VecFunc, the
 	// bke and gp families' FuncNode) recomputes it from them; chol's

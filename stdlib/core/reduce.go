@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/dist"
 	"github.com/kml-lang/kml/runtime/stats"
 )
@@ -166,10 +166,10 @@ func registerReduce(reg *eval.Registry) {
 				return v, nil
 			}
 			if hm, ok := a.Value("x").(HasMoments); ok {
-				if dv, ok := hm.(*model.DistVal); ok && dist.IsImproper(dv.Family) {
+				if dv, ok := hm.(*dists.DistVal); ok && dist.IsImproper(dv.Family) {
 					return nil, a.Errorf("x", "%s is improper: it has no %s", dv, strings.TrimSuffix(r.spec, "(x)"))
 				}
-				if dv, ok := hm.(*model.DistVal); ok {
+				if dv, ok := hm.(*dists.DistVal); ok {
 					if tr, ok := dv.Family.(*dist.Truncated); ok && !tr.HasMoments() {
 						return nil, a.Errorf("x", "the %s of a truncated %s is not computed (only a truncated normal's is); estimate it from draws, e.g. %s(draw(d, 100000))", strings.TrimSuffix(r.spec, "(x)"), dv.Family.Name(), strings.TrimSuffix(r.spec, "(x)"))
 					}

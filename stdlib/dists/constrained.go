@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // The distributions that give a parameter a support of its own: dirichlet
@@ -31,12 +31,12 @@ func registerConstrained(reg *eval.Registry) {
 			default:
 				return nil, a.Errorf("alpha", "alpha must be a vector of K positive concentrations, got %s", eval.Describe(v))
 			}
-			return &model.Dirichlet{Alpha: a.Value("alpha")}, nil
+			return &dists.Dirichlet{Alpha: a.Value("alpha")}, nil
 		}).AD = true
 	reg.Register("lkj_corr_cholesky(eta, K?)",
 		"The LKJ distribution of a K×K correlation matrix Ω, density ∝ det(Ω)^(eta − 1) (eta > 0; 1 is uniform), as a density of its Cholesky factor L, as Stan's lkj_corr_cholesky. As a prior, L[K] ~ lkj_corr_cholesky(eta) declares L a K×K lower-triangular matrix with unit-length rows (K(K − 1)/2 free reals); eta may depend on model parameters. K is needed only to draw (a K×K matrix, or a list of n).",
 		func(a *eval.Args) (eval.Value, error) {
-			d := &model.LKJCholesky{Eta: a.Value("eta")}
+			d := &dists.LKJCholesky{Eta: a.Value("eta")}
 			switch v := a.Value("eta").(type) {
 			case eval.Num:
 				if !(v > 0) || math.IsInf(float64(v), 1) {

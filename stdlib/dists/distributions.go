@@ -6,6 +6,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
@@ -58,7 +59,7 @@ func registerDistributions(reg *eval.Registry) {
 	reg.Register("ordered(d)",
 		"The prior of an ordered vector parameter: mu[K] ~ ordered(normal(0, 5)) makes mu₁ < mu₂ < ... < mu_K, with d's density on the elements (as Stan's ordered type). d must have the whole real line as support.",
 		func(a *eval.Args) (eval.Value, error) {
-			dv, ok := a.Value("d").(*model.DistVal)
+			dv, ok := a.Value("d").(*dists.DistVal)
 			if !ok {
 				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
 			}
@@ -75,7 +76,7 @@ func registerDistributions(reg *eval.Registry) {
 	reg.Register("draw(d, n?, seed?)",
 		"Draws n values from distribution d (a vector; one number when n is left out), from the given seed or the run's stream.",
 		func(a *eval.Args) (eval.Value, error) {
-			d, ok := a.Value("d").(model.Drawer)
+			d, ok := a.Value("d").(dists.Drawer)
 			if !ok {
 				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
 			}
@@ -85,7 +86,7 @@ func registerDistributions(reg *eval.Registry) {
 	reg.Register("logpdf(d, x)",
 		"The log density (log mass for a discrete family) of distribution d at x, elementwise over a vector or matrix. Inside a model its parameters and x may depend on model parameters (target += logpdf(d, y) differentiates). For a density from kst, kde or dpm, the log density of each row of x (a vector is one point, or many points of a one-dimensional density).",
 		func(a *eval.Args) (eval.Value, error) {
-			d, ok := a.Value("d").(model.LogPDFer)
+			d, ok := a.Value("d").(dists.LogPDFer)
 			if !ok {
 				return nil, a.Errorf("d", "d must be a distribution, got %s", eval.Describe(a.Value("d")))
 			}
@@ -130,7 +131,7 @@ func makeDist(a *eval.Args, fam dist.Family) (eval.Value, error) {
 			return nil, a.Fail("%v", err)
 		}
 	}
-	return &model.DistVal{Family: fam, Params: params}, nil
+	return &dists.DistVal{Family: fam, Params: params}, nil
 }
 
 func makeMixture(a *eval.Args) (eval.Value, error) {
@@ -158,7 +159,7 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 	}
 	labels := make([]string, k)
 	for i, e := range list.Elems {
-		d, ok := e.(*model.DistVal)
+		d, ok := e.(*dists.DistVal)
 		if !ok {
 			return nil, a.Errorf("components", "component %d must be a distribution, got %s", i+1, eval.Describe(e))
 		}
@@ -175,7 +176,7 @@ func makeMixture(a *eval.Args) (eval.Value, error) {
 		labels[i] = peekLabel(d)
 	}
 	fam := dist.NewMixture(fams)
-	d := &model.DistVal{Family: fam, Params: params,
+	d := &dists.DistVal{Family: fam, Params: params,
 		Label: fmt.Sprintf("mixture(%s, [%s])", peekString(w), strings.Join(labels, ", "))}
 	// The weights' check is made again where the mixture's log density is
 	// recorded (a replay re-makes it), so reading them here leaves the
@@ -223,7 +224,7 @@ func peekString(v eval.Value) string {
 }
 
 // peekLabel is d as it prints (DistVal.String), read as peekFloat reads.
-func peekLabel(d *model.DistVal) string {
+func peekLabel(d *dists.DistVal) string {
 	if d.Label != "" || d.Ordered {
 		return d.String()
 	}

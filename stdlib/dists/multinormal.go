@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 func registerMultinormal(reg *eval.Registry) {
@@ -65,7 +65,7 @@ func makeMultiNormal(a *eval.Args, cholesky bool) (eval.Value, error) {
 	if cholesky {
 		label = fmt.Sprintf("multi_normal_cholesky(%s, %d×%d)", a.Value("mu"), k, k)
 	}
-	mv, err := model.NewMultiNormal(a.Value("mu"), l, label)
+	mv, err := dists.NewMultiNormal(a.Value("mu"), l, label)
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
@@ -92,7 +92,7 @@ func multiNormalOnTape(a *eval.Args, name string, cholesky bool) (eval.Value, er
 	if cholesky {
 		fn = "multi_normal_cholesky"
 	}
-	mv, err := model.NewMultiNormalAD(a.Value("mu"), l, fmt.Sprintf("%s(%s, %d×%d)", fn, a.Value("mu"), l.Rows, l.Rows))
+	mv, err := dists.NewMultiNormalAD(a.Value("mu"), l, fmt.Sprintf("%s(%s, %d×%d)", fn, a.Value("mu"), l.Rows, l.Rows))
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}

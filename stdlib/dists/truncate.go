@@ -6,6 +6,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
@@ -40,7 +41,7 @@ func truncateDist(a *eval.Args, fam dist.Family, params []eval.Value) (eval.Valu
 			return nil, a.Errorf(names[j], "truncation needs the derivative of the CDF in %s, which has no closed form; %s must be data here, not depend on model parameters", names[j], names[j])
 		}
 	}
-	d := &model.DistVal{Family: tr, Params: append(params, bounds...)}
+	d := &dists.DistVal{Family: tr, Params: append(params, bounds...)}
 	// Checked now only when no parameter is on the tape: reading a
 	// parameter's value here would stop the model from replaying, and the
 	// family's density checks its parameters at every evaluation anyway.

@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
@@ -35,7 +36,7 @@ func (g *gpLatent) observations(data eval.Value) ([]float64, error) {
 
 // scalarParam is a likelihood parameter that must be one number (or one
 // model parameter) rather than a vector.
-func scalarParam(lik *model.DistVal, i int) (float64, error) {
+func scalarParam(lik *dists.DistVal, i int) (float64, error) {
 	switch v := lik.Params[i].(type) {
 	case eval.Num, *eval.ADNum:
 		x, _ := eval.PeekFloat(v) // the node that uses it recomputes it
@@ -70,7 +71,7 @@ func (g *gpLatent) gpSettings(obj model.Objective) (rgp.Settings, error) {
 
 // LogLik is the objective's log likelihood term for data observed through
 // lik, with its gradient on the tape.
-func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval.Value) (eval.Value, error) {
+func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval.Value) (eval.Value, error) {
 	if g.classes > 0 {
 		return nil, fmt.Errorf("a latent GP with classes: %d is observed as labels through categorical_logit(f), not %s", g.classes, lik.Family.Name())
 	}
@@ -160,7 +161,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 
 // nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
 // positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
-func nonGaussianLik(lik *model.DistVal, loc int, y []float64) (l rgp.Lik, idx []int, err error) {
+func nonGaussianLik(lik *dists.DistVal, loc int, y []float64) (l rgp.Lik, idx []int, err error) {
 	name := lik.Family.Name()
 	want := map[string]int{"laplace": 0, "student_t": 1, "bernoulli_logit": 0}
 	w, ok := want[name]
@@ -217,7 +218,7 @@ func signLabels(y []float64) error {
 	return nil
 }
 
-func (g *gpLatent) normalLogLik(ev *model.Eval, lik *model.DistVal, loc int, y []float64) (eval.Value, error) {
+func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y []float64) (eval.Value, error) {
 	if loc != 0 {
 		return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
 	}

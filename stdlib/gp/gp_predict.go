@@ -10,6 +10,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
@@ -200,7 +201,7 @@ func (dp *drawPred) record() *eval.Record {
 // exact for Gaussian noise; otherwise that of the Gaussian sites the
 // objective's inner loop settles on (VB's approximate posterior, or the
 // sites at z = 0 around the joint MAP latent function for map and mkl).
-func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
+func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
 	if obj.Loss != "" {
 		return g.svmPredict(obj, y, xnew)
 	}

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	rkbr "github.com/kml-lang/kml/runtime/kbr"
 )
 
@@ -128,7 +128,7 @@ func abcSample(a *eval.Args, res *rkbr.ABCResult, want int, batch bool, tol floa
 type simulation struct {
 	a                *eval.Args
 	prior, simulator eval.Value
-	dist             *model.DistVal
+	dist             *dists.DistVal
 	params           []float64
 	rnd              *rand.Rand
 }
@@ -136,7 +136,7 @@ type simulation struct {
 func newSimulation(a *eval.Args) (*simulation, error) {
 	s := &simulation{a: a, prior: a.Value("prior"), simulator: a.Value("simulator")}
 	switch p := s.prior.(type) {
-	case *model.DistVal:
+	case *dists.DistVal:
 		params, ok := p.Scalar()
 		if !ok {
 			return nil, a.Errorf("prior", "cannot draw from %s: its parameters are vectors (write a function of n instead)", p)

@@ -351,7 +351,7 @@ func classifyBuiltin(a *eval.Args) (eval.Value, error) {
 	return eval.NewRecord().Set("label", &eval.Vec{Data: lab}).Set("probs", eval.NewMat(probs)), nil
 }
 
-// LogPDFCall implements model.LogPDFer: logpdf of a fitted density.
+// LogPDFCall implements dists.LogPDFer: logpdf of a fitted density.
 func (d *densityVal) LogPDFCall(a *eval.Args) (eval.Value, error) {
 	return densityLogPDF(a, "d", "x")
 }

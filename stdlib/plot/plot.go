@@ -22,7 +22,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 func registerPlot(reg *eval.Registry) {
@@ -80,7 +80,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
 	case *infer.SummaryVal:
 		fig, err = summaryFigure(v.S)
-	case *model.DistVal:
+	case *dists.DistVal:
 		fig.single, err = distributionPlot(v)
 	default:
 		fig.single, err = plotData(a, v)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
-	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/hmc"
 )
 
@@ -235,7 +235,7 @@ func summaryIntervals(s *hmc.Summary) (*plot.Plot, error) {
 
 // distributionPlot draws a distribution's density (its mass as stems for
 // a discrete family) over its central range.
-func distributionPlot(d *model.DistVal) (*plot.Plot, error) {
+func distributionPlot(d *dists.DistVal) (*plot.Plot, error) {
 	pars, ok := d.Scalar()
 	if !ok {
 		return nil, fmt.Errorf("cannot plot %s: its parameters are vectors", d)

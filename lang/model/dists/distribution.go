@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"github.com/kml-lang/kml/lang/eval"
@@ -15,9 +15,16 @@ import (
 // tape t when t is not nil (x or the distribution's parameters may then
 // be tape values); what names x in messages. An x outside the support is
 // a *SupportError.
+//
+// Support is where the distribution's values lie as the prior of parameter
+// p (NumPyro's support), checked against p's shape; BijectTo maps it to the
+// parameter's Transform. It is asked on the model's first run, with the
+// distribution's parameters at the starting point; a distribution that
+// cannot be a prior (a discrete one) says why.
 type Distribution interface {
 	eval.Value
 	LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error)
+	Support(p eval.ModelParam) (Constraint, error)
 }
 
 // Every distribution value satisfies the contract and both capabilities.

@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"fmt"
@@ -22,8 +22,7 @@ type LKJCholesky struct {
 }
 
 var (
-	_ constrainedPrior = (*LKJCholesky)(nil)
-	_ eval.ADHolder    = (*LKJCholesky)(nil)
+	_ eval.ADHolder = (*LKJCholesky)(nil)
 )
 
 func (d *LKJCholesky) Type() string { return "distribution" }
@@ -37,7 +36,8 @@ func (d *LKJCholesky) String() string {
 // HasAD reports a shape eta that depends on model parameters.
 func (d *LKJCholesky) HasAD() bool { return eval.IsAD(d.Eta) }
 
-func (d *LKJCholesky) transformFor(p eval.ModelParam) (vecTransform, error) {
+// Support is CorrCholesky for a parameter declared NAME[K], a K×K factor.
+func (d *LKJCholesky) Support(p eval.ModelParam) (Constraint, error) {
 	if p.Size == 0 {
 		return nil, fmt.Errorf("%s is the prior of the Cholesky factor of a K×K correlation matrix: declare %s[K] ~ %s; %s is a number", d, p.Name, d, p.Name)
 	}
@@ -47,7 +47,7 @@ func (d *LKJCholesky) transformFor(p eval.ModelParam) (vecTransform, error) {
 	if d.K > 0 && d.K != p.Size {
 		return nil, fmt.Errorf("%s is for %d×%d factors but %s is declared %s[%d]", d, d.K, d.K, p.Name, p.Name, p.Size)
 	}
-	return choleskyCorrTransform{k: p.Size}, nil
+	return CorrCholesky{K: p.Size}, nil
 }
 
 // LogDensity is the LKJ log density of the factor x (a K×K matrix, on the

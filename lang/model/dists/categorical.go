@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"fmt"
@@ -14,8 +14,11 @@ import (
 type CategoricalLogit struct {
 	// Beta is a vector of K, on the tape or not, or a latent function
 	// with one GP per class (a ClassLatent), which the density hands the
-	// observation (Density.observeClasses).
+	// observation (lang/model's Density.observeClasses).
 	Beta eval.Value
+	// OfLatent says Beta is such a latent function (set by the builtin:
+	// this package does not know lang/model's Latent).
+	OfLatent bool
 }
 
 func (c *CategoricalLogit) Type() string   { return "distribution" }
@@ -30,7 +33,7 @@ func (c *CategoricalLogit) K() int { return paramLen(c.Beta) }
 // LogDensity sums log softmax(beta)_{yᵢ} over the observations y:
 // Σᵢ beta_{yᵢ} − n·log Σₖ e^{betaₖ}, with ∂/∂betaₖ = countₖ − n·softmaxₖ.
 func (c *CategoricalLogit) LogDensity(t *ad.Tape, x eval.Value, what string) (eval.Value, error) {
-	if _, ok := c.Beta.(Latent); ok {
+	if c.OfLatent {
 		return nil, fmt.Errorf("categorical_logit of a latent GP is for observations of data in a model")
 	}
 	k := c.K()

@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"errors"
@@ -12,14 +12,6 @@ import (
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
-// constrainedPrior is a prior that gives its parameter a support of its own
-// (a simplex, a Cholesky factor of a correlation matrix), and so the
-// transform onto it.
-type constrainedPrior interface {
-	Distribution
-	transformFor(p eval.ModelParam) (vecTransform, error)
-}
-
 // Dirichlet is dirichlet(alpha): a distribution on the K-simplex with
 // concentrations alpha (a vector of K positive numbers, which may depend on
 // model parameters). As a prior, `theta[K] ~ dirichlet(alpha)` makes theta
@@ -30,8 +22,7 @@ type Dirichlet struct {
 }
 
 var (
-	_ constrainedPrior = (*Dirichlet)(nil)
-	_ eval.ADHolder    = (*Dirichlet)(nil)
+	_ eval.ADHolder = (*Dirichlet)(nil)
 )
 
 func (d *Dirichlet) Type() string   { return "distribution" }
@@ -58,7 +49,8 @@ func (d *Dirichlet) Mean() (eval.Value, error) {
 	return &eval.Vec{Data: m}, nil
 }
 
-func (d *Dirichlet) transformFor(p eval.ModelParam) (vecTransform, error) {
+// Support is Simplex for a vector parameter of its length.
+func (d *Dirichlet) Support(p eval.ModelParam) (Constraint, error) {
 	k := d.K()
 	if p.Size == 0 {
 		return nil, fmt.Errorf("%s is the prior of a simplex, a vector parameter: declare %s[%d] ~ %s; %s is a number", d, p.Name, k, d, p.Name)
@@ -66,7 +58,7 @@ func (d *Dirichlet) transformFor(p eval.ModelParam) (vecTransform, error) {
 	if p.Size != k {
 		return nil, fmt.Errorf("%s has %d elements but %s has %d; declare %s[%d]", d, k, p.Name, p.Size, p.Name, k)
 	}
-	return simplexTransform{k: k}, nil
+	return Simplex{K: k}, nil
 }
 
 // LogDensity sums the Dirichlet log density over the rows of x (one row for

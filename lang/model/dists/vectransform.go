@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"fmt"
@@ -11,30 +11,10 @@ import (
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
-// vecTransform maps a block of free reals onto a parameter whose support is
-// not a product of intervals, as Stan's constrained types do: a simplex
-// (dirichlet prior) or the Cholesky factor of a correlation matrix
-// (lkj_corr_cholesky prior). The parameter then has fewer free reals than
-// values.
-type vecTransform interface {
-	// free is the number of free reals, size the number of values.
-	free() int
-	size() int
-	// names are the values' names for the parameter name.
-	names(name string) []string
-	// constrain appends the values at the free reals u to dst.
-	constrain(dst, u []float64) []float64
-	// unconstrain inverts constrain; x must be in the support (check).
-	unconstrain(x []float64) []float64
-	// check reads a value given by the user (init:, fix:, logp) as the
-	// parameter's values, or says why it is not in the support.
-	check(name string, v eval.Value) (eval.Value, []float64, error)
-	// value is the parameter's plain value from its values.
-	value(xs []float64) eval.Value
-	// record puts the values at u on the tape with the log-Jacobian.
-	record(t *ad.Tape, u []ad.Var) (eval.Value, ad.Var)
-	describe() string
-}
+// The simplex and the Cholesky factor of a correlation matrix are supports
+// that are not products of intervals, as Stan's constrained types: the
+// parameter then has fewer free reals than values. Their transforms read no
+// prior and admit every held value their Held accepts.
 
 // simplexTransform is Stan's stick-breaking map from K − 1 reals onto the
 // K-simplex: with aₖ = uₖ − log(K − k) and zₖ = logistic(aₖ),
@@ -47,14 +27,14 @@ type vecTransform interface {
 //	log J = Σₖ<K [log zₖ + log(1 − zₖ) + log(1 − Σⱼ<ₖ xⱼ)].
 type simplexTransform struct{ k int }
 
-func (s simplexTransform) free() int { return s.k - 1 }
-func (s simplexTransform) size() int { return s.k }
+func (s simplexTransform) Free() int { return s.k - 1 }
+func (s simplexTransform) Size() int { return s.k }
 
-func (s simplexTransform) describe() string {
+func (s simplexTransform) Describe() string {
 	return fmt.Sprintf("simplex (stick-breaking) of %d elements", s.k)
 }
 
-func (s simplexTransform) names(name string) []string {
+func (s simplexTransform) Names(name string) []string {
 	out := make([]string, s.k)
 	for i := range out {
 		out[i] = fmt.Sprintf("%s.%d", name, i+1)
@@ -65,7 +45,7 @@ func (s simplexTransform) names(name string) []string {
 // shift is log(K − k) for the 0-based element j (k = j + 1).
 func (s simplexTransform) shift(j int) float64 { return math.Log(float64(s.k - 1 - j)) }
 
-func (s simplexTransform) constrain(dst, u []float64) []float64 {
+func (s simplexTransform) Constrain(dst, u []float64) []float64 {
 	ls := 0.0 // log of the stick left
 	for j := 0; j < s.k-1; j++ {
 		a := u[j] - s.shift(j)
@@ -77,7 +57,7 @@ func (s simplexTransform) constrain(dst, u []float64) []float64 {
 
 // unconstrain: uₖ = logit(zₖ) + log(K − k) with
 // logit(zₖ) = log xₖ − log Σⱼ>ₖ xⱼ.
-func (s simplexTransform) unconstrain(x []float64) []float64 {
+func (s simplexTransform) unconstrainValues(x []float64) []float64 {
 	u := make([]float64, s.k-1)
 	rest := 0.0
 	for j := s.k - 1; j >= 1; j-- {
@@ -98,7 +78,7 @@ func (s simplexTransform) check(name string, v eval.Value) (eval.Value, []float6
 	return &eval.Vec{Data: xs}, xs, nil
 }
 
-func (s simplexTransform) value(xs []float64) eval.Value {
+func (s simplexTransform) Value(xs []float64) eval.Value {
 	return &eval.Vec{Data: append([]float64(nil), xs...)}
 }
 
@@ -171,10 +151,10 @@ func (s simplexTransform) record(t *ad.Tape, u []ad.Var) (eval.Value, ad.Var) {
 // correlation matrices").
 type choleskyCorrTransform struct{ k int }
 
-func (c choleskyCorrTransform) free() int { return c.k * (c.k - 1) / 2 }
-func (c choleskyCorrTransform) size() int { return c.k * c.k }
+func (c choleskyCorrTransform) Free() int { return c.k * (c.k - 1) / 2 }
+func (c choleskyCorrTransform) Size() int { return c.k * c.k }
 
-func (c choleskyCorrTransform) describe() string {
+func (c choleskyCorrTransform) Describe() string {
 	return fmt.Sprintf("Cholesky factor of a %d×%d correlation matrix (tanh of canonical partial correlations)", c.k, c.k)
 }
 
@@ -184,7 +164,7 @@ func (c choleskyCorrTransform) describe() string {
 // reshape them rightly: names are NAME.i.j for row i and column j, in the
 // order L.1.1, L.2.1, ..., L.K.1, L.1.2, ...
 
-func (c choleskyCorrTransform) names(name string) []string {
+func (c choleskyCorrTransform) Names(name string) []string {
 	out := make([]string, 0, c.k*c.k)
 	for j := 1; j <= c.k; j++ {
 		for i := 1; i <= c.k; i++ {
@@ -212,7 +192,7 @@ func logCosh(u float64) float64 {
 	return a + math.Log1p(math.Exp(-2*a)) - math.Ln2
 }
 
-func (c choleskyCorrTransform) constrain(dst, u []float64) []float64 {
+func (c choleskyCorrTransform) Constrain(dst, u []float64) []float64 {
 	z := make([]float64, len(u))
 	for i, v := range u {
 		z[i] = math.Tanh(v)
@@ -234,9 +214,9 @@ func (c choleskyCorrTransform) constrain(dst, u []float64) []float64 {
 }
 
 // unconstrain: zᵢⱼ = Lᵢⱼ/√(1 − Σₗ<ⱼ Lᵢₗ²), uᵢⱼ = atanh(zᵢⱼ).
-func (c choleskyCorrTransform) unconstrain(xs []float64) []float64 {
+func (c choleskyCorrTransform) unconstrainValues(xs []float64) []float64 {
 	x := columnMajor(c.k, xs)
-	u := make([]float64, 0, c.free())
+	u := make([]float64, 0, c.Free())
 	for i := 1; i < c.k; i++ {
 		rem := 1.0
 		for j := 0; j < i; j++ {
@@ -286,7 +266,7 @@ func (c choleskyCorrTransform) check(name string, v eval.Value) (eval.Value, []f
 	return eval.NewMat(mat.NewDense(c.k, c.k, xs)), columnMajor(c.k, xs), nil
 }
 
-func (c choleskyCorrTransform) value(xs []float64) eval.Value {
+func (c choleskyCorrTransform) Value(xs []float64) eval.Value {
 	return eval.NewMat(mat.NewDense(c.k, c.k, columnMajor(c.k, xs)))
 }
 
@@ -349,9 +329,9 @@ func (c choleskyCorrTransform) record(t *ad.Tape, u []ad.Var) (eval.Value, ad.Va
 	return &eval.ADMat{T: t, Rows: k, Cols: k, Vs: vs}, logJ
 }
 
-// flatValues are a parameter's values (column by column for a square
+// FlatValues are a parameter's values (column by column for a square
 // matrix), on the tape or not.
-func flatValues(v eval.Value) []float64 {
+func FlatValues(v eval.Value) []float64 {
 	if m, ok := v.(*eval.ADMat); ok {
 		xs := make([]float64, len(m.Vs))
 		for i, n := range m.Vs {
@@ -366,4 +346,46 @@ func flatValues(v eval.Value) []float64 {
 // formatFloats prints a short list of numbers for a message.
 func formatFloats(xs []float64) string {
 	return (&eval.Vec{Data: xs}).String()
+}
+
+func (s simplexTransform) NeedsPrior() bool       { return false }
+func (s simplexTransform) Admits(eval.Value) bool { return true }
+
+func (s simplexTransform) Held(name string, v eval.Value) (eval.Value, error) {
+	fv, _, err := s.check(name, v)
+	return fv, err
+}
+
+func (s simplexTransform) Unconstrain(name string, v eval.Value) ([]float64, error) {
+	_, xs, err := s.check(name, v)
+	if err != nil {
+		return nil, err
+	}
+	return s.unconstrainValues(xs), nil
+}
+
+func (s simplexTransform) Record(t *ad.Tape, u []ad.Var, _ Distribution) (eval.Value, []ad.Var, bool) {
+	x, j := s.record(t, u)
+	return x, []ad.Var{j}, true
+}
+
+func (c choleskyCorrTransform) NeedsPrior() bool       { return false }
+func (c choleskyCorrTransform) Admits(eval.Value) bool { return true }
+
+func (c choleskyCorrTransform) Held(name string, v eval.Value) (eval.Value, error) {
+	fv, _, err := c.check(name, v)
+	return fv, err
+}
+
+func (c choleskyCorrTransform) Unconstrain(name string, v eval.Value) ([]float64, error) {
+	_, xs, err := c.check(name, v)
+	if err != nil {
+		return nil, err
+	}
+	return c.unconstrainValues(xs), nil
+}
+
+func (c choleskyCorrTransform) Record(t *ad.Tape, u []ad.Var, _ Distribution) (eval.Value, []ad.Var, bool) {
+	x, j := c.record(t, u)
+	return x, []ad.Var{j}, true
 }

@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"fmt"
@@ -309,7 +309,7 @@ func categoricalProbs(c *CategoricalLogit) []float64 {
 
 // DrawCall implements Drawer.
 func (c *CategoricalLogit) DrawCall(a *eval.Args) (eval.Value, error) {
-	if _, ok := c.Beta.(Latent); ok {
+	if c.OfLatent {
 		return nil, a.Errorf("d", "categorical_logit of a latent GP is for observations (c ~ categorical_logit(f)); predict gives its class probabilities")
 	}
 	if c.HasAD() {
@@ -349,7 +349,7 @@ func (c *CategoricalLogit) DrawCall(a *eval.Args) (eval.Value, error) {
 
 // LogPDFCall implements LogPDFer.
 func (c *CategoricalLogit) LogPDFCall(a *eval.Args) (eval.Value, error) {
-	if _, ok := c.Beta.(Latent); ok {
+	if c.OfLatent {
 		return nil, a.Errorf("d", "categorical_logit of a latent GP is for observations (c ~ categorical_logit(f)); predict gives its class probabilities")
 	}
 	if c.HasAD() {

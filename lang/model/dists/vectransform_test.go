@@ -1,4 +1,4 @@
-package model
+package dists
 
 import (
 	"math"
@@ -13,18 +13,24 @@ import (
 	"github.com/kml-lang/kml/runtime/dist"
 )
 
-// recorded runs vt.record at u and returns the values (in the order of
-// constrain), the log-Jacobian, and the gradient of each value and of the
+// recorded runs vt.Record at u and returns the values (in the order of
+// Constrain), the log-Jacobian, and the gradient of each value and of the
 // log-Jacobian in u, from the tape.
-func recorded(vt vecTransform, u []float64) (xs []float64, logJ float64, dxs [][]float64, dlogJ []float64) {
+func recorded(vt Transform, u []float64) (xs []float64, logJ float64, dxs [][]float64, dlogJ []float64) {
 	t := ad.NewTape()
 	in := make([]ad.Var, len(u))
 	for i, x := range u {
 		in[i] = t.Input(x)
 	}
-	v, lj := vt.record(t, in)
+	v, ljs, _ := vt.Record(t, in, nil)
+	lj := t.Input(0)
+	if len(ljs) > 0 {
+		lj = t.Sum(ljs)
+	}
 	var vs []ad.Var
 	switch v := v.(type) {
+	case *eval.ADNum:
+		vs = []ad.Var{v.V}
 	case *eval.ADVec:
 		vs = v.Vs
 	case *eval.ADMat:
@@ -51,44 +57,47 @@ func recorded(vt vecTransform, u []float64) (xs []float64, logJ float64, dxs [][
 // of the log-Jacobian match finite differences, and the log-Jacobian is
 // log |det| of the finite-difference Jacobian of u ↦ free(constrain(u)),
 // the coordinates the density is defined on.
-func checkTransform(t *testing.T, vt vecTransform, u []float64, free func(x []float64) []float64) {
+func checkTransform(t *testing.T, vt Transform, u []float64, free func(x []float64) []float64) {
 	t.Helper()
-	want := vt.constrain(nil, u)
+	want := vt.Constrain(nil, u)
 	xs, logJ, dxs, dlogJ := recorded(vt, u)
 	for i := range want {
 		if math.Abs(xs[i]-want[i]) > 1e-14 {
-			t.Errorf("%s at %v: value %d on the tape %v, constrain %v", vt.describe(), u, i, xs[i], want[i])
+			t.Errorf("%s at %v: value %d on the tape %v, constrain %v", vt.Describe(), u, i, xs[i], want[i])
 		}
 	}
-	back := vt.unconstrain(want)
+	back, err := vt.Unconstrain("x", vt.Value(want))
+	if err != nil {
+		t.Fatalf("%s: Unconstrain(Constrain(%v)): %v", vt.Describe(), u, err)
+	}
 	for i := range u {
 		if math.Abs(back[i]-u[i]) > 1e-9*math.Max(1, math.Abs(u[i])) {
-			t.Errorf("%s: unconstrain(constrain(%v)) = %v", vt.describe(), u, back)
+			t.Errorf("%s: unconstrain(constrain(%v)) = %v", vt.Describe(), u, back)
 			break
 		}
 	}
 	settings := &fd.Settings{Formula: fd.Central, Step: 1e-6}
 	for i := range want {
-		g := fd.Gradient(nil, func(v []float64) float64 { return vt.constrain(nil, v)[i] }, u, settings)
+		g := fd.Gradient(nil, func(v []float64) float64 { return vt.Constrain(nil, v)[i] }, u, settings)
 		for j := range g {
 			if math.Abs(g[j]-dxs[i][j]) > 1e-7 {
-				t.Errorf("%s at %v: d value %d / du%d = %v, finite differences %v", vt.describe(), u, i, j, dxs[i][j], g[j])
+				t.Errorf("%s at %v: d value %d / du%d = %v, finite differences %v", vt.Describe(), u, i, j, dxs[i][j], g[j])
 			}
 		}
 	}
 	n := len(u)
 	jac := mat.NewDense(n, n, nil)
-	fd.Jacobian(jac, func(y, v []float64) { copy(y, free(vt.constrain(nil, v))) }, u, &fd.JacobianSettings{Formula: fd.Central})
+	fd.Jacobian(jac, func(y, v []float64) { copy(y, free(vt.Constrain(nil, v))) }, u, &fd.JacobianSettings{Formula: fd.Central})
 	var lu mat.LU
 	lu.Factorize(jac)
 	wantJ, _ := lu.LogDet()
 	if math.Abs(logJ-wantJ) > 1e-6*math.Max(1, math.Abs(wantJ)) {
-		t.Errorf("%s at %v: log-Jacobian %v, log |det| of the finite-difference Jacobian %v", vt.describe(), u, logJ, wantJ)
+		t.Errorf("%s at %v: log-Jacobian %v, log |det| of the finite-difference Jacobian %v", vt.Describe(), u, logJ, wantJ)
 	}
 	g := fd.Gradient(nil, func(v []float64) float64 { _, lj, _, _ := recorded(vt, v); return lj }, u, settings)
 	for j := range g {
 		if math.Abs(g[j]-dlogJ[j]) > 1e-6 {
-			t.Errorf("%s at %v: d logJ / du%d = %v, finite differences %v", vt.describe(), u, j, dlogJ[j], g[j])
+			t.Errorf("%s at %v: d logJ / du%d = %v, finite differences %v", vt.Describe(), u, j, dlogJ[j], g[j])
 		}
 	}
 }
@@ -100,7 +109,7 @@ func TestSimplexTransform(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 1))
 	for _, k := range []int{2, 3, 5, 8} {
 		vt := simplexTransform{k: k}
-		if got := vt.constrain(nil, make([]float64, k-1)); !dist.IsSimplex(got) || math.Abs(got[0]-1/float64(k)) > 1e-15 {
+		if got := vt.Constrain(nil, make([]float64, k-1)); !dist.IsSimplex(got) || math.Abs(got[0]-1/float64(k)) > 1e-15 {
 			t.Errorf("K %d: constrain(0) = %v, want the centre 1/K", k, got)
 		}
 		for trial := 0; trial < 3; trial++ {
@@ -108,7 +117,7 @@ func TestSimplexTransform(t *testing.T) {
 			for i := range u {
 				u[i] = 1.5 * r.NormFloat64()
 			}
-			if x := vt.constrain(nil, u); !dist.IsSimplex(x) {
+			if x := vt.Constrain(nil, u); !dist.IsSimplex(x) {
 				t.Errorf("K %d: constrain(%v) = %v is not a simplex", k, u, x)
 			}
 			checkTransform(t, vt, u, func(x []float64) []float64 { return x[:k-1] })
@@ -133,12 +142,12 @@ func TestCholeskyCorrTransform(t *testing.T) {
 			return out
 		}
 		for trial := 0; trial < 3; trial++ {
-			u := make([]float64, vt.free())
+			u := make([]float64, vt.Free())
 			for i := range u {
 				u[i] = r.NormFloat64()
 			}
-			x := vt.constrain(nil, u)
-			if _, _, err := vt.check("L", vt.value(x)); err != nil {
+			x := vt.Constrain(nil, u)
+			if _, err := vt.Held("L", vt.Value(x)); err != nil {
 				t.Errorf("K %d: constrain(%v): %v", k, u, err)
 			}
 			checkTransform(t, vt, u, strict)
@@ -151,17 +160,17 @@ func TestCholeskyCorrTransform(t *testing.T) {
 func TestTransformChecks(t *testing.T) {
 	s := simplexTransform{k: 3}
 	for _, v := range []eval.Value{&eval.Vec{Data: []float64{0.2, 0.3, 0.6}}, &eval.Vec{Data: []float64{0, 0.5, 0.5}}, &eval.Vec{Data: []float64{0.5, 0.5}}, eval.Num(1)} {
-		if _, _, err := s.check("theta", v); err == nil {
+		if _, err := s.Held("theta", v); err == nil {
 			t.Errorf("simplex check accepted %v", v)
 		}
 	}
 	c := choleskyCorrTransform{k: 2}
 	for _, m := range [][]float64{{1, 0, 0.6, 0.7}, {1, 0.1, 0.6, 0.8}, {1, 0, 0.6, -0.8}, {2, 0, 0, 1}} {
-		if _, _, err := c.check("L", eval.NewMat(mat.NewDense(2, 2, m))); err == nil {
+		if _, err := c.Held("L", eval.NewMat(mat.NewDense(2, 2, m))); err == nil {
 			t.Errorf("Cholesky check accepted %v", m)
 		}
 	}
-	if _, _, err := c.check("L", eval.NewMat(mat.NewDense(2, 2, []float64{1, 0, 0.6, 0.8}))); err != nil {
+	if _, err := c.Held("L", eval.NewMat(mat.NewDense(2, 2, []float64{1, 0, 0.6, 0.8}))); err != nil {
 		t.Errorf("Cholesky check refused a valid factor: %v", err)
 	}
 }
