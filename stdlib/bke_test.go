@@ -10,40 +10,8 @@ import (
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
 	_ "github.com/kml-lang/kml/stdlib"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
-
-// The data of examples/bke_normal_laplace.kml at n = 50 per group.
-const bkeData = `
-let p = draw(normal(0, 1), 50, seed: 1)
-let q = draw(laplace(0, 1 / sqrt(2)), 50, seed: 2)
-let x = concat(p, q)
-let z = concat(draw(normal(0, 1), 10, seed: 101), draw(laplace(0, 1 / sqrt(2)), 10, seed: 102))
-`
-
-func run(t *testing.T, src string) (*eval.Interpreter, *bytes.Buffer) {
-	t.Helper()
-	var out bytes.Buffer
-	in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-	if _, err := in.Eval("t.kml", src); err != nil {
-		var b bytes.Buffer
-		in.Sources().Print(&b, err)
-		t.Fatalf("%s", b.String())
-	}
-	return in, &out
-}
-
-func lookup[T any](t *testing.T, in *eval.Interpreter, name string) T {
-	t.Helper()
-	v, ok := in.Lookup(name)
-	if !ok {
-		t.Fatalf("%s is not bound", name)
-	}
-	x, ok := v.(T)
-	if !ok {
-		t.Fatalf("%s is a %s", name, v.Type())
-	}
-	return x
-}
 
 // TestBKEPosteriorAgreesWithQuadrature samples the posterior of ell with τ²
 // fixed at 1 and compares it with the same posterior computed by quadrature
@@ -51,7 +19,7 @@ func lookup[T any](t *testing.T, in *eval.Interpreter, name string) T {
 // standard errors, with R-hat ≤ 1.01, no divergences and bulk ESS ≥ 400 from
 // 4 × 1000 draws.
 func TestBKEPosteriorAgreesWithQuadrature(t *testing.T) {
-	in, _ := run(t, bkeData+`
+	in, _ := kmltest.Run(t, kmltest.BKEData+`
 model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)
@@ -59,7 +27,7 @@ model m {
 let post = sample(m, chains: 4, warmup: 1000, draws: 1000, seed: 3)
 let s = summary(post)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := kmltest.Lookup[*model.Posterior](t, in, "post")
 	s := post.Summary
 	p := s.Params[0]
 	if p.Rhat > 1.01 || s.Divergences > 0 || p.ESSBulk < 400 {
@@ -69,14 +37,14 @@ let s = summary(post)
 	// integrated by Simpson's rule with 2001 points.
 	lo, hi := math.Max(p.Mean-12*p.SD, 1e-6), p.Mean+12*p.SD
 	const n = 2001
-	in2, _ := run(t, bkeData+`
+	in2, _ := kmltest.Run(t, kmltest.BKEData+`
 model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)
 }
 let prof = profile(m, ell: linspace(`+eval.FormatNumber(lo)+`, `+eval.FormatNumber(hi)+`, 2001))
 `)
-	prof := lookup[*eval.Record](t, in2, "prof")
+	prof := kmltest.Lookup[*eval.Record](t, in2, "prof")
 	gv, _ := prof.Attr("ell")
 	lv, _ := prof.Attr("logp")
 	grid, lp := gv.(*eval.Vec).Data, lv.(*eval.Vec).Data
@@ -127,7 +95,7 @@ let prof = profile(m, ell: linspace(`+eval.FormatNumber(lo)+`, `+eval.FormatNumb
 // under Gamma(1, 1) priors on one-dimensional data, whose posterior runs into
 // the degenerate region; the summary must say so.
 func TestBKEFreeNoiseIsFlagged(t *testing.T) {
-	in, _ := run(t, bkeData+`
+	in, _ := kmltest.Run(t, kmltest.BKEData+`
 model free {
   ell ~ gamma(1, 1)
   tau2 ~ gamma(1, 1)
@@ -135,7 +103,7 @@ model free {
 }
 let post = sample(free, chains: 2, warmup: 300, draws: 200, seed: 1)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := kmltest.Lookup[*model.Posterior](t, in, "post")
 	var found bool
 	for _, w := range post.Summary.Warnings {
 		if strings.HasPrefix(w, "bke: ") && strings.Contains(w, "degenerate") {
@@ -161,7 +129,7 @@ func TestBKEErrors(t *testing.T) {
 	for _, c := range cases {
 		var out bytes.Buffer
 		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", bkeData+c.src)
+		_, err := in.Eval("t.kml", kmltest.BKEData+c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
@@ -169,7 +137,7 @@ func TestBKEErrors(t *testing.T) {
 }
 
 func TestEmbeddingAndWitness(t *testing.T) {
-	in, _ := run(t, bkeData+`
+	in, _ := kmltest.Run(t, kmltest.BKEData+`
 model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)
@@ -181,7 +149,7 @@ let w = witness(post, p, post, q, at: grid, draws: 50, seed: 1)
 let same = witness(post, p, post, p, at: grid, draws: 50, seed: 1)
 let fixed = embedding(m, p, at: grid, values: {ell: 0.3})
 `)
-	e := lookup[*eval.Record](t, in, "e")
+	e := kmltest.Lookup[*eval.Record](t, in, "e")
 	mean, _ := e.Attr("mean")
 	lower, _ := e.Attr("lower")
 	upper, _ := e.Attr("upper")
@@ -193,14 +161,14 @@ let fixed = embedding(m, p, at: grid, values: {ell: 0.3})
 	}
 	// The witness of a sample against itself is 0 in mean (each draw pairs
 	// two independent GP draws, so the band straddles 0).
-	same := lookup[*eval.Record](t, in, "same")
+	same := kmltest.Lookup[*eval.Record](t, in, "same")
 	sm, _ := same.Attr("mean")
 	for i, v := range sm.(*eval.Vec).Data {
 		if math.Abs(v) > 1e-12 {
 			t.Errorf("witness of p against itself: mean %v at point %d", v, i)
 		}
 	}
-	fixed := lookup[*eval.Record](t, in, "fixed")
+	fixed := kmltest.Lookup[*eval.Record](t, in, "fixed")
 	if _, ok := fixed.Attr("sd"); !ok {
 		t.Error("the fixed-hyperparameter embedding has no sd")
 	}
@@ -210,7 +178,7 @@ let fixed = embedding(m, p, at: grid, values: {ell: 0.3})
 // through the kernel's hyperparameters and τ² onto the model parameters,
 // including a scaled ARD kernel built from expressions of the parameters.
 func TestBKEModelGradient(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = cbind(draw(normal(0, 1), 60, seed: 1), draw(normal(0, 2), 60, seed: 2))
 let z = landmarks(x, 8, seed: 3)
 model m {
@@ -221,5 +189,5 @@ model m {
   x ~ bke(k, noise: tau2 / 2, landmarks: z)
 }
 `)
-	checkModelGradient(t, in, "m", 1e-5, []float64{0.2, -0.4, 0.3, -0.1})
+	kmltest.CheckModelGradient(t, in, "m", 1e-5, []float64{0.2, -0.4, 0.3, -0.1})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	rbke "github.com/kml-lang/kml/runtime/bke"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // Two shifted 2-D samples of 150 rows each; x is their stack.
@@ -19,24 +20,6 @@ let q = cbind(draw(normal(0.5, 1), 150, seed: 13), draw(normal(0, 2), 150, seed:
 let x = rbind(p, q)
 `
 
-func field(t *testing.T, r *eval.Record, name string) eval.Value {
-	t.Helper()
-	v, ok := r.Attr(name)
-	if !ok {
-		t.Fatalf("record has no field %s: %s", name, r)
-	}
-	return v
-}
-
-func num(t *testing.T, r *eval.Record, name string) float64 {
-	t.Helper()
-	v, ok := field(t, r, name).(eval.Num)
-	if !ok {
-		t.Fatalf("field %s is %s", name, field(t, r, name).Type())
-	}
-	return float64(v)
-}
-
 // TestBKLBuiltinIsTheTestsChoice: bkl(x) and mmd_test's "bkl" choice on the
 // pooled sample x are one mechanism (the same ℓ, settings and draws), the
 // settings follow the documented rule (n = 300 in 2-D: m = max(50, ⌈√300⌉)
@@ -45,29 +28,29 @@ func num(t *testing.T, r *eval.Record, name string) float64 {
 // the draws' mean log pseudolikelihood, checked against an independent
 // evaluation of that mean on a grid of 30 lengthscales and at ℓ·(1 ± 1%).
 func TestBKLBuiltinIsTheTestsChoice(t *testing.T) {
-	in, _ := run(t, bklData+`
+	in, _ := kmltest.Run(t, bklData+`
 let b = bkl(x, seed: 7)
 let t = mmd_test(p, q, "bkl", seed: 7, permutations: 20)
 `)
-	b := lookup[*eval.Record](t, in, "b")
-	tr := lookup[*eval.Record](t, in, "t")
-	tb := field(t, tr, "bkl").(*eval.Record)
-	ell := num(t, b, "ell")
-	if te := float64(field(t, tr, "ell").(eval.Num)); te != ell {
+	b := kmltest.Lookup[*eval.Record](t, in, "b")
+	tr := kmltest.Lookup[*eval.Record](t, in, "t")
+	tb := kmltest.Field(t, tr, "bkl").(*eval.Record)
+	ell := kmltest.Num(t, b, "ell")
+	if te := float64(kmltest.Field(t, tr, "ell").(eval.Num)); te != ell {
 		t.Errorf("bkl(x).ell = %v, mmd_test's bkl ell = %v", ell, te)
 	}
 	for _, k := range []string{"landmarks", "tau2", "draws"} {
-		if num(t, b, k) != num(t, tb, k) {
-			t.Errorf("%s: bkl %v, mmd_test %v", k, num(t, b, k), num(t, tb, k))
+		if kmltest.Num(t, b, k) != kmltest.Num(t, tb, k) {
+			t.Errorf("%s: bkl %v, mmd_test %v", k, kmltest.Num(t, b, k), kmltest.Num(t, tb, k))
 		}
 	}
-	if m, t2, d := num(t, b, "landmarks"), num(t, b, "tau2"), num(t, b, "draws"); m != 50 || t2 != 5 || d != 5 {
+	if m, t2, d := kmltest.Num(t, b, "landmarks"), kmltest.Num(t, b, "tau2"), kmltest.Num(t, b, "draws"); m != 50 || t2 != 5 || d != 5 {
 		t.Errorf("settings m = %v, τ² = %v, draws = %v; want 50, 5, 5", m, t2, d)
 	}
-	if de := field(t, b, "draw_ell").(*eval.Vec).Data; len(de) != 5 {
+	if de := kmltest.Field(t, b, "draw_ell").(*eval.Vec).Data; len(de) != 5 {
 		t.Errorf("draw_ell has %d entries", len(de))
 	}
-	x := lookup[*eval.Mat](t, in, "x").M
+	x := kmltest.Lookup[*eval.Mat](t, in, "x").M
 	mean := func(e float64) float64 {
 		var s float64
 		for r := 0; r < 5; r++ {
@@ -85,7 +68,7 @@ let t = mmd_test(p, q, "bkl", seed: 7, permutations: 20)
 		return s / 5
 	}
 	best := mean(ell)
-	prof := field(t, b, "profile").(*eval.Record)
+	prof := kmltest.Field(t, b, "profile").(*eval.Record)
 	pe, _ := prof.Attr("ell")
 	pl, _ := prof.Attr("logp")
 	grid, logp := pe.(*eval.Vec).Data, pl.(*eval.Vec).Data
@@ -117,26 +100,26 @@ let t = mmd_test(p, q, "bkl", seed: 7, permutations: 20)
 // and maximises one profile, as runtime/bke's BKL on the same data and
 // landmarks; τ² is m/10 unless given.
 func TestBKLBuiltinGivenLandmarks(t *testing.T) {
-	in, _ := run(t, bklData+`
+	in, _ := kmltest.Run(t, bklData+`
 let z = cbind(draw(normal(0, 1.5), 20, seed: 15), draw(normal(0, 1.5), 20, seed: 16))
 let b1 = bkl(x, landmarks: z, noise: 1)
 let b2 = bkl(x, landmarks: z)
 `)
-	x := lookup[*eval.Mat](t, in, "x").M
-	z := lookup[*eval.Mat](t, in, "z").M
+	x := kmltest.Lookup[*eval.Mat](t, in, "x").M
+	z := kmltest.Lookup[*eval.Mat](t, in, "z").M
 	for _, c := range []struct {
 		name string
 		tau2 float64
 	}{{"b1", 1}, {"b2", 2}} {
-		b := lookup[*eval.Record](t, in, c.name)
+		b := kmltest.Lookup[*eval.Record](t, in, c.name)
 		want, err := rbke.BKL(x, z, rbke.BKLSettings{Tau2: c.tau2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := num(t, b, "ell"); math.Abs(got-want.Ell) > 1e-12*want.Ell {
+		if got := kmltest.Num(t, b, "ell"); math.Abs(got-want.Ell) > 1e-12*want.Ell {
 			t.Errorf("%s: ℓ = %v, BKL gives %v", c.name, got, want.Ell)
 		}
-		if num(t, b, "landmarks") != 20 || num(t, b, "draws") != 1 || num(t, b, "tau2") != c.tau2 {
+		if kmltest.Num(t, b, "landmarks") != 20 || kmltest.Num(t, b, "draws") != 1 || kmltest.Num(t, b, "tau2") != c.tau2 {
 			t.Errorf("%s: record %s", c.name, b)
 		}
 	}
@@ -152,7 +135,7 @@ func TestBKLBuiltinErrors(t *testing.T) {
 		{"bkl(rbind(x, [0 / 0, 1]))", "is NaN: values must be finite"},
 	}
 	for _, c := range cases {
-		expectError(t, bklData+c.src, c.want)
+		kmltest.ExpectError(t, bklData+c.src, c.want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestDependentBounds: with a ~ uniform(0, 1) and b ~ uniform(0, 1 - a) the
@@ -16,7 +17,7 @@ import (
 // too, with both ends moving) matches finite differences, and every draw
 // respects its bounds.
 func TestDependentBounds(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model m {
   a ~ uniform(0, 1)
   b ~ uniform(0, 1 - a)
@@ -35,9 +36,9 @@ let gp = sample(g, chains: 1, warmup: 100, draws: 100, seed: 42)
 let ga = gp.a
 let gv = gp.v
 `)
-	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8}, []float64{-1.2, 2})
-	checkModelGradient(t, in, "g", 1e-6, []float64{0.3, -0.8, 0.5}, []float64{-1.2, 2, -0.4})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	kmltest.CheckModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8}, []float64{-1.2, 2})
+	kmltest.CheckModelGradient(t, in, "g", 1e-6, []float64{0.3, -0.8, 0.5}, []float64{-1.2, 2, -0.4})
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s").S
 	pb := s.Params[1]
 	if pb.Name != "b" {
 		t.Fatalf("second row is %s", pb.Name)
@@ -48,15 +49,15 @@ let gv = gp.v
 	if want := math.Sqrt(1.0/9 - 1.0/16); math.Abs(pb.SD-want) > 4*pb.SD/math.Sqrt(2*pb.ESSBulk) {
 		t.Errorf("sd(b) = %v, want %v", pb.SD, want)
 	}
-	a := lookup[*eval.Vec](t, in, "a").Data
-	b := lookup[*eval.Vec](t, in, "b").Data
+	a := kmltest.Lookup[*eval.Vec](t, in, "a").Data
+	b := kmltest.Lookup[*eval.Vec](t, in, "b").Data
 	for i := range a {
 		if !(b[i] > 0 && a[i]+b[i] < 1) {
 			t.Fatalf("draw %d: a = %v, b = %v outside the triangle", i, a[i], b[i])
 		}
 	}
-	ga := lookup[*eval.Vec](t, in, "ga").Data
-	gv := lookup[*eval.Mat](t, in, "gv")
+	ga := kmltest.Lookup[*eval.Vec](t, in, "ga").Data
+	gv := kmltest.Lookup[*eval.Mat](t, in, "gv")
 	for i := range ga {
 		for j := 0; j < 2; j++ {
 			if v := gv.M.At(i, j); !(v > -ga[i] && v < 2-ga[i]) {
@@ -69,7 +70,7 @@ let gv = gp.v
 		{"model m {\n  a ~ gamma(2, 2)\n  b ~ normal(a, 1)\n  c ~ gamma(a, 1)\n}\nprint(logp(m, {a: 1, b: 0, c: 1}))", ""},
 		{"model m {\n  a ~ normal(0, 1)\n  b ~ uniform(a, a - 1)\n}\nprint(sample(m, draws: 10))", "3:7: error: uniform: lo must be less than hi"},
 	} {
-		got := runIn(t, t.TempDir(), c.src)
+		got := kmltest.RunIn(t, t.TempDir(), c.src)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%q:\ngot  %s\nwant %q", c.src, got, c.want)
 		}

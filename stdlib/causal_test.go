@@ -6,27 +6,22 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	_ "github.com/kml-lang/kml/stdlib"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
-
-const causalData = `
-let z = draw(normal(0, 1), 80, seed: 1)
-let x = sin(2 * z) + draw(normal(0, 0.3), 80, seed: 2)
-let y = z * z + draw(normal(0, 0.3), 80, seed: 3)
-`
 
 // ci_test with z empty is hsic_test (same kernels, seed and p-value); with
 // z it records the regressions and the residuals' kernels.
 func TestCITestBinding(t *testing.T) {
-	in, _ := run(t, causalData+`
+	in, _ := kmltest.Run(t, kmltest.CausalData+`
 let a = ci_test(x, y, [], "median", "median", seed: 4, permutations: 200)
 let b = hsic_test(x, y, "median", "median", seed: 4, permutations: 200)
 let c = ci_test(x, y, z, "bkl", "bkl", seed: 4, permutations: 200)
 let ok = a.pvalue == b.pvalue && a.statistic == b.statistic && a.kernel_x == b.kernel_x
 `)
-	if ok := lookup[eval.Bool](t, in, "ok"); !bool(ok) {
+	if ok := kmltest.Lookup[eval.Bool](t, in, "ok"); !bool(ok) {
 		t.Error("ci_test with z = [] differs from hsic_test")
 	}
-	c := lookup[*eval.Record](t, in, "c")
+	c := kmltest.Lookup[*eval.Record](t, in, "c")
 	reg, _ := c.Attr("regression")
 	s := reg.String()
 	if !strings.Contains(s, "rbf(") || !strings.Contains(s, "noise") {
@@ -40,7 +35,7 @@ let ok = a.pvalue == b.pvalue && a.statistic == b.statistic && a.kernel_x == b.k
 // pc with Fisher's z on a linear collider x → z ← y orients both edges and
 // records the separating set of x and y (empty) with its p-value.
 func TestPCBinding(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = draw(normal(0, 1), 200, seed: 1)
 let y = draw(normal(0, 1), 200, seed: 2)
 let z = x + y + draw(normal(0, 1), 200, seed: 3)
@@ -49,7 +44,7 @@ let k = pc(cbind(x, y, z), kernel: "median", names: ["x", "y", "z"], alpha: 0.01
 let w = prewhiten(cbind(x, y), order: 1)
 `)
 	for _, name := range []string{"g", "k"} {
-		g := lookup[*eval.Record](t, in, name)
+		g := kmltest.Lookup[*eval.Record](t, in, name)
 		text, _ := g.Attr("text")
 		if string(text.(eval.Str)) != "x → z\ny → z" {
 			t.Errorf("%s: graph %q", name, text)
@@ -63,7 +58,7 @@ let w = prewhiten(cbind(x, y), order: 1)
 			t.Errorf("%s: dot %s", name, dot)
 		}
 	}
-	w := lookup[*eval.Record](t, in, "w")
+	w := kmltest.Lookup[*eval.Record](t, in, "w")
 	xm, _ := w.Attr("x")
 	if r, c := xm.(*eval.Mat).M.Dims(); r != 199 || c != 2 {
 		t.Errorf("prewhiten: %d×%d", r, c)
@@ -73,18 +68,18 @@ let w = prewhiten(cbind(x, y), order: 1)
 func TestCausalErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`ci_test([1, 2, 3], [1, 2], [], "median", "median")`, "ci_test: x has 3 rows but y has 2"},
-		{causalData + `ci_test(x, y, z[1:10], "median", "median")`, "x has 80 rows but z has 10"},
-		{causalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl", "bayes" or "aggregate", got string`},
-		{causalData + `ci_test(x, y, z, "aggregate", "median")`, `needs kx and ky both "aggregate"`},
-		{causalData + `ci_test(x, y, z, "median", "median", method: "exact")`, `method must be "permutation" or "gamma"`},
+		{kmltest.CausalData + `ci_test(x, y, z[1:10], "median", "median")`, "x has 80 rows but z has 10"},
+		{kmltest.CausalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl", "bayes" or "aggregate", got string`},
+		{kmltest.CausalData + `ci_test(x, y, z, "aggregate", "median")`, `needs kx and ky both "aggregate"`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", method: "exact")`, `method must be "permutation" or "gamma"`},
 		{`ci_test([1, 2, 0/0, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [], "median", "median")`, "x has NaN in row 3"},
-		{causalData + `pc(cbind(x, y), test: "spearman")`, `test must be "kernel" or "fisher_z"`},
-		{causalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
-		{causalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
+		{kmltest.CausalData + `pc(cbind(x, y), test: "spearman")`, `test must be "kernel" or "fisher_z"`},
+		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
 		{`pc([1, 2, 3])`, "pc needs at least 2 columns"},
 		{`prewhiten([1, 2, 3], order: 2)`, "too few for an autoregression of order 2"},
 		{`prewhiten([1, 2, 3], order: "bic")`, `order must be "aic" or a whole number`},
 	} {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }

@@ -1,7 +1,6 @@
 package stdlib_test
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,102 +9,8 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
-
-// stanCSV is one file read the way CmdStan's readers (cmdstanpy's
-// scan_sampler_csv, ArviZ, cmdstanr) read a sampler CSV: config comments,
-// the header, the adaptation block, the draws, the closing comments.
-type stanCSV struct {
-	config   map[string]string
-	columns  []string
-	stepSize float64
-	metric   [][]float64
-	draws    [][]float64
-}
-
-func readStanCSV(t *testing.T, path string) stanCSV {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	out := stanCSV{config: map[string]string{}}
-	i := 0
-	for ; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
-		l := strings.TrimSpace(strings.Replace(lines[i], "(Default)", "", 1))
-		l = strings.TrimLeft(l, " #\t")
-		if k, v, ok := strings.Cut(l, "="); ok && strings.Count(l, "=") == 1 {
-			out.config[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	out.columns = strings.Split(lines[i], ",")
-	i++
-	expect := func(want string) {
-		t.Helper()
-		if strings.TrimSpace(lines[i]) != want {
-			t.Fatalf("%s line %d: %q, want %q", path, i+1, lines[i], want)
-		}
-		i++
-	}
-	expect("# Adaptation terminated")
-	label, val, _ := strings.Cut(lines[i], "=")
-	if !strings.HasPrefix(label, "# Step size") {
-		t.Fatalf("line %d: %q, want the step size", i+1, lines[i])
-	}
-	out.stepSize, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
-	if err != nil {
-		t.Fatalf("step size: %v", err)
-	}
-	i++
-	rows := 1
-	switch out.config["metric"] {
-	case "diag_e":
-		expect("# Diagonal elements of inverse mass matrix:")
-	case "dense_e":
-		expect("# Elements of inverse mass matrix:")
-		rows = -1
-	default:
-		t.Fatalf("metric = %q", out.config["metric"])
-	}
-	for r := 0; rows < 0 || r < rows; r++ {
-		var row []float64
-		for _, x := range strings.Split(strings.TrimLeft(lines[i], " #\t"), ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err != nil {
-				t.Fatalf("line %d: metric %q: %v", i+1, x, err)
-			}
-			row = append(row, v)
-		}
-		if rows < 0 {
-			rows = len(row)
-		}
-		out.metric = append(out.metric, row)
-		i++
-	}
-	for ; i < len(lines) && !strings.HasPrefix(lines[i], "#"); i++ {
-		fields := strings.Split(lines[i], ",")
-		if len(fields) != len(out.columns) {
-			t.Fatalf("line %d: %d fields, the header has %d", i+1, len(fields), len(out.columns))
-		}
-		row := make([]float64, len(fields))
-		for k, x := range fields {
-			if row[k], err = strconv.ParseFloat(x, 64); err != nil {
-				t.Fatalf("line %d: %v", i+1, err)
-			}
-		}
-		out.draws = append(out.draws, row)
-	}
-	if i == len(lines) || !strings.Contains(strings.Join(lines[i:], "\n"), "Elapsed Time") {
-		t.Fatalf("%s: no timing comments after the draws", path)
-	}
-	return out
-}
 
 // TestSaveCmdStan writes a posterior as CmdStan CSVs and reads them back as
 // CmdStan's readers do: per-chain files, config, header order, adaptation,
@@ -130,32 +35,32 @@ let a = post.a`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lp := lookup[*eval.Vec](t, in, "lp").Data
-			a := lookup[*eval.Vec](t, in, "a").Data
-			if len(lookup[*eval.Vec](t, in, "div").Data) != 360 {
-				t.Errorf("divergent__ has %d draws", len(lookup[*eval.Vec](t, in, "div").Data))
+			lp := kmltest.Lookup[*eval.Vec](t, in, "lp").Data
+			a := kmltest.Lookup[*eval.Vec](t, in, "a").Data
+			if len(kmltest.Lookup[*eval.Vec](t, in, "div").Data) != 360 {
+				t.Errorf("divergent__ has %d draws", len(kmltest.Lookup[*eval.Vec](t, in, "div").Data))
 			}
 			want := []string{"lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__", "divergent__", "energy__", "a", "s", "w.1", "w.2"}
 			for c := 1; c <= 3; c++ {
-				f := readStanCSV(t, filepath.Join(dir, "out", "draws_"+strconv.Itoa(c)+".csv"))
-				if strings.Join(f.columns, ",") != strings.Join(want, ",") {
-					t.Errorf("columns %v, want %v", f.columns, want)
+				f := kmltest.ReadStanCSV(t, filepath.Join(dir, "out", "draws_"+strconv.Itoa(c)+".csv"))
+				if strings.Join(f.Columns, ",") != strings.Join(want, ",") {
+					t.Errorf("columns %v, want %v", f.Columns, want)
 				}
 				for k, v := range map[string]string{"method": "sample", "num_samples": "120", "num_warmup": "150", "save_warmup": "0", "engaged": "1", "max_depth": "8", "id": strconv.Itoa(c), "seed": "9", "file": "draws_" + strconv.Itoa(c) + ".csv"} {
-					if f.config[k] != v {
-						t.Errorf("chain %d: %s = %q, want %q", c, k, f.config[k], v)
+					if f.Config[k] != v {
+						t.Errorf("chain %d: %s = %q, want %q", c, k, f.Config[k], v)
 					}
 				}
-				if len(f.draws) != 120 {
-					t.Fatalf("chain %d: %d draws", c, len(f.draws))
+				if len(f.Draws) != 120 {
+					t.Fatalf("chain %d: %d draws", c, len(f.Draws))
 				}
-				if metric == "diag" && (len(f.metric) != 1 || len(f.metric[0]) != 4) || metric == "dense" && (len(f.metric) != 4 || len(f.metric[0]) != 4) {
-					t.Errorf("inverse metric %d×%d for 4 parameters (%s)", len(f.metric), len(f.metric[0]), metric)
+				if metric == "diag" && (len(f.Metric) != 1 || len(f.Metric[0]) != 4) || metric == "dense" && (len(f.Metric) != 4 || len(f.Metric[0]) != 4) {
+					t.Errorf("inverse metric %d×%d for 4 parameters (%s)", len(f.Metric), len(f.Metric[0]), metric)
 				}
-				if f.stepSize <= 0 || f.stepSize != f.draws[0][2] {
-					t.Errorf("step size %v, stepsize__ %v", f.stepSize, f.draws[0][2])
+				if f.StepSize <= 0 || f.StepSize != f.Draws[0][2] {
+					t.Errorf("step size %v, stepsize__ %v", f.StepSize, f.Draws[0][2])
 				}
-				for i, row := range f.draws {
+				for i, row := range f.Draws {
 					k := (c-1)*120 + i
 					if row[0] != lp[k] || row[7] != a[k] {
 						t.Fatalf("chain %d draw %d: lp__ %v a %v, the posterior has %v %v", c, i+1, row[0], row[7], lp[k], a[k])
@@ -171,7 +76,7 @@ let a = post.a`)
 	// CmdStan's does (engaged = 0, without "(Default)"); the step size
 	// and metric block keeps the values used, step size 1 and identity.
 	dir := t.TempDir()
-	out := runIn(t, dir, `model m {
+	out := kmltest.RunIn(t, dir, `model m {
   a ~ normal(1, 2)
 }
 let post = sample(m, chains: 1, warmup: 0, draws: 20, seed: 9)
@@ -186,15 +91,15 @@ save(post, to: "cold.csv", format: "cmdstan")`)
 	if !strings.Contains(string(raw), "\n#       engaged = 0\n") {
 		t.Errorf("warmup 0: the header does not say adaptation was off:\n%s", raw[:min(len(raw), 600)])
 	}
-	f := readStanCSV(t, filepath.Join(dir, "cold_1.csv"))
-	if f.config["num_warmup"] != "0" || f.stepSize != 1 || len(f.metric) != 1 || f.metric[0][0] != 1 {
-		t.Errorf("warmup 0: num_warmup %q, step size %v, metric %v", f.config["num_warmup"], f.stepSize, f.metric)
+	f := kmltest.ReadStanCSV(t, filepath.Join(dir, "cold_1.csv"))
+	if f.Config["num_warmup"] != "0" || f.StepSize != 1 || len(f.Metric) != 1 || f.Metric[0][0] != 1 {
+		t.Errorf("warmup 0: num_warmup %q, step size %v, metric %v", f.Config["num_warmup"], f.StepSize, f.Metric)
 	}
 	for _, c := range []struct{ src, want string }{
 		{`save([1, 2], to: "x.csv", format: "cmdstan")`, "saves a posterior"},
 		{`save([1, 2], to: "x.csv", format: "stan")`, `format must be "auto"`},
 	} {
-		if got := runIn(t, dir, c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q", c.src, got)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestCountPosteriors samples two conjugate count models and compares the
@@ -13,7 +14,7 @@ import (
 // counts gives beta(2 + Σy, 3 + Σ(n − y)). Within 4 Monte Carlo standard
 // errors.
 func TestCountPosteriors(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let y = [3, 5, 2, 6, 4, 1, 4]
 model pm {
   lambda ~ gamma(2, 1)
@@ -40,7 +41,7 @@ let bs = summary(bp)
 		}
 	}
 	// gamma(27, 8): mean 27/8, sd √27/8.
-	check("poisson", lookup[*model.SummaryVal](t, in, "ls"), 27.0/8, math.Sqrt(27)/8)
+	check("poisson", kmltest.Lookup[*model.SummaryVal](t, in, "ls"), 27.0/8, math.Sqrt(27)/8)
 	// beta(22, 25): mean 22/47, sd √(22·25/(47²·48)).
-	check("binomial", lookup[*model.SummaryVal](t, in, "bs"), 22.0/47, math.Sqrt(22*25/(47*47*48.0)))
+	check("binomial", kmltest.Lookup[*model.SummaryVal](t, in, "bs"), 22.0/47, math.Sqrt(22*25/(47*47*48.0)))
 }

@@ -3,13 +3,15 @@ package stdlib_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestNoWarmupWarns checks that sample(m, warmup: 0) says, at the call and
 // in the summary, that nothing was adapted, and that a summary of too few
 // draws explains its NaN diagnostics instead of calling them high R-hat.
 func TestNoWarmupWarns(t *testing.T) {
-	_, out := run(t, "model m { a ~ normal(0, 1) }\nlet p = sample(m, warmup: 0, draws: 200, seed: 1)\nprint(summary(p))\nprint(summary(sample(m, warmup: 10, draws: 2, seed: 1)))\n")
+	_, out := kmltest.Run(t, "model m { a ~ normal(0, 1) }\nlet p = sample(m, warmup: 0, draws: 200, seed: 1)\nprint(summary(p))\nprint(summary(sample(m, warmup: 10, draws: 2, seed: 1)))\n")
 	got := out.String()
 	for _, want := range []string{
 		"t.kml:2:9: warning: warmup: 0: the step size and the metric are not adapted",
@@ -30,7 +32,7 @@ func TestNoWarmupWarns(t *testing.T) {
 // flat direction (a + b not identified), and of neither for a proper
 // optimum.
 func TestOptimizeWarnsAtInfinityAndRidge(t *testing.T) {
-	_, out := run(t, `let x = [-2, -1, -0.5, 0.5, 1, 2]
+	_, out := kmltest.Run(t, `let x = [-2, -1, -0.5, 0.5, 1, 2]
 let y = [0, 0, 0, 1, 1, 1]
 model lg { b ~ normal(0, 1)
   y ~ bernoulli_logit(b * x) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestMissingNamesAreCapped checks that logp with thousands of missing
@@ -20,13 +21,13 @@ func TestMissingNamesAreCapped(t *testing.T) {
 		fmt.Fprintf(&b, "  a%d ~ normal(0, 1)\n", i)
 	}
 	b.WriteString("}\nprint(logp(m, {a1: 0}))\n")
-	expectError(t, b.String(), "missing a2, a3, a4, a5, a6, a7, a8, a9 and 1991 more\n")
+	kmltest.ExpectError(t, b.String(), "missing a2, a3, a4, a5, a6, a7, a8, a9 and 1991 more\n")
 }
 
 // TestReductionsWithNaN checks the issue's examples: a NaN anywhere makes a
 // reduction NaN, and the mean of finite values is finite when it can be.
 func TestReductionsWithNaN(t *testing.T) {
-	_, out := run(t, `print(median([1, 2, 0/0, 4]), median([0/0, 1, 2]), quantile([5, 0/0, 1], [0.1, 0.9]))
+	_, out := kmltest.Run(t, `print(median([1, 2, 0/0, 4]), median([0/0, 1, 2]), quantile([5, 0/0, 1], [0.1, 0.9]))
 print(min([1/0, 0/0]), max([0/0, 1/0]), median([[1, 0/0], [2, 3], [4, 5]]))
 print(mean([1e308, 1e308]), sum([1e308, 1e308, -1e308]), var([1e308, 1e308]), sum([1e308, 1e308, -1/0]))
 `)
@@ -52,7 +53,7 @@ func TestPlotNonFiniteAndEmpty(t *testing.T) {
 		`plot([], to: "b.png")`:         "t.kml:1:6: error: plot: nothing to plot: v is empty",
 		`plot([0/0, 1/0], to: "c.png")`: "t.kml:1:6: error: plot: nothing to plot: every value of v is NaN or infinite",
 	} {
-		if msg := runIn(t, dir, src); !strings.Contains(msg, want) {
+		if msg := kmltest.RunIn(t, dir, src); !strings.Contains(msg, want) {
 			t.Errorf("%s: got %q, want %q", src, msg, want)
 		}
 	}
@@ -77,7 +78,7 @@ model m {
 }
 let post = sample(m, chains: 1, warmup: 50, draws: 50, seed: 1)
 `
-	_, out := run(t, "let N = 3\n"+model+`let p = post.p
+	_, out := kmltest.Run(t, "let N = 3\n"+model+`let p = post.p
 print(cols(post.y_rep), len(p), sum(p == 0) + sum(p == 1), mean(p) > 0.5)
 let d = draw(normal([0, 100], 1), seed: 1)
 let e = draw(normal([0, 100], 1), 4, seed: 1)
@@ -86,7 +87,7 @@ print(len(d), d[2] > 90, len(e), e[4] > 90, e[3] < 10)
 	if want := "3 50 50 true\n2 true 4 true true\n"; out.String() != want {
 		t.Errorf("got\n%swant\n%s", out, want)
 	}
-	expectError(t, "let N = 5\n"+model, "t.kml:8:37: error: draw: n = 5 is not a multiple of 3")
-	expectError(t, "let N = 5\n"+model, "note: in the model's generated block, run for each draw by the call at t.kml:11:12")
-	expectError(t, `print(draw(normal([0, 1], [1, 2, 3])))`, "its vector parameters have lengths 2 and 3")
+	kmltest.ExpectError(t, "let N = 5\n"+model, "t.kml:8:37: error: draw: n = 5 is not a multiple of 3")
+	kmltest.ExpectError(t, "let N = 5\n"+model, "note: in the model's generated block, run for each draw by the call at t.kml:11:12")
+	kmltest.ExpectError(t, `print(draw(normal([0, 1], [1, 2, 3])))`, "its vector parameters have lengths 2 and 3")
 }

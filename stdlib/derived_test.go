@@ -8,6 +8,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestDerivedQuantitiesInOutput: a non-centred model's derived quantities
@@ -15,7 +16,7 @@ import (
 // each draw; they appear in the summary, draws(), and the saved CSV, while a
 // derived kernel (not a number) is left out.
 func TestDerivedQuantitiesInOutput(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let y = [2.8, 0.8, -0.3, 0.7]
 model m {
   mu ~ normal(0, 5)
@@ -34,11 +35,11 @@ let tau = post.tau
 let eta = post.eta
 let s = summary(post)
 `)
-	th := lookup[*eval.Mat](t, in, "th")
-	tw := lookup[*eval.Vec](t, in, "tw").Data
-	mu := lookup[*eval.Vec](t, in, "mu").Data
-	tau := lookup[*eval.Vec](t, in, "tau").Data
-	eta := lookup[*eval.Mat](t, in, "eta")
+	th := kmltest.Lookup[*eval.Mat](t, in, "th")
+	tw := kmltest.Lookup[*eval.Vec](t, in, "tw").Data
+	mu := kmltest.Lookup[*eval.Vec](t, in, "mu").Data
+	tau := kmltest.Lookup[*eval.Vec](t, in, "tau").Data
+	eta := kmltest.Lookup[*eval.Mat](t, in, "eta")
 	if r, c := th.Dims(); r != 200 || c != 4 {
 		t.Fatalf("theta draws are %d×%d, want 200×4", r, c)
 	}
@@ -52,7 +53,7 @@ let s = summary(post)
 			}
 		}
 	}
-	s := lookup[*model.SummaryVal](t, in, "s")
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s")
 	var names []string
 	for _, p := range s.S.Params {
 		names = append(names, p.Name)
@@ -75,7 +76,7 @@ let s = summary(post)
 // A derived quantity whose length changes between draws is NaN where it
 // differs, with a warning.
 func TestDerivedRaggedWarns(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model m {
   a ~ normal(0, 1)
   pos = which([a, a, -a] > 0)
@@ -83,7 +84,7 @@ model m {
 let post = sample(m, chains: 1, warmup: 100, draws: 50, seed: 2)
 let s = summary(post)
 `)
-	s := lookup[*model.SummaryVal](t, in, "s")
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s")
 	if !strings.Contains(strings.Join(s.S.Warnings, "\n"), "pos changes length") {
 		t.Errorf("no warning about the ragged derived quantity: %v", s.S.Warnings)
 	}

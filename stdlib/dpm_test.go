@@ -10,19 +10,20 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/dpm"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // dpm(...) in KML is the runtime's sampler with the same seed, and its
 // density goes through logpdf, novelty and classify like kst's.
 func TestDPMBindingAgreesWithRuntime(t *testing.T) {
-	in, _ := run(t, kstData+`
+	in, _ := kmltest.Run(t, kstData+`
 let d = dpm(x, alpha: 0.5, iter: 20, thin: 2, seed: 9)
 let a = logpdf(d, [-1, 0, 2])
 let n = novelty(d, [-1, 0, 2])
 let lab = rbind([0, 1, 0], [0.2, 1, 0], [2, 0, 1], [2.2, 0, 1], [1.9, 0, 1])
 let c = classify(dpm(lab, iter: 20, seed: 1), [0.1, 2.1], labels: 2).label
 `)
-	x := lookup[*eval.Vec](t, in, "x").Data
+	x := kmltest.Lookup[*eval.Vec](t, in, "x").Data
 	m, err := dpm.Fit(context.Background(), mat.NewDense(len(x), 1, x), dpm.Settings{Alpha: 0.5, Iter: 20, Burn: 10, Thin: 2, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -31,14 +32,14 @@ let c = classify(dpm(lab, iter: 20, seed: 1), [0.1, 2.1], labels: 2).label
 	if err := m.LogPDF(want, mat.NewDense(3, 1, []float64{-1, 0, 2})); err != nil {
 		t.Fatal(err)
 	}
-	a := lookup[*eval.Vec](t, in, "a").Data
-	n := lookup[*eval.Vec](t, in, "n").Data
+	a := kmltest.Lookup[*eval.Vec](t, in, "a").Data
+	n := kmltest.Lookup[*eval.Vec](t, in, "n").Data
 	for i := range want {
 		if a[i] != want[i] || n[i] != -want[i] {
 			t.Errorf("point %d: logpdf %v, novelty %v; runtime %v", i, a[i], n[i], want[i])
 		}
 	}
-	if c := lookup[*eval.Vec](t, in, "c").Data; c[0] != 1 || c[1] != 2 {
+	if c := kmltest.Lookup[*eval.Vec](t, in, "c").Data; c[0] != 1 || c[1] != 2 {
 		t.Errorf("classify gave %v, want [1 2]", c)
 	}
 }

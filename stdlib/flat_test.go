@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestFlatPrior: flat() adds nothing to the log density, so with normal
@@ -13,7 +14,7 @@ import (
 // a fit whose every parameter is flat warns, one with a proper prior does
 // not.
 func TestFlatPrior(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let y = [1.2, 0.4, 2.2, 1.7, 0.9]
 model m {
   mu ~ flat()
@@ -28,7 +29,7 @@ let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 31)
 let s = summary(post)
 let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 `)
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s").S
 	p := s.Params[0]
 	mean, sd := 6.4/5, 1/math.Sqrt(5)
 	if math.Abs(p.Mean-mean) > 4*p.MCSEMean || math.Abs(p.SD-sd) > 4*p.SD/math.Sqrt(2*p.ESSBulk) {
@@ -37,7 +38,7 @@ let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 	if !strings.Contains(strings.Join(s.Warnings, "\n"), "posterior may be improper") {
 		t.Errorf("no impropriety warning: %v", s.Warnings)
 	}
-	if w := lookup[*model.SummaryVal](t, in, "s2").S.Warnings; strings.Contains(strings.Join(w, "\n"), "improper") {
+	if w := kmltest.Lookup[*model.SummaryVal](t, in, "s2").S.Warnings; strings.Contains(strings.Join(w, "\n"), "improper") {
 		t.Errorf("a model with a proper prior warned: %v", w)
 	}
 	dir := t.TempDir()
@@ -48,7 +49,7 @@ let s2 = summary(sample(both, chains: 1, warmup: 100, draws: 100, seed: 32))
 		{"let y = [1, 2]\nmodel m {\n  a ~ normal(0, 1)\n  y ~ flat()\n}\nprint(logp(m, {a: 0}))", "4:7: error: flat() is an improper prior for parameters, not a distribution for data"},
 		{"print(mixture([0.5, 0.5], [flat(), normal(0, 1)]))", "component 1 is improper"},
 	} {
-		if got := runIn(t, dir, c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%q:\ngot  %s\nwant %s", c.src, got, c.want)
 		}
 	}
@@ -66,7 +67,7 @@ model m {
 let f = optimize(m, objective: "ml", seed: 1)
 let g = optimize(m, seed: 1)
 `
-	_, out := run(t, src)
+	_, out := kmltest.Run(t, src)
 	if got := out.String(); !strings.Contains(got, "7:9: warning: extra does not enter the likelihood") || strings.Count(got, "does not enter") != 1 {
 		t.Errorf("warnings:\n%s", got)
 	}

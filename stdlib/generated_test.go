@@ -7,6 +7,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestGeneratedBlock: a generated block runs once per draw on the draw's
@@ -33,13 +34,13 @@ let sig = post.sigma
 let z = post.z
 let s = summary(post)
 `
-	in, _ := run(t, src)
-	in2, _ := run(t, src)
-	rep := lookup[*eval.Mat](t, in, "rep").M
-	rep2 := lookup[*eval.Mat](t, in2, "rep").M
-	mu := lookup[*eval.Vec](t, in, "mu").Data
-	sig := lookup[*eval.Vec](t, in, "sig").Data
-	z := lookup[*eval.Vec](t, in, "z").Data
+	in, _ := kmltest.Run(t, src)
+	in2, _ := kmltest.Run(t, src)
+	rep := kmltest.Lookup[*eval.Mat](t, in, "rep").M
+	rep2 := kmltest.Lookup[*eval.Mat](t, in2, "rep").M
+	mu := kmltest.Lookup[*eval.Vec](t, in, "mu").Data
+	sig := kmltest.Lookup[*eval.Vec](t, in, "sig").Data
+	z := kmltest.Lookup[*eval.Vec](t, in, "z").Data
 	r, c := rep.Dims()
 	if r != 1000 || c != 3 {
 		t.Fatalf("y_rep draws are %d×%d", r, c)
@@ -67,7 +68,7 @@ let s = summary(post)
 		t.Errorf("variance of standardised residuals %v", v)
 	}
 	names := []string{}
-	for _, p := range lookup[*model.SummaryVal](t, in, "s").S.Params {
+	for _, p := range kmltest.Lookup[*model.SummaryVal](t, in, "s").S.Params {
 		names = append(names, p.Name)
 	}
 	if got := strings.Join(names, " "); got != "mu sigma y_rep.1 y_rep.2 y_rep.3 z" {
@@ -78,7 +79,7 @@ let s = summary(post)
 		{"model m {\n  a ~ normal(0, 1)\n  generated {\n    b = a\n  }\n  c = a\n}", "3:3: error: the `generated { ... }` block must be the last statement of the model"},
 		{"model m {\n  a ~ normal(0, 1)\n  generated {\n    b ~ normal(0, 1)\n  }\n}", "a `generated` block holds only `NAME = EXPR` statements"},
 	} {
-		if got := runIn(t, t.TempDir(), c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, t.TempDir(), c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%q:\ngot  %s\nwant %s", c.src, got, c.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const gpDLSrc = `
@@ -44,7 +45,7 @@ func TestGPDoubleLoop(t *testing.T) {
 		src += "let " + c.name + "_lb = optimize(" + c.call + ")\n"
 		src += "let " + c.name + "_dl = optimize(" + c.call + `, method: "double_loop")` + "\n"
 	}
-	in, _ := run(t, src)
+	in, _ := kmltest.Run(t, src)
 	num := func(r *eval.Record, k string) float64 {
 		v, ok := r.Attr(k)
 		if !ok {
@@ -54,8 +55,8 @@ func TestGPDoubleLoop(t *testing.T) {
 		return f
 	}
 	for _, c := range cases {
-		lb := lookup[*eval.Record](t, in, c.name+"_lb")
-		dl := lookup[*eval.Record](t, in, c.name+"_dl")
+		lb := kmltest.Lookup[*eval.Record](t, in, c.name+"_lb")
+		dl := kmltest.Lookup[*eval.Record](t, in, c.name+"_dl")
 		if m, _ := dl.Attr("method"); m != eval.Str("double_loop") || !bool(mustBool(t, dl, "converged")) {
 			t.Errorf("%s: method %v, converged %v", c.name, m, mustBool(t, dl, "converged"))
 		}

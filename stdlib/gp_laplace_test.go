@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,10 +50,10 @@ model fixed {
 // likelihood's parameters through the replayable node) matches central
 // differences.
 func TestGPLaplaceDensityGradient(t *testing.T) {
-	in, _ := run(t, gpLaplaceSrc)
+	in, _ := kmltest.Run(t, gpLaplaceSrc)
 	for _, tc := range []struct{ name, approx string }{{"stu", "laplace"}, {"cls", "laplace"}, {"stu", "ep"}, {"cls", "ep"}, {"lap", "ep"}} {
 		name := tc.name
-		m := lookup[*eval.Model](t, in, name)
+		m := kmltest.Lookup[*eval.Model](t, in, name)
 		c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: tc.approx}})
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +91,7 @@ func TestGPLaplaceDensityGradient(t *testing.T) {
 // {−1, 1}), and differs from the VB bound; optimize with approx "laplace"
 // converges and records its approximation for predict.
 func TestGPLaplaceLogLik(t *testing.T) {
-	in, _ := run(t, gpLaplaceSrc+`
+	in, _ := kmltest.Run(t, gpLaplaceSrc+`
 let la = loglik(fixed, {}, approx: "laplace")
 let ep = loglik(fixed, {}, approx: "ep")
 let oe = optimize(cls, objective: "ml", approx: "ep")
@@ -99,8 +100,8 @@ let vb = loglik(fixed, {})
 let o = optimize(cls, objective: "ml", approx: "laplace")
 let p = predict(o, x).prob
 `)
-	la := float64(lookup[eval.Num](t, in, "la"))
-	vb := float64(lookup[eval.Num](t, in, "vb"))
+	la := float64(kmltest.Lookup[eval.Num](t, in, "la"))
+	vb := float64(kmltest.Lookup[eval.Num](t, in, "vb"))
 	xs := mat.NewDense(8, 2, []float64{0.1, 1.0, 0.5, -0.3, 0.9, 0.4, 1.3, 1.1, 1.7, -0.8, 2.1, 0.2, 2.6, 0.9, 3.0, -0.1})
 	rbf, _ := kernels.NewRBF([]float64{0.7})
 	k, _ := kernels.NewScaled(2, rbf)
@@ -116,16 +117,16 @@ let p = predict(o, x).prob
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep := float64(lookup[eval.Num](t, in, "ep")); math.Abs(ep-wantEP) > 1e-12 || !(vb < la && la < ep) {
+	if ep := float64(kmltest.Lookup[eval.Num](t, in, "ep")); math.Abs(ep-wantEP) > 1e-12 || !(vb < la && la < ep) {
 		t.Errorf("loglik ep %.12g, runtime %.12g; want VB %.6g < Laplace %.6g < EP", ep, wantEP, vb, la)
 	}
-	if v, _ := lookup[*eval.Record](t, in, "oe").Attr("converged"); v != eval.Bool(true) {
+	if v, _ := kmltest.Lookup[*eval.Record](t, in, "oe").Attr("converged"); v != eval.Bool(true) {
 		t.Errorf("optimize with approx ep did not converge")
 	}
 	if math.Abs(la-vb) < 1e-6 {
 		t.Errorf("loglik laplace %.12g equals the VB bound %.12g", la, vb)
 	}
-	o := lookup[*eval.Record](t, in, "o")
+	o := kmltest.Lookup[*eval.Record](t, in, "o")
 	if v, _ := o.Attr("converged"); v != eval.Bool(true) {
 		t.Errorf("optimize with approx laplace did not converge: %v", o)
 	}
@@ -144,18 +145,18 @@ model g {
   y ~ laplace(f, 0.2)
 }
 `
-	expectError(t, src+`loglik(g, {}, approx: "laplace")`, "Laplace's approximation needs a likelihood with curvature")
-	expectError(t, src+`optimize(g, objective: "vb", approx: "laplace")`, `objective "vb" is the variational bound`)
-	expectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb", "laplace" or "ep", got "lap"`)
+	kmltest.ExpectError(t, src+`loglik(g, {}, approx: "laplace")`, "Laplace's approximation needs a likelihood with curvature")
+	kmltest.ExpectError(t, src+`optimize(g, objective: "vb", approx: "laplace")`, `objective "vb" is the variational bound`)
+	kmltest.ExpectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb", "laplace" or "ep", got "lap"`)
 }
 
 // TestGPSampleApprox: sample takes approx, and the summary names the
 // approximation the hyperparameters were sampled under.
 func TestGPSampleApprox(t *testing.T) {
-	in, _ := run(t, gpLaplaceSrc+`
+	in, _ := kmltest.Run(t, gpLaplaceSrc+`
 let post = sample(cls, approx: "laplace", chains: 1, warmup: 30, draws: 30, seed: 1)
 `)
-	post := lookup[*model.Posterior](t, in, "post")
+	post := kmltest.Lookup[*model.Posterior](t, in, "post")
 	found := false
 	for _, w := range post.Summary.Warnings {
 		found = found || strings.Contains(w, "Laplace's approximation")

@@ -10,6 +10,7 @@ import (
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const gpMultiSrc = `
@@ -47,7 +48,7 @@ func gpMultiX() *mat.Dense {
 // (f¹ − f² ~ GP(0, 2K); class 1 ↔ label 1), and so does predict's latent
 // mean of f¹ − f²; every row of predict's prob sums to 1.
 func TestGPMultiClassLogLik(t *testing.T) {
-	in, _ := run(t, gpMultiSrc+`
+	in, _ := kmltest.Run(t, gpMultiSrc+`
 let l3 = loglik(fixed3, {}, approx: "laplace")
 let l2 = loglik(two, {}, approx: "laplace")
 let lb = loglik(bin, {}, approx: "laplace")
@@ -61,16 +62,16 @@ let p3 = predict(fixed3, [[0.5, 0.5], [2.0, 0.0]], values: {}, draws: 400, seed:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l3 := float64(lookup[eval.Num](t, in, "l3")); math.Abs(l3-want) > 1e-12 {
+	if l3 := float64(kmltest.Lookup[eval.Num](t, in, "l3")); math.Abs(l3-want) > 1e-12 {
 		t.Errorf("loglik %.12g, runtime %.12g", l3, want)
 	}
-	l2 := float64(lookup[eval.Num](t, in, "l2"))
-	lb := float64(lookup[eval.Num](t, in, "lb"))
+	l2 := float64(kmltest.Lookup[eval.Num](t, in, "l2"))
+	lb := float64(kmltest.Lookup[eval.Num](t, in, "lb"))
 	if math.Abs(l2-lb) > 1e-9 {
 		t.Errorf("two classes: loglik %.12g, binary with 2K %.12g", l2, lb)
 	}
-	p2 := lookup[*eval.Record](t, in, "p2")
-	pb := lookup[*eval.Record](t, in, "pb")
+	p2 := kmltest.Lookup[*eval.Record](t, in, "p2")
+	pb := kmltest.Lookup[*eval.Record](t, in, "pb")
 	fm, _ := p2.Attr("f_mean")
 	fb, _ := pb.Attr("f_mean")
 	m2 := fm.(*eval.Mat).M
@@ -80,7 +81,7 @@ let p3 = predict(fixed3, [[0.5, 0.5], [2.0, 0.0]], values: {}, draws: 400, seed:
 			t.Errorf("point %d: mean of f¹ − f² %.10g, binary %.10g", i+1, g, v)
 		}
 	}
-	p3 := lookup[*eval.Record](t, in, "p3")
+	p3 := kmltest.Lookup[*eval.Record](t, in, "p3")
 	pv, _ := p3.Attr("prob")
 	pm := pv.(*eval.Mat).M
 	if r, c := pm.Dims(); r != 2 || c != 3 {
@@ -107,11 +108,11 @@ let p3 = predict(fixed3, [[0.5, 0.5], [2.0, 0.0]], values: {}, draws: 400, seed:
 // kernel's hyperparameters (through the replayable node) matches central
 // differences, and optimize converges and records approx "laplace".
 func TestGPMultiClassGradient(t *testing.T) {
-	in, _ := run(t, gpMultiSrc+`
+	in, _ := kmltest.Run(t, gpMultiSrc+`
 let o = optimize(mc, objective: "ml", approx: "laplace", seed: 1)
 let p = predict(o, x, seed: 1)
 `)
-	m := lookup[*eval.Model](t, in, "mc")
+	m := kmltest.Lookup[*eval.Model](t, in, "mc")
 	c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: "laplace"}})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +138,7 @@ let p = predict(o, x, seed: 1)
 			t.Errorf("∂/∂%s = %.8g, finite difference %.8g", c.Names()[i], grad[i], fd)
 		}
 	}
-	o := lookup[*eval.Record](t, in, "o")
+	o := kmltest.Lookup[*eval.Record](t, in, "o")
 	if v, _ := o.Attr("converged"); v != eval.Bool(true) {
 		t.Errorf("optimize did not converge: %v", o)
 	}
@@ -178,6 +179,6 @@ func TestGPMultiClassErrors(t *testing.T) {
 			"draws"},
 	}
 	for _, c := range cases {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }

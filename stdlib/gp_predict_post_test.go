@@ -11,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const gpPostSrc = `
@@ -35,9 +36,9 @@ let pr = predict(post, xt, draws: 10, level: 0.8)
 // then the mixture's mean and total variance, and checks that the mixture
 // CDF, summed independently, is 0.1 and 0.9 at the returned quantiles.
 func TestGPPredictPosterior(t *testing.T) {
-	in, _ := run(t, gpPostSrc)
-	post := lookup[*model.Posterior](t, in, "post")
-	pr := lookup[*eval.Record](t, in, "pr")
+	in, _ := kmltest.Run(t, gpPostSrc)
+	post := kmltest.Lookup[*model.Posterior](t, in, "post")
+	pr := kmltest.Lookup[*eval.Record](t, in, "pr")
 	vec := func(name string) []float64 {
 		v, ok := pr.Attr(name)
 		if !ok {
@@ -140,11 +141,11 @@ let ells = post.ell
 	for i := 1; i <= 8; i++ {
 		src += fmt.Sprintf("let p%d = predict(h, [[1.0]], values: {ell: ells[%d]})\n", i, i)
 	}
-	in, _ := run(t, src)
-	pr := lookup[*eval.Record](t, in, "pr")
+	in, _ := kmltest.Run(t, src)
+	pr := kmltest.Lookup[*eval.Record](t, in, "pr")
 	var fm, fv []float64
 	for i := 1; i <= 8; i++ {
-		p := lookup[*eval.Record](t, in, fmt.Sprintf("p%d", i))
+		p := kmltest.Lookup[*eval.Record](t, in, fmt.Sprintf("p%d", i))
 		mv, _ := p.Attr("f_mean")
 		vv, _ := p.Attr("f_var")
 		fm = append(fm, mv.(*eval.Vec).Data[0])

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const gpSVMSrc = `
@@ -111,7 +112,7 @@ func svmTestObjective(t *testing.T, theta []float64, labels []float64, eps, C, p
 // objective at its θ, no point of a 9×9 grid over θ̂·[1/3, 3]² is higher,
 // and predict's decision function at the training rows is u = Kw.
 func TestGPSVMMKL(t *testing.T) {
-	in, _ := run(t, gpSVMSrc)
+	in, _ := kmltest.Run(t, gpSVMSrc)
 	labels := []float64{1, 1, 1, 1, -1, 1, -1, -1, -1, 1}
 	y := []float64{0.2, 0.6, 0.8, 0.9, 0.7, 0.3, -0.1, -0.4, -0.2, 0.1}
 	for _, c := range []struct {
@@ -119,7 +120,7 @@ func TestGPSVMMKL(t *testing.T) {
 		targets           []float64
 		eps, C, p, lambda float64
 	}{{"hinge", labels, 0, 2, 1.5, 1}, {"eps", y, 0.1, 1, 2, 0.5}} {
-		fit := lookup[*eval.Record](t, in, c.name)
+		fit := kmltest.Lookup[*eval.Record](t, in, c.name)
 		get := func(k string) float64 {
 			v, _ := fit.Attr(k)
 			f, _ := eval.ToFloat(v)
@@ -139,7 +140,7 @@ func TestGPSVMMKL(t *testing.T) {
 			}
 		}
 		if c.name == "hinge" {
-			pred := lookup[*eval.Vec](t, in, "phinge").Data
+			pred := kmltest.Lookup[*eval.Vec](t, in, "phinge").Data
 			for i := range u {
 				if math.Abs(pred[i]-u[i]) > 1e-6*(1+math.Abs(u[i])) {
 					t.Errorf("predict's decision function %v, u = Kw %v", pred, u)
@@ -176,7 +177,7 @@ func TestGPSVMRefusals(t *testing.T) {
 // sparsity), and optimize's warning says the values fall toward the lower
 // end of their support, not that they grow.
 func TestGPSVMSparseWarning(t *testing.T) {
-	_, out := run(t, strings.Split(gpSVMSrc, "let hinge")[0]+`let s = optimize(cls, objective: "mkl", loss: "hinge", C: 2, p: 1, lambda: 1)`)
+	_, out := kmltest.Run(t, strings.Split(gpSVMSrc, "let hinge")[0]+`let s = optimize(cls, objective: "mkl", loss: "hinge", C: 2, p: 1, lambda: 1)`)
 	if got := out.String(); !strings.Contains(got, "values of t2 fall toward the lower end of their support") || strings.Contains(got, "grow") {
 		t.Errorf("warnings: %s", got)
 	}

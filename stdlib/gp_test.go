@@ -10,6 +10,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // gpData is a small regression problem with two input columns.
@@ -30,8 +31,8 @@ model g {
 // log N(y | 0, K + σ²I), here built entry by entry from the kernel's
 // formula and evaluated with a dense inverse and determinant.
 func TestGPLogLikIsDenseMarginal(t *testing.T) {
-	in, _ := run(t, gpData+`let ll = loglik(g, {ell: [0.8, 1.3], a: 1.5, b: 0.4, sigma: 0.3})`)
-	got := float64(lookup[eval.Num](t, in, "ll"))
+	in, _ := kmltest.Run(t, gpData+`let ll = loglik(g, {ell: [0.8, 1.3], a: 1.5, b: 0.4, sigma: 0.3})`)
+	got := float64(kmltest.Lookup[eval.Num](t, in, "ll"))
 	xs := [][]float64{{0.1, 1.0}, {0.5, -0.3}, {0.9, 0.4}, {1.3, 1.1}, {1.7, -0.8}, {2.1, 0.2}, {2.6, 0.9}, {3.0, -0.1}}
 	y := []float64{0.2, 0.6, 0.8, 0.9, 0.7, 0.3, -0.1, -0.4}
 	n := len(xs)
@@ -64,8 +65,8 @@ func TestGPLogLikIsDenseMarginal(t *testing.T) {
 // runtime's hyperparameter derivatives through the kernel expression (ARD
 // lengthscales, weights) and σ² = sigma² to the unconstrained scale.
 func TestGPDensityGradient(t *testing.T) {
-	in, _ := run(t, gpData)
-	m := lookup[*eval.Model](t, in, "g")
+	in, _ := kmltest.Run(t, gpData)
+	m := kmltest.Lookup[*eval.Model](t, in, "g")
 	for _, terms := range []model.Terms{
 		{Likelihood: true},
 		{Prior: true, Likelihood: true, Latent: model.Objective{Name: "map"}},
@@ -142,7 +143,7 @@ model g {
 loglik(g, {})`, "t.kml:6:5: error: a latent function can be observed once; y observes one a second time"},
 	}
 	for _, c := range cases {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }
 
@@ -176,9 +177,9 @@ model cls {
   c ~ bernoulli_logit(f)
 }
 `
-	in, _ := run(t, src)
+	in, _ := kmltest.Run(t, src)
 	for _, name := range []string{"lap", "stu", "cls"} {
-		m := lookup[*eval.Model](t, in, name)
+		m := kmltest.Lookup[*eval.Model](t, in, name)
 		for _, obj := range []string{"", "map", "mkl"} {
 			c, err := model.CompileFor(in, m, nil, model.Terms{Prior: obj == "map", Likelihood: true, Latent: model.Objective{Name: obj, P: 1, Lambda: 0.5}})
 			if err != nil {
@@ -248,9 +249,9 @@ fn rmse(m) = sqrt(mean((predict(optimize(m, objective: "ml", starts: 3, seed: 5)
 let outliers = sum(out)
 let e = [rmse(gau), rmse(lap), rmse(stu)]
 `
-	in, _ := run(t, src)
-	e := lookup[*eval.Vec](t, in, "e").Data
-	no := float64(lookup[eval.Num](t, in, "outliers"))
+	in, _ := kmltest.Run(t, src)
+	e := kmltest.Lookup[*eval.Vec](t, in, "e").Data
+	no := float64(kmltest.Lookup[eval.Num](t, in, "outliers"))
 	t.Logf("%v outliers of 60; test RMSE gaussian %.4f, laplace %.4f, student-t %.4f", no, e[0], e[1], e[2])
 	if no < 3 || no > 10 {
 		t.Fatalf("%v outliers; the data should have about 6", no)
@@ -281,7 +282,7 @@ loglik(g, {})`)
 // model runs on the exact marginal likelihood for Gaussian noise, and on
 // the VB bound otherwise, which the summary says.
 func TestGPSampleLabelsApproximation(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = [[-2], [-1.5], [-1], [-0.5], [0], [0.5], [1], [1.5], [2], [2.5]]
 let y = [-0.9, -1.0, -0.8, -0.5, 0.1, 0.4, 0.8, 1.0, 0.9, 0.6]
 let c = [0, 0, 0, 1, 0, 1, 1, 1, 1, 1]
@@ -307,10 +308,10 @@ let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
 		}
 		return false
 	}
-	if p := lookup[*model.Posterior](t, in, "p1"); approx(p) {
+	if p := kmltest.Lookup[*model.Posterior](t, in, "p1"); approx(p) {
 		t.Errorf("Gaussian GP regression labelled approximate: %v", p.Summary.Warnings)
 	}
-	if p := lookup[*model.Posterior](t, in, "p2"); !approx(p) {
+	if p := kmltest.Lookup[*model.Posterior](t, in, "p2"); !approx(p) {
 		t.Errorf("GP classification not labelled approximate: %v", p.Summary.Warnings)
 	}
 }
@@ -319,7 +320,7 @@ let p2 = sample(cls, chains: 2, warmup: 100, draws: 100, seed: 1)
 // path is exact, so loglik matches the exact path; inducing points with a
 // non-Gaussian likelihood are refused.
 func TestGPInducing(t *testing.T) {
-	in, _ := run(t, gpData+`
+	in, _ := kmltest.Run(t, gpData+`
 model h {
   ell[2] ~ lognormal(0, 1)
   a ~ lognormal(0, 1)
@@ -340,11 +341,11 @@ let le = loglik(e, v)
 let ph = predict(h, [[0.3, 0.2]], values: v)
 let pe = predict(e, [[0.3, 0.2]], values: v)
 `)
-	lh, le := float64(lookup[eval.Num](t, in, "lh")), float64(lookup[eval.Num](t, in, "le"))
+	lh, le := float64(kmltest.Lookup[eval.Num](t, in, "lh")), float64(kmltest.Lookup[eval.Num](t, in, "le"))
 	if math.Abs(lh-le) > 1e-6 {
 		t.Errorf("Nyström with every point %.10g, exact %.10g", lh, le)
 	}
-	ph, pe := lookup[*eval.Record](t, in, "ph"), lookup[*eval.Record](t, in, "pe")
+	ph, pe := kmltest.Lookup[*eval.Record](t, in, "ph"), kmltest.Lookup[*eval.Record](t, in, "pe")
 	for _, f := range []string{"f_mean", "f_var", "y_var"} {
 		a, _ := ph.Attr(f)
 		b, _ := pe.Attr(f)

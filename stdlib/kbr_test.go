@@ -14,6 +14,7 @@ import (
 	"github.com/kml-lang/kml/runtime/kbr"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/rng"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const kbrData = `
@@ -26,7 +27,7 @@ let u = draw(normal(0, 1), 150, seed: 3)
 // results equal the runtime's on the same data and settings, and the
 // defaults are the median heuristic, eps = 0.1/sqrt(n) and delta = eps².
 func TestKBRBindingMatchesRuntime(t *testing.T) {
-	in, _ := run(t, kbrData+`
+	in, _ := kmltest.Run(t, kbrData+`
 let post = kbr(joint: [x, y], prior: u, kx: rbf(0.9), ky: rbf(1.1), eps: 0.01, delta: 0.03)
 let c = condition(post, [-1, 0.5])
 let m = mean(c)
@@ -37,10 +38,10 @@ let def = kbr(joint: [x, y], prior: u)
 let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 `)
 	col := func(name string) *mat.Dense {
-		return mat.NewDense(200, 1, lookup[*eval.Vec](t, in, name).Data)
+		return mat.NewDense(200, 1, kmltest.Lookup[*eval.Vec](t, in, name).Data)
 	}
 	x, y := col("x"), col("y")
-	u := mat.NewDense(150, 1, lookup[*eval.Vec](t, in, "u").Data)
+	u := mat.NewDense(150, 1, kmltest.Lookup[*eval.Vec](t, in, "u").Data)
 	kx, _ := kernels.NewRBF([]float64{0.9})
 	ky, _ := kernels.NewRBF([]float64{1.1})
 	p, err := kbr.New(x, y, kx, ky, kbr.Prior{U: u}, kbr.Settings{Eps: 0.01, Delta: 0.03})
@@ -48,8 +49,8 @@ let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 		t.Fatal(err)
 	}
 	w, _ := p.Condition(mat.NewDense(2, 1, []float64{-1, 0.5}))
-	m := lookup[*eval.Vec](t, in, "m").Data
-	e := lookup[*eval.Vec](t, in, "e").Data
+	m := kmltest.Lookup[*eval.Vec](t, in, "m").Data
+	e := kmltest.Lookup[*eval.Vec](t, in, "e").Data
 	for j, obs := range []float64{-1, 0.5} {
 		wj, _ := kbr.Normalise(mat.Col(nil, j, w))
 		var mean, sq, rawSq float64
@@ -62,12 +63,12 @@ let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 			t.Errorf("y = %v: mean %v expect %v, want %v %v", obs, m[j], e[j], mean, sq)
 		}
 		if obs == 0.5 {
-			if raw := float64(lookup[eval.Num](t, in, "raw")); math.Abs(raw-rawSq) > 1e-12 {
+			if raw := float64(kmltest.Lookup[eval.Num](t, in, "raw")); math.Abs(raw-rawSq) > 1e-12 {
 				t.Errorf("expect(normalise: false) = %v, want %v", raw, rawSq)
 			}
 		}
 	}
-	def := lookup[eval.HasAttrs](t, in, "def")
+	def := kmltest.Lookup[eval.HasAttrs](t, in, "def")
 	mx, _ := kernels.MedianHeuristic(x, 1)
 	wantK, _ := kernels.NewRBF([]float64{mx})
 	if kv, _ := def.Attr("kx"); kv.String() != wantK.String() {
@@ -82,7 +83,7 @@ let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 	c, _ := kbr.NewCME(x, y, ky, kbr.Settings{Eps: 0.01})
 	cw, _ := c.Condition(mat.NewDense(1, 1, []float64{0.5}))
 	want, _ := kbr.Mean(x, mat.Col(nil, 0, cw), true)
-	if got := float64(lookup[eval.Num](t, in, "cm")); math.Abs(got-want[0]) > 1e-12 {
+	if got := float64(kmltest.Lookup[eval.Num](t, in, "cm")); math.Abs(got-want[0]) > 1e-12 {
 		t.Errorf("cme mean %v, want %v", got, want[0])
 	}
 }
@@ -90,17 +91,17 @@ let cm = mean(condition(cme(x, y, ky: rbf(1.1), eps: 0.01), 0.5))
 // Multi-column samples go through {x:, y:}; one observation is a vector as
 // wide as y; mean and preimage give one row per observation.
 func TestKBRMultivariateShapes(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = cbind(draw(normal(0, 1), 120, seed: 1), draw(normal(0, 1), 120, seed: 2))
 let y = x + 0.3 * cbind(draw(normal(0, 1), 120, seed: 3), draw(normal(0, 1), 120, seed: 4))
 let post = kbr(joint: {x: x, y: y})
 let one = mean(condition(post, [0.5, -0.5]))
 let many = preimage(condition(post, rbind([0.5, -0.5], [0, 0], [1, 1])))
 `)
-	if one := lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 || one[0] < 0.1 || one[1] > -0.1 {
+	if one := kmltest.Lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 || one[0] < 0.1 || one[1] > -0.1 {
 		t.Errorf("mean given (0.5, -0.5) is %v", one)
 	}
-	if r, c := lookup[*eval.Mat](t, in, "many").Dims(); r != 3 || c != 2 {
+	if r, c := kmltest.Lookup[*eval.Mat](t, in, "many").Dims(); r != 3 || c != 2 {
 		t.Errorf("preimage of 3 observations is %d×%d", r, c)
 	}
 }
@@ -122,7 +123,7 @@ func TestKBRErrors(t *testing.T) {
 		{`mean(weighted([1, 2], [1, -1]))`, "mean: the weights sum to 0"},
 		{"fn f(t) = if t > 1.5 then [t, t, t] else [t, t]\nexpect(weighted([1, 2], [1, 1]), f)", "f returned 2 values at point 1 and 3 at point 2"},
 	} {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }
 
@@ -130,7 +131,7 @@ func TestKBRErrors(t *testing.T) {
 // keeps only parameters whose simulation fell within the tolerance, with
 // equal weights, and reports its counts.
 func TestSimulateAndABC(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 fn sim(x) = 2 * x + draw(normal(0, 0.5), len(x))
 let j = simulate(normal(0, 1), sim, 300, seed: 1)
 let jx = j[1]
@@ -143,7 +144,7 @@ let abm = mean(ab)
 fn fn0(a, b) = a + b
 let t = timed(fn0, 3, 4)
 `)
-	jx, jy := lookup[*eval.Vec](t, in, "jx").Data, lookup[*eval.Vec](t, in, "jy").Data
+	jx, jy := kmltest.Lookup[*eval.Vec](t, in, "jx").Data, kmltest.Lookup[*eval.Vec](t, in, "jy").Data
 	var resid float64
 	for i := range jx {
 		resid += (jy[i] - 2*jx[i]) * (jy[i] - 2*jx[i]) / float64(len(jx))
@@ -151,21 +152,21 @@ let t = timed(fn0, 3, 4)
 	if math.Abs(resid-0.25) > 0.1 {
 		t.Errorf("simulated noise variance %.3f, want about 0.25", resid)
 	}
-	if r := lookup[*eval.List](t, in, "j2"); len(r.Elems) != 2 {
+	if r := kmltest.Lookup[*eval.List](t, in, "j2"); len(r.Elems) != 2 {
 		t.Errorf("simulate gave %d items", len(r.Elems))
 	}
-	ab := lookup[eval.HasAttrs](t, in, "ab")
+	ab := kmltest.Lookup[eval.HasAttrs](t, in, "ab")
 	acc, _ := ab.Attr("accepted")
 	if got := acc.(*eval.Vec).Data; got[0] != 150 || got[1] != 150 {
 		t.Errorf("accepted %v, want 150 each", got)
 	}
 	// Posterior mean 2y/4.25; 150 draws of sd 0.24 give a standard error 0.02.
 	for i, y := range []float64{1, -1} {
-		if m := lookup[*eval.Vec](t, in, "abm").Data[i]; math.Abs(m-2*y/4.25) > 0.08 {
+		if m := kmltest.Lookup[*eval.Vec](t, in, "abm").Data[i]; math.Abs(m-2*y/4.25) > 0.08 {
 			t.Errorf("ABC mean given %v: %.3f, exact %.3f", y, m, 2*y/4.25)
 		}
 	}
-	if tv, _ := lookup[eval.HasAttrs](t, in, "t").Attr("value"); float64(tv.(eval.Num)) != 7 {
+	if tv, _ := kmltest.Lookup[eval.HasAttrs](t, in, "t").Attr("value"); float64(tv.(eval.Num)) != 7 {
 		t.Errorf("timed value %v", tv)
 	}
 }
@@ -180,14 +181,14 @@ func TestSimulateErrors(t *testing.T) {
 		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: -1)", "abc: tolerance must be positive"},
 		{"timed(3)", "timed: f must be a function, got number"},
 	} {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }
 
 // kbr_filter and run pass the sequence to runtime/kbr.Filter unchanged;
 // iterate threads a state through a function.
 func TestKBRFilterBinding(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 fn walk(s, t) = s + [1, t]
 let w = iterate(walk, [0, 0], 3)
 fn step(s, t) = concat(0.9 * s[1:2] + draw(normal(0, 0.3), 2), 0.9 * s[1:2] + draw(normal(0, 0.5), 2))
@@ -199,10 +200,10 @@ let fs = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), 
 let sm = run(fs, seq[51:60, 3:4])
 let pr = run(f, seq[51:60, 3:4], predict: true)
 `)
-	if w := lookup[*eval.Mat](t, in, "w"); w.M.At(2, 0) != 3 || w.M.At(2, 1) != 6 {
+	if w := kmltest.Lookup[*eval.Mat](t, in, "w"); w.M.At(2, 0) != 3 || w.M.At(2, 1) != 6 {
 		t.Errorf("iterate gave %v", w)
 	}
-	seq := lookup[*eval.Mat](t, in, "seq").M
+	seq := kmltest.Lookup[*eval.Mat](t, in, "seq").M
 	states := mat.DenseCopyOf(seq.Slice(0, 50, 0, 2))
 	obs := mat.DenseCopyOf(seq.Slice(0, 50, 2, 4))
 	kx, _ := kernels.NewRBF([]float64{0.5})
@@ -215,10 +216,10 @@ let pr = run(f, seq[51:60, 3:4], predict: true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := mat.Norm(func() *mat.Dense { var d mat.Dense; d.Sub(lookup[*eval.Mat](t, in, "est").M, want); return &d }(), math.Inf(1)); d > 1e-12 {
+	if d := mat.Norm(func() *mat.Dense { var d mat.Dense; d.Sub(kmltest.Lookup[*eval.Mat](t, in, "est").M, want); return &d }(), math.Inf(1)); d > 1e-12 {
 		t.Errorf("run differs from the runtime by %g", d)
 	}
-	if one := lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 {
+	if one := kmltest.Lookup[*eval.Vec](t, in, "one").Data; len(one) != 2 {
 		t.Errorf("one observation gave %v", one)
 	}
 	w, _, _ := f.Run(context.Background(), mat.DenseCopyOf(seq.Slice(50, 60, 2, 4)))
@@ -231,7 +232,7 @@ let pr = run(f, seq[51:60, 3:4], predict: true)
 		t.Fatal(err)
 	}
 	for name, want := range map[string]*mat.Dense{"sm": wantS, "pr": wantP} {
-		if !mat.EqualApprox(lookup[*eval.Mat](t, in, name).M, want, 1e-12) {
+		if !mat.EqualApprox(kmltest.Lookup[*eval.Mat](t, in, name).M, want, 1e-12) {
 			t.Errorf("%s differs from the runtime", name)
 		}
 	}
@@ -248,26 +249,26 @@ func TestKBRFilterErrors(t *testing.T) {
 		{`kbr_filter([1, 2, 3, 4], [1, 2, 3, 4], smooth: true, smooth_delta: 0)`, "kbr_filter: smooth_delta must be a positive number, got 0"},
 		{"fn g(s, t) = if t > 1 then [1, 2] else 1\niterate(g, 0, 3)", "iterate: f returned 1 values at step 1 and 2 at step 2"},
 	} {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }
 
 // cv passes its grids, folds and seeded stream to runtime/kbr.CV and
 // reports the smallest score.
 func TestCVBinding(t *testing.T) {
-	in, _ := run(t, kbrData+`
+	in, _ := kmltest.Run(t, kbrData+`
 let c = cv([x, y], kx: rbf(1), ky: rbf(1), eps: [0.001, 0.1], delta: [1e-6, 0.01, 1], folds: 4, seed: 5)
 let bad = cv([x, y], eps: [0.01], delta: [0.01], criterion: "pointwise", seed: 5)
 `)
 	col := func(name string) *mat.Dense {
-		return mat.NewDense(200, 1, lookup[*eval.Vec](t, in, name).Data)
+		return mat.NewDense(200, 1, kmltest.Lookup[*eval.Vec](t, in, name).Data)
 	}
 	k, _ := kernels.NewRBF([]float64{1})
 	want, err := kbr.CV(context.Background(), col("x"), col("y"), k, k, []float64{0.001, 0.1}, []float64{1e-6, 0.01, 1}, 4, kbr.Marginal, kbr.Settings{}, rng.New(5, rng.Builtin))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := lookup[eval.HasAttrs](t, in, "c")
+	c := kmltest.Lookup[eval.HasAttrs](t, in, "c")
 	scores, _ := c.Attr("scores")
 	if !mat.Equal(scores.(*eval.Mat).M, want) {
 		t.Errorf("scores %v, want %v", scores, mat.Formatted(want))
@@ -293,7 +294,7 @@ let bad = cv([x, y], eps: [0.01], delta: [0.01], criterion: "pointwise", seed: 5
 // A pre-image that cannot be computed falls back to the weighted mean and
 // says so; so does an abc run that keeps fewer parameters than asked.
 func TestKBRWarnings(t *testing.T) {
-	_, out := run(t, `
+	_, out := kmltest.Run(t, `
 let p = preimage(weighted([-1, 0, 1], [0.75, -1, 0.75]), kernel: rbf(1))
 fn s(x) = x + draw(normal(0, 1), len(x))
 let a = abc(normal(0, 1), s, 0, tolerance: 0.01, n: 1000, max_sims: 2000, seed: 1)
@@ -309,21 +310,21 @@ let a = abc(normal(0, 1), s, 0, tolerance: 0.01, n: 1000, max_sims: 2000, seed: 
 }
 
 func TestWeightedJSON(t *testing.T) {
-	in, _ := run(t, `let c = weighted([1, 2], [0.25, 0.75])`)
-	b, err := json.Marshal(eval.ToJSON(lookup[eval.Value](t, in, "c")))
+	in, _ := kmltest.Run(t, `let c = weighted([1, 2], [0.25, 0.75])`)
+	b, err := json.Marshal(eval.ToJSON(kmltest.Lookup[eval.Value](t, in, "c")))
 	if err != nil || string(b) != `{"x":[1,2],"w":[0.25,0.75]}` {
 		t.Errorf("JSON %s (%v)", b, err)
 	}
 }
 
 func TestRunPreimage(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 fn step(s, t) = concat(0.9 * s[1:2] + draw(normal(0, 0.3), 2), 0.9 * s[1:2] + draw(normal(0, 0.5), 2))
 let seq = iterate(step, [1, 0, 1, 0], 60)
 let f = kbr_filter(seq[1:50, 1:2], seq[1:50, 3:4], kx: rbf(0.5), ky: rbf(0.7), eps: 0.01, delta: 0.001)
 let est = run(f, seq[51:60, 3:4], estimate: "preimage")
 `)
-	seq := lookup[*eval.Mat](t, in, "seq").M
+	seq := kmltest.Lookup[*eval.Mat](t, in, "seq").M
 	kx, _ := kernels.NewRBF([]float64{0.5})
 	ky, _ := kernels.NewRBF([]float64{0.7})
 	f, _ := kbr.NewFilter(mat.DenseCopyOf(seq.Slice(0, 50, 0, 2)), mat.DenseCopyOf(seq.Slice(0, 50, 2, 4)), kx, ky, kbr.Settings{Eps: 0.01, Delta: 0.001}, kbr.TransitionSample)
@@ -331,7 +332,7 @@ let est = run(f, seq[51:60, 3:4], estimate: "preimage")
 	if err != nil {
 		t.Fatal(err)
 	}
-	est := lookup[*eval.Mat](t, in, "est").M
+	est := kmltest.Lookup[*eval.Mat](t, in, "est").M
 	for s := 0; s < 10; s++ {
 		pt, _, _ := kbr.Preimage(kx, f.X, mat.Col(nil, s, w), kbr.PreimageSettings{})
 		if pt[0] != est.At(s, 0) || pt[1] != est.At(s, 1) {

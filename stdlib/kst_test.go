@@ -11,6 +11,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/kst"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 const kstData = `
@@ -22,7 +23,7 @@ let xm = rbind([0, 0.1], [1, 0.3], [0.2, -0.5], [1.5, 1], [-0.3, 0.8], [0.9, -0.
 // kst(...) and logpdf in KML give what the runtime gives, for a vector of
 // 1-D points, a lone point and a matrix.
 func TestKSTBindingAgreesWithRuntime(t *testing.T) {
-	in, _ := run(t, kstData+`
+	in, _ := kmltest.Run(t, kstData+`
 let d = kst(x, kernel: rbf(0.7), sigma0: 0.5, alpha: 2, beta: 0.1)
 let a = logpdf(d, [-1, 0, 2])
 let b = logpdf(d, 0)
@@ -31,7 +32,7 @@ let dm = kst(xm, poly(2, 1), sigma0: 2)
 let c = logpdf(dm, [0.5, 0.5])
 let cm = logpdf(dm, [[0.5, 0.5], [2, 2]])
 `)
-	x := lookup[*eval.Vec](t, in, "x").Data
+	x := kmltest.Lookup[*eval.Vec](t, in, "x").Data
 	k, _ := kernels.NewRBF([]float64{0.7})
 	m, err := kst.Fit(k, mat.NewDense(len(x), 1, x), kst.Hyper{Sigma0: 0.5, Alpha: 2, Beta: 0.1})
 	if err != nil {
@@ -41,18 +42,18 @@ let cm = logpdf(dm, [[0.5, 0.5], [2, 2]])
 	if err := m.LogPDF(want, mat.NewDense(3, 1, []float64{-1, 0, 2})); err != nil {
 		t.Fatal(err)
 	}
-	a := lookup[*eval.Vec](t, in, "a").Data
-	n := lookup[*eval.Vec](t, in, "n").Data
+	a := kmltest.Lookup[*eval.Vec](t, in, "a").Data
+	n := kmltest.Lookup[*eval.Vec](t, in, "n").Data
 	for i := range want {
 		if a[i] != want[i] || n[i] != -want[i] {
 			t.Errorf("point %d: logpdf %v, novelty %v; runtime %v", i, a[i], n[i], want[i])
 		}
 	}
-	if b := float64(lookup[eval.Num](t, in, "b")); b != want[1] {
+	if b := float64(kmltest.Lookup[eval.Num](t, in, "b")); b != want[1] {
 		t.Errorf("lone point: %v, want %v", b, want[1])
 	}
-	c := float64(lookup[eval.Num](t, in, "c"))
-	cm := lookup[*eval.Vec](t, in, "cm").Data
+	c := float64(kmltest.Lookup[eval.Num](t, in, "c"))
+	cm := kmltest.Lookup[*eval.Vec](t, in, "cm").Data
 	if len(cm) != 2 || cm[0] != c {
 		t.Errorf("matrix rows %v, lone point %v", cm, c)
 	}
@@ -62,7 +63,7 @@ let cm = logpdf(dm, [[0.5, 0.5], [2, 2]])
 // onehot give known values; tune's reported scores are what auc, classify
 // and a closed-form normalised Parzen window give for its chosen point.
 func TestKSTTasks(t *testing.T) {
-	in, _ := run(t, kstData+`
+	in, _ := kmltest.Run(t, kstData+`
 let y = rbind([0, 0], [0.2, 0.1], [-0.1, 0.2], [3, 3], [3.2, 2.9], [2.8, 3.1])
 let lab = [1, 1, 1, 2, 2, 2]
 let rows = cbind(y, onehot(lab, 2))
@@ -82,33 +83,33 @@ let ce = classify(kde(rows, te.kernel), valid[:, 1:2], labels: 2)
 let ee = mean(ce.label != [1, 2, 2, 1])
 let tl = tune(x[1:15], x[16:20], kernel: k, ell: [0.2, 0.4, 0.8], method: "kde", score: "logpdf", window: [-6, 7])
 `)
-	c := lookup[*eval.Record](t, in, "c")
+	c := kmltest.Lookup[*eval.Record](t, in, "c")
 	lab, _ := c.Attr("label")
 	if got := lab.(*eval.Vec).Data; got[0] != 1 || got[1] != 2 {
 		t.Errorf("classify labels %v, want [1 2]", got)
 	}
 	probs, _ := c.Attr("probs")
-	if p, want := probs.(*eval.Mat).M.At(0, 0), float64(lookup[eval.Num](t, in, "p1")); math.Abs(p-want) > 1e-12 {
+	if p, want := probs.(*eval.Mat).M.At(0, 0), float64(kmltest.Lookup[eval.Num](t, in, "p1")); math.Abs(p-want) > 1e-12 {
 		t.Errorf("P(label 1) = %v, renormalised joint density %v", p, want)
 	}
-	if a := float64(lookup[eval.Num](t, in, "a")); a != 0.75 {
+	if a := float64(kmltest.Lookup[eval.Num](t, in, "a")); a != 0.75 {
 		t.Errorf("auc = %v, want 0.75", a)
 	}
 	score := func(name string) float64 {
-		v, _ := lookup[*eval.Record](t, in, name).Attr("score")
+		v, _ := kmltest.Lookup[*eval.Record](t, in, name).Attr("score")
 		return float64(v.(eval.Num))
 	}
-	if s, want := score("ta"), float64(lookup[eval.Num](t, in, "aa")); s != want {
+	if s, want := score("ta"), float64(kmltest.Lookup[eval.Num](t, in, "aa")); s != want {
 		t.Errorf("tune auc score %v, auc at its point %v", s, want)
 	}
-	if s, want := score("te"), float64(lookup[eval.Num](t, in, "ee")); s != want {
+	if s, want := score("te"), float64(kmltest.Lookup[eval.Num](t, in, "ee")); s != want {
 		t.Errorf("tune error score %v, error at its point %v", s, want)
 	}
 	// The Parzen window of rbf(ℓ), normalised over a wide window, is the
 	// Gaussian mixture (1/N) Σ N(x; x_i, ℓ²): tune's "logpdf" scores are its
 	// mean held-out log density.
-	x := lookup[*eval.Vec](t, in, "x").Data
-	grid, _ := lookup[*eval.Record](t, in, "tl").Attr("grid")
+	x := kmltest.Lookup[*eval.Vec](t, in, "x").Data
+	grid, _ := kmltest.Lookup[*eval.Record](t, in, "tl").Attr("grid")
 	ells, _ := grid.(*eval.Record).Attr("ell")
 	scores, _ := grid.(*eval.Record).Attr("score")
 	for g, l := range ells.(*eval.Vec).Data {
@@ -168,7 +169,7 @@ func TestKSTErrors(t *testing.T) {
 // a model with target += logpdf(d, point) has the gradient finite
 // differences give, for kst and kde, in one and two dimensions.
 func TestKSTInModels(t *testing.T) {
-	in, _ := run(t, kstData+`
+	in, _ := kmltest.Run(t, kstData+`
 let d1 = kst(x, rbf(0.6), sigma0: 0.5, alpha: 2, beta: 0.1)
 let d2 = kst(xm, rbf([0.8, 1.2]), sigma0: 0.3)
 let e2 = kde(xm, rbf(0.5))
@@ -183,6 +184,6 @@ model m2 {
   target += logpdf(d2, [a, b]) + logpdf(e2, [b, a]) + logpdf(p2, [a, b])
 }
 `)
-	checkModelGradient(t, in, "m1", 1e-6, []float64{-1.2}, []float64{0.3}, []float64{2})
-	checkModelGradient(t, in, "m2", 1e-6, []float64{0.1, 0.2}, []float64{1.1, -0.4}, []float64{-2, 2})
+	kmltest.CheckModelGradient(t, in, "m1", 1e-6, []float64{-1.2}, []float64{0.3}, []float64{2})
+	kmltest.CheckModelGradient(t, in, "m2", 1e-6, []float64{0.1, 0.2}, []float64{1.1, -0.4}, []float64{-2, 2})
 }

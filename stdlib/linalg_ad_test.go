@@ -13,6 +13,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // onTape puts a data value's elements on t as inputs, keeping its shape.
@@ -80,7 +81,7 @@ func sameValue(a, b eval.Value, tol float64) bool {
 // gives, on arguments on the tape (each argument in turn, and all), the
 // values the data path gives on the same numbers.
 func TestLinalgOnTapeMatchesData(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let A = [[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]]
 let G = [[1, 2, 0], [-1, 3, 1], [0.5, 0, 2]]
 let Lo = chol(A)
@@ -216,7 +217,7 @@ let k = s^2 * rbf(ell)
 // inv, logdet, det, trace, diag, outer, transpose, @, matrix arithmetic,
 // a matrix literal of parameters and indexing matches finite differences.
 func TestLinalgModelGradient(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = [0.1, 0.7, 1.5, 2.2]
 let y = [0.3, -0.2, 0.5]
 model m {
@@ -233,7 +234,7 @@ model m {
   target += sum(M[:, 2]) + trace(M[2:3, 1:2]) + sum(gram(s * rbf(ell), x, [0.5, 1.0]) @ [1, -1])
 }
 `)
-	checkModelGradient(t, in, "m", 1e-6,
+	kmltest.CheckModelGradient(t, in, "m", 1e-6,
 		[]float64{0.2, -0.3, 0.5, -1, 0.3, 0.8},
 		[]float64{-0.4, 0.6, 1.2, 0.1, -0.7, 0})
 }
@@ -243,7 +244,7 @@ model m {
 // a prior: logp equals gonum's distmv.Normal plus the priors, and the
 // gradient matches finite differences.
 func TestMultiNormalParameterCovariance(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let Y = [[0.5, -0.2], [1.1, 0.7], [-0.3, 0.4]]
 model obs {
   s ~ lognormal(0, 1)
@@ -276,20 +277,20 @@ let c = logp(prior, {s: 1.3, r: 0.4, w: [0.3, -0.6]})
 		want += n.LogProb(row)
 	}
 	for _, name := range []string{"a", "b"} {
-		if got := float64(lookup[eval.Num](t, in, name)); math.Abs(got-want) > 1e-10 {
+		if got := float64(kmltest.Lookup[eval.Num](t, in, name)); math.Abs(got-want) > 1e-10 {
 			t.Errorf("%s = %v, distmv %v", name, got, want)
 		}
 	}
 	nw, _ := distmv.NewNormal([]float64{0.5, 0.5}, sigma, nil)
 	ny, _ := distmv.NewNormal([]float64{0.3, -0.6}, mat.NewSymDense(2, []float64{1, 0, 0, 1}), nil)
 	wantC := priors + nw.LogProb([]float64{0.3, -0.6}) + ny.LogProb([]float64{0.5, -0.2})
-	if got := float64(lookup[eval.Num](t, in, "c")); math.Abs(got-wantC) > 1e-10 {
+	if got := float64(kmltest.Lookup[eval.Num](t, in, "c")); math.Abs(got-wantC) > 1e-10 {
 		t.Errorf("c = %v, distmv %v", got, wantC)
 	}
 	for _, m := range []string{"obs", "obsL"} {
-		checkModelGradient(t, in, m, 1e-6, []float64{0.2, -0.3, 0.5}, []float64{-0.5, 1.1, -0.8})
+		kmltest.CheckModelGradient(t, in, m, 1e-6, []float64{0.2, -0.3, 0.5}, []float64{-0.5, 1.1, -0.8})
 	}
-	checkModelGradient(t, in, "prior", 1e-6, []float64{0.2, -0.3, 0.5, 0.1}, []float64{-0.5, 1.1, -0.8, 2})
+	kmltest.CheckModelGradient(t, in, "prior", 1e-6, []float64{0.2, -0.3, 0.5, 0.1}, []float64{-0.5, 1.1, -0.8, 2})
 }
 
 // TestMultiNormalParameterCovarianceSampling samples s ~ lognormal(0, σ),
@@ -297,14 +298,14 @@ let c = logp(prior, {s: 1.3, r: 0.4, w: [0.3, -0.6]})
 // w has mean [1, −1] and variances E[s²]·Cᵢᵢ = e^{2σ²}·Cᵢᵢ. Means must be
 // within 4 MCSE, sds within 4 of their MCSE from the known kurtosis.
 func TestMultiNormalParameterCovarianceSampling(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model m {
   s ~ lognormal(0, 0.3)
   w[2] ~ multi_normal([1, -1], s^2 * [[1, 0.5], [0.5, 2]])
 }
 let post = sample(m, chains: 4, warmup: 500, draws: 1000, seed: 71)
 `)
-	ps := lookup[*model.Posterior](t, in, "post").Summary
+	ps := kmltest.Lookup[*model.Posterior](t, in, "post").Summary
 	const sig = 0.3
 	ln := distuv.LogNormal{Mu: 0, Sigma: sig}
 	e2 := math.Exp(2 * sig * sig)             // E[s²]
@@ -345,6 +346,6 @@ func TestLinalgOnTapeErrors(t *testing.T) {
 		{"  w[3] ~ multi_normal(0, s * [[1, 0], [0, 1]])", "multi_normal(0, 2×2) is a 2-dimensional distribution but w has 3 elements"},
 		{"  x ~ multi_normal(0, [[s, 2], [2, s]])", "multi_normal: Sigma is not positive definite at these parameter values"},
 	} {
-		expectError(t, model(c.body), c.want)
+		kmltest.ExpectError(t, model(c.body), c.want)
 	}
 }

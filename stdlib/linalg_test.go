@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestLinearAlgebra checks each builtin against an independent identity or
@@ -15,7 +16,7 @@ import (
 // triangular, det of a 3×3 by cofactors, logdet = log|det|, trace, diag,
 // eye and outer elementwise.
 func TestLinearAlgebra(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let A = [[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]]
 let N = [[1, 2, 0], [3, -1, 4], [0, 5, 2]]
 let b = [1, -2, 3]
@@ -40,15 +41,15 @@ let O = outer([1, 2], [3, 4, 5])
 		}
 	}
 	var p mat.Dense
-	p.Mul(A, lookup[*eval.Mat](t, in, "Ai").M)
-	L := lookup[*eval.Mat](t, in, "L").M
+	p.Mul(A, kmltest.Lookup[*eval.Mat](t, in, "Ai").M)
+	L := kmltest.Lookup[*eval.Mat](t, in, "L").M
 	var llt mat.Dense
 	llt.Mul(L, L.T())
-	X := lookup[*eval.Mat](t, in, "X").M
+	X := kmltest.Lookup[*eval.Mat](t, in, "X").M
 	var nx mat.Dense
 	nx.Mul(N, X)
 	rhs := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 1, 1})
-	x := lookup[*eval.Vec](t, in, "x").Data
+	x := kmltest.Lookup[*eval.Vec](t, in, "x").Data
 	for i := 0; i < 3; i++ {
 		ax := 0.0
 		for j := 0; j < 3; j++ {
@@ -70,19 +71,19 @@ let O = outer([1, 2], [3, 4, 5])
 	}
 	// Cofactor expansion along the first row.
 	det := 1*(-1*2-4*5) - 2*(3*2-4*0) + 0
-	near("det", float64(lookup[eval.Num](t, in, "d")), float64(det))
-	near("logdet", float64(lookup[eval.Num](t, in, "ld")), math.Log(math.Abs(float64(det))))
-	near("trace", float64(lookup[eval.Num](t, in, "tr")), 2)
-	if dg := lookup[*eval.Vec](t, in, "dg").Data; dg[0] != 1 || dg[1] != -1 || dg[2] != 2 {
+	near("det", float64(kmltest.Lookup[eval.Num](t, in, "d")), float64(det))
+	near("logdet", float64(kmltest.Lookup[eval.Num](t, in, "ld")), math.Log(math.Abs(float64(det))))
+	near("trace", float64(kmltest.Lookup[eval.Num](t, in, "tr")), 2)
+	if dg := kmltest.Lookup[*eval.Vec](t, in, "dg").Data; dg[0] != 1 || dg[1] != -1 || dg[2] != 2 {
 		t.Errorf("diag(N) = %v", dg)
 	}
-	if D := lookup[*eval.Mat](t, in, "D").M; D.At(0, 0) != 1 || D.At(1, 1) != 2 || D.At(0, 1) != 0 {
+	if D := kmltest.Lookup[*eval.Mat](t, in, "D").M; D.At(0, 0) != 1 || D.At(1, 1) != 2 || D.At(0, 1) != 0 {
 		t.Errorf("diag([1, 2]) = %v", mat.Formatted(D))
 	}
-	if I := lookup[*eval.Mat](t, in, "I").M; mat.Trace(I) != 3 || mat.Sum(I) != 3 {
+	if I := kmltest.Lookup[*eval.Mat](t, in, "I").M; mat.Trace(I) != 3 || mat.Sum(I) != 3 {
 		t.Errorf("eye(3) = %v", mat.Formatted(I))
 	}
-	if O := lookup[*eval.Mat](t, in, "O").M; O.At(1, 2) != 10 || O.At(0, 0) != 3 {
+	if O := kmltest.Lookup[*eval.Mat](t, in, "O").M; O.At(1, 2) != 10 || O.At(0, 0) != 3 {
 		t.Errorf("outer = %v", mat.Formatted(O))
 	}
 	dir := t.TempDir()
@@ -94,7 +95,7 @@ let O = outer([1, 2], [3, 4, 5])
 		{"print(det([[1, 2, 3]]))", "A must be a square matrix, got 1×3"},
 		{"print(solve([[1, 0], [0, 1]], [1, 2, 3]))", "b has 3 rows but A is 2×2"},
 	} {
-		if got := runIn(t, dir, c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.src, got, c.want)
 		}
 	}
@@ -105,14 +106,14 @@ let O = outer([1, 2], [3, 4, 5])
 // gonum's lower factor (mat.Cholesky, its own copy and factorisation) to
 // 1e-12, and its strict upper triangle is zero.
 func TestCholAcrossTiles(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = draw(normal(0, 1), 150, seed: 31)
 let y = draw(normal(0, 1), 150, seed: 32)
 let A = outer(x, x) + outer(y, y) + 2 * eye(150)
 let L = chol(A)
 `)
-	A := lookup[*eval.Mat](t, in, "A").M
-	L := lookup[*eval.Mat](t, in, "L").M
+	A := kmltest.Lookup[*eval.Mat](t, in, "A").M
+	L := kmltest.Lookup[*eval.Mat](t, in, "L").M
 	n, _ := A.Dims()
 	sym := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestMultiNormal: the log density equals gonum's distmv.Normal (for
@@ -19,7 +20,7 @@ import (
 // prior) matches finite differences, sampling the prior alone recovers its
 // mean and sds, and draws have the stated mean.
 func TestMultiNormal(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let S = [[2, 0.6, 0.2], [0.6, 1, -0.3], [0.2, -0.3, 1.5]]
 let L = chol(S)
 let x = [0.4, -1.2, 2.0]
@@ -47,12 +48,12 @@ let lp = logp(m, {mu: 0.3, w: [0.1, 0.2, -0.1]})
 	}
 	want := ref.LogProb([]float64{0.4, -1.2, 2.0})
 	for _, name := range []string{"a", "b"} {
-		if got := float64(lookup[eval.Num](t, in, name)); math.Abs(got-want) > 1e-12 {
+		if got := float64(kmltest.Lookup[eval.Num](t, in, name)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s = %v, distmv %v", name, got, want)
 		}
 	}
 	ref2, _ := distmv.NewNormal([]float64{0.2, 0.2, 0.2}, sigma, nil)
-	c := lookup[*eval.Vec](t, in, "c").Data
+	c := kmltest.Lookup[*eval.Vec](t, in, "c").Data
 	for i, row := range [][]float64{{0.1, 0.2, 0.3}, {1, -1, 0.5}} {
 		if w := ref2.LogProb(row); math.Abs(c[i]-w) > 1e-12 {
 			t.Errorf("row %d: %v, distmv %v", i+1, c[i], w)
@@ -63,18 +64,18 @@ let lp = logp(m, {mu: 0.3, w: [0.1, 0.2, -0.1]})
 	refY, _ := distmv.NewNormal([]float64{0.1, 0.2, -0.1}, sigma, nil)
 	wantLP := -0.5*math.Log(2*math.Pi*9) - 0.5*0.09/9 + refW.LogProb([]float64{0.1, 0.2, -0.1}) +
 		refY.LogProb([]float64{0.1, 0.2, 0.3}) + refY.LogProb([]float64{1, -1, 0.5})
-	if lp := float64(lookup[eval.Num](t, in, "lp")); math.Abs(lp-wantLP) > 1e-10 {
+	if lp := float64(kmltest.Lookup[eval.Num](t, in, "lp")); math.Abs(lp-wantLP) > 1e-10 {
 		t.Errorf("logp = %v, by hand %v", lp, wantLP)
 	}
-	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, 0.1, 0.2, -0.1}, []float64{-1, 2, 0.5, 0})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	kmltest.CheckModelGradient(t, in, "m", 1e-6, []float64{0.3, 0.1, 0.2, -0.1}, []float64{-1, 2, 0.5, 0})
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s").S
 	for i, p := range s.Params {
 		mean, sd := []float64{1, -1, 0}[i], math.Sqrt(sigma.At(i, i))
 		if math.Abs(p.Mean-mean) > 4*p.MCSEMean || math.Abs(p.SD-sd) > 4*p.SD/math.Sqrt(2*p.ESSBulk) {
 			t.Errorf("%s: mean %v ± %v (want %v), sd %v (want %v)", p.Name, p.Mean, p.MCSEMean, mean, p.SD, sd)
 		}
 	}
-	D := lookup[*eval.Mat](t, in, "D").M
+	D := kmltest.Lookup[*eval.Mat](t, in, "D").M
 	for j := 0; j < 3; j++ {
 		col := mat.Col(nil, j, D)
 		m := 0.0
@@ -94,7 +95,7 @@ let lp = logp(m, {mu: 0.3, w: [0.1, 0.2, -0.1]})
 		{"model m {\n  w[3] ~ multi_normal([0, 0], [[1, 0], [0, 1]])\n}\nprint(logp(m, {w: [1, 2, 3]}))", "is a 2-dimensional distribution but w has 3 elements"},
 		{"print(logpdf(multi_normal([0, 0], [[1, 0], [0, 1]]), [1, 2, 3]))", "must be a vector of 2 values or a matrix with 2 columns"},
 	} {
-		if got := runIn(t, dir, c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.src, got, c.want)
 		}
 	}

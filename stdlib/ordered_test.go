@@ -7,13 +7,14 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestOrdered: mu[3] ~ ordered(normal(0, 1)) is the order statistics of
 // three standard normals: E[max] = 3/(2√π), E[min] = −E[max], E[median] = 0.
 // Every draw is increasing, and the gradient matches finite differences.
 func TestOrdered(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model m {
   mu[3] ~ ordered(normal(0, 1))
 }
@@ -23,11 +24,11 @@ let mu = post.mu
 let lp = logp(m, {mu: [-1, 0.5, 2]})
 let bad = logp(m, {mu: [-1, 2, 0.5]})
 `)
-	if bad := float64(lookup[eval.Num](t, in, "bad")); !math.IsInf(bad, -1) {
+	if bad := float64(kmltest.Lookup[eval.Num](t, in, "bad")); !math.IsInf(bad, -1) {
 		t.Errorf("logp at an unordered value = %v, want -Inf", bad)
 	}
-	checkModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8, 0.5})
-	s := lookup[*model.SummaryVal](t, in, "s").S
+	kmltest.CheckModelGradient(t, in, "m", 1e-6, []float64{0.3, -0.8, 0.5})
+	s := kmltest.Lookup[*model.SummaryVal](t, in, "s").S
 	emax := 3 / (2 * math.Sqrt(math.Pi))
 	for k, want := range []float64{-emax, 0, emax} {
 		p := s.Params[k]
@@ -35,7 +36,7 @@ let bad = logp(m, {mu: [-1, 2, 0.5]})
 			t.Errorf("%s: mean %v ± %v, want %v", p.Name, p.Mean, p.MCSEMean, want)
 		}
 	}
-	mu := lookup[*eval.Mat](t, in, "mu")
+	mu := kmltest.Lookup[*eval.Mat](t, in, "mu")
 	r, _ := mu.Dims()
 	for i := 0; i < r; i++ {
 		if !(mu.M.At(i, 0) < mu.M.At(i, 1) && mu.M.At(i, 1) < mu.M.At(i, 2)) {
@@ -43,7 +44,7 @@ let bad = logp(m, {mu: [-1, 2, 0.5]})
 		}
 	}
 	want := -3*0.5*math.Log(2*math.Pi) - 0.5*(1+0.25+4)
-	if lp := float64(lookup[eval.Num](t, in, "lp")); math.Abs(lp-want) > 1e-12 {
+	if lp := float64(kmltest.Lookup[eval.Num](t, in, "lp")); math.Abs(lp-want) > 1e-12 {
 		t.Errorf("logp = %v, want %v", lp, want)
 	}
 	for _, c := range []struct{ src, want string }{
@@ -51,7 +52,7 @@ let bad = logp(m, {mu: [-1, 2, 0.5]})
 		{"model m {\n  a[2] ~ ordered(gamma(2, 2))\n}\nprint(logp(m, {a: [1, 2]}))", "needs a distribution on the whole real line"},
 		{"model m {\n  a[2] ~ ordered(normal(0, 1))\n}\nprint(sample(m, init: {a: [1, 0]}, draws: 5))", "a is ordered, but element 2 (0) is not above element 1 (1)"},
 	} {
-		if got := runIn(t, t.TempDir(), c.src); !strings.Contains(got, c.want) {
+		if got := kmltest.RunIn(t, t.TempDir(), c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%q:\ngot  %s\nwant %q", c.src, got, c.want)
 		}
 	}

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestTargetPlusEquals: `target +=` adds its value to the log density — a
 // model whose likelihood is written with target += has the log density,
 // loglik and gradient of the same model written with `~`.
 func TestTargetPlusEquals(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let y = [0.3, -1.2, 2.5, 0.9]
 model a {
   mu ~ normal(0, 1)
@@ -35,17 +36,17 @@ let lc = logp(c, {mu: 0.4, s: 1.3})
 let ka = loglik(a, {mu: 0.4, s: 1.3})
 let kb = loglik(b, {mu: 0.4, s: 1.3})
 `)
-	la := float64(lookup[eval.Num](t, in, "la"))
+	la := float64(kmltest.Lookup[eval.Num](t, in, "la"))
 	for _, name := range []string{"lb", "lc"} {
-		if got := float64(lookup[eval.Num](t, in, name)); math.Abs(got-la) > 1e-12 {
+		if got := float64(kmltest.Lookup[eval.Num](t, in, name)); math.Abs(got-la) > 1e-12 {
 			t.Errorf("%s = %v, the same model with ~ gives %v", name, got, la)
 		}
 	}
-	if ka, kb := float64(lookup[eval.Num](t, in, "ka")), float64(lookup[eval.Num](t, in, "kb")); math.Abs(ka-kb) > 1e-12 {
+	if ka, kb := float64(kmltest.Lookup[eval.Num](t, in, "ka")), float64(kmltest.Lookup[eval.Num](t, in, "kb")); math.Abs(ka-kb) > 1e-12 {
 		t.Errorf("loglik with target += %v, with ~ %v", kb, ka)
 	}
-	checkModelGradient(t, in, "b", 1e-6, []float64{0.4, 0.2}, []float64{-1, -0.5})
-	checkModelGradient(t, in, "c", 1e-6, []float64{0.4, 0.2})
+	kmltest.CheckModelGradient(t, in, "b", 1e-6, []float64{0.4, 0.2}, []float64{-1, -0.5})
+	kmltest.CheckModelGradient(t, in, "c", 1e-6, []float64{0.4, 0.2})
 }
 
 func TestTargetErrors(t *testing.T) {
@@ -55,7 +56,7 @@ func TestTargetErrors(t *testing.T) {
 		{"model m {\n  a ~ normal(0, 1)\n  target += \"s\"\n}\nprint(logp(m, {a: 0}))", "3:13: error: target += needs a number or a vector"},
 		{"model m {\n  a ~ normal(0, 1)\n  target += b\n}", "3:13: error: undefined: b"},
 	} {
-		got := runIn(t, t.TempDir(), c.src)
+		got := kmltest.RunIn(t, t.TempDir(), c.src)
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%q:\ngot  %s\nwant %s", c.src, got, c.want)
 		}

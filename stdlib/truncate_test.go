@@ -8,6 +8,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // stdPhi and stdCDF are the standard normal density and CDF, written here
@@ -19,7 +20,7 @@ func stdCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 // sd: the mean within 4 MCSE, the sd within 4 of its standard errors.
 func checkPosterior(t *testing.T, in *eval.Interpreter, name string, i int, mean, sd float64) {
 	t.Helper()
-	p := lookup[*model.SummaryVal](t, in, name).S.Params[i]
+	p := kmltest.Lookup[*model.SummaryVal](t, in, name).S.Params[i]
 	if math.Abs(p.Mean-mean) > 4*p.MCSEMean {
 		t.Errorf("%s: E[%s] = %v ± %v, want %v", name, p.Name, p.Mean, p.MCSEMean, mean)
 	}
@@ -34,7 +35,7 @@ func checkPosterior(t *testing.T, in *eval.Interpreter, name string, i int, mean
 // b ~ normal(0, 1, upper: a), E[b | a] = −φ(a)/Φ(a), so E[b] is its
 // integral over a, computed here by quadrature.
 func TestTruncatedPriorsSample(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model half { x ~ normal(0, 1, lower: 0) }
 model both { x ~ normal(1, 2, lower: -1, upper: 2) }
 model moving {
@@ -59,7 +60,7 @@ let b = pm.b
 
 	eb := quad.Fixed(func(a float64) float64 { return -stdPhi(a) / stdCDF(a) }, 0, 1, 50, nil, 0)
 	checkPosterior(t, in, "s3", 1, eb, 0)
-	as, bs := lookup[*eval.Vec](t, in, "a").Data, lookup[*eval.Vec](t, in, "b").Data
+	as, bs := kmltest.Lookup[*eval.Vec](t, in, "a").Data, kmltest.Lookup[*eval.Vec](t, in, "b").Data
 	for i := range as {
 		if !(bs[i] <= as[i]) {
 			t.Fatalf("draw %d: b = %v above its bound a = %v", i, bs[i], as[i])
@@ -73,7 +74,7 @@ let b = pm.b
 // truncated observations (bounds that are parameters, vector bounds)
 // against finite differences.
 func TestTruncatedModelDensity(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 model moving {
   a ~ uniform(0, 1)
   b ~ normal(0, 1, upper: a)
@@ -89,7 +90,7 @@ model g {
   [0.3, 0.9] ~ half_cauchy(s, upper: 1)
 }
 `)
-	m := lookup[*eval.Model](t, in, "moving")
+	m := kmltest.Lookup[*eval.Model](t, in, "moving")
 	c, err := model.CompileFor(in, m, nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +108,8 @@ model g {
 			t.Errorf("moving at %v: log density %v, want %v", q, got, want)
 		}
 	}
-	checkModelGradient(t, in, "moving", 1e-6, []float64{0.3, -0.8}, []float64{-1.2, 2})
-	checkModelGradient(t, in, "g", 1e-6,
+	kmltest.CheckModelGradient(t, in, "moving", 1e-6, []float64{0.3, -0.8}, []float64{-1.2, 2})
+	kmltest.CheckModelGradient(t, in, "g", 1e-6,
 		[]float64{0.2, -0.3, 0.1, 0.4, 0.2},
 		[]float64{-0.5, 0.8, -1.1, -0.7, -1.3},
 		[]float64{1.1, 0.1, 0.6, 1.9, 0.9})
@@ -117,20 +118,20 @@ model g {
 // TestTruncatedValues: logpdf, draw, mean and sd of a truncated
 // distribution outside a model.
 func TestTruncatedValues(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let d = normal(0, 1, lower: 0)
 let lp = logpdf(d, [0.5, -0.5])
 let xs = draw(normal(2, 1, upper: -3), 2000, seed: 7)
 let m = mean(normal(0, 1, lower: 0))
 let s = sd(normal(0, 1, lower: 0))
 `)
-	lp := lookup[*eval.Vec](t, in, "lp").Data
+	lp := kmltest.Lookup[*eval.Vec](t, in, "lp").Data
 	if want := math.Log(2 * stdPhi(0.5)); math.Abs(lp[0]-want) > 1e-12 || !math.IsInf(lp[1], -1) {
 		t.Errorf("logpdf = %v, want [%v, -Inf]", lp, want)
 	}
 	// normal(2, 1) below −3 is 5 sd into its lower tail: the draws come from
 	// inverting the CDF there. E[x] = 2 − φ(−5)/Φ(−5).
-	xs := lookup[*eval.Vec](t, in, "xs").Data
+	xs := kmltest.Lookup[*eval.Vec](t, in, "xs").Data
 	sum := 0.0
 	for _, x := range xs {
 		if x > -3 {
@@ -142,13 +143,13 @@ let s = sd(normal(0, 1, lower: 0))
 	if got := sum / float64(len(xs)); math.Abs(got-want) > 4*0.2/math.Sqrt(float64(len(xs))) {
 		t.Errorf("mean of draws %v, want %v", got, want)
 	}
-	if m := float64(lookup[eval.Num](t, in, "m")); math.Abs(m-math.Sqrt(2/math.Pi)) > 1e-12 {
+	if m := float64(kmltest.Lookup[eval.Num](t, in, "m")); math.Abs(m-math.Sqrt(2/math.Pi)) > 1e-12 {
 		t.Errorf("mean = %v", m)
 	}
-	if s := float64(lookup[eval.Num](t, in, "s")); math.Abs(s-math.Sqrt(1-2/math.Pi)) > 1e-12 {
+	if s := float64(kmltest.Lookup[eval.Num](t, in, "s")); math.Abs(s-math.Sqrt(1-2/math.Pi)) > 1e-12 {
 		t.Errorf("sd = %v", s)
 	}
-	if s := lookup[*model.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
+	if s := kmltest.Lookup[*model.DistVal](t, in, "d").String(); s != "normal(0, 1, lower: 0)" {
 		t.Errorf("shown as %q", s)
 	}
 }
@@ -173,6 +174,6 @@ func TestTruncationErrors(t *testing.T) {
 		{"model m {\n  mu ~ normal(0, 1)\n  [1, 2] ~ flat(lower: 0)\n}\nlet p = sample(m, draws: 10, warmup: 10)",
 			"t.kml:3:12: error: flat(lower: 0) is an improper prior for parameters"},
 	} {
-		expectError(t, c.src, c.want)
+		kmltest.ExpectError(t, c.src, c.want)
 	}
 }

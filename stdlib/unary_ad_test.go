@@ -8,13 +8,14 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // exp, log and sqrt of values on the tape are the tape's own operations:
 // their values and derivatives are the closed forms, to the bit, and a
 // replay at new inputs gives the closed forms there.
 func TestUnaryTapeOps(t *testing.T) {
-	in, _ := run(t, `let z = 1`)
+	in, _ := kmltest.Run(t, `let z = 1`)
 	th := in.NewThread(context.Background())
 	cases := []struct {
 		fn    string

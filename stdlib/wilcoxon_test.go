@@ -6,18 +6,19 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // wilcoxon(x, y) tests the differences x − y: the same as wilcoxon(x - y),
 // with scipy's p-value for these (tie-free) differences.
 func TestWilcoxonBuiltin(t *testing.T) {
-	in, _ := run(t, `
+	in, _ := kmltest.Run(t, `
 let x = [1.3, 0.9, 1.45, 1.8, 1.25, 0.4, 1.9, 2.1, 1.05, 1.7, 0.65, 1.55]
 let y = rep(1, 12)
 let a = wilcoxon(x, y)
 let b = wilcoxon(x - y)
 `)
-	a, b := lookup[*eval.Record](t, in, "a"), lookup[*eval.Record](t, in, "b")
+	a, b := kmltest.Lookup[*eval.Record](t, in, "a"), kmltest.Lookup[*eval.Record](t, in, "b")
 	pa, _ := a.Attr("p")
 	pb, _ := b.Attr("p")
 	w, _ := a.Attr("w")
