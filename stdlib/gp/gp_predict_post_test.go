@@ -1,4 +1,4 @@
-package stdlib_test
+package gp_test
 
 import (
 	"fmt"
