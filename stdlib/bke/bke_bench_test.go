@@ -1,4 +1,4 @@
-package stdlib_test
+package bke_test
 
 import (
 	"bytes"
