@@ -1,4 +1,4 @@
-package stdlib_test
+package ktest_test
 
 import (
 	"strings"
