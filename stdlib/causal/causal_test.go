@@ -1,4 +1,4 @@
-package stdlib_test
+package causal_test
 
 import (
 	"strings"
