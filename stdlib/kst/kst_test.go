@@ -1,4 +1,4 @@
-package stdlib_test
+package kst_test
 
 import (
 	"bytes"
