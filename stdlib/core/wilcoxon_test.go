@@ -1,4 +1,4 @@
-package stdlib_test
+package core_test
 
 import (
 	"bytes"
