@@ -1,4 +1,4 @@
-package stdlib_test
+package files_test
 
 import (
 	"os"
