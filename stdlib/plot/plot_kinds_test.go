@@ -1,4 +1,4 @@
-package stdlib_test
+package plot_test
 
 import (
 	"bytes"
