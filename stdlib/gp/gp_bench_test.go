@@ -28,7 +28,7 @@ model gpr {
 }
 `
 	var out bytes.Buffer
-	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{"../examples/data"}, BaseDir: "../examples/data"})
+	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{"../../examples/data"}, BaseDir: "../../examples/data"})
 	if _, err := in.Eval("bench.kml", src); err != nil {
 		b.Fatal(err)
 	}
