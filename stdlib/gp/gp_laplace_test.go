@@ -14,6 +14,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// gpLaplaceSrc binds eight points x in two dimensions with real labels y
+// and binary labels c, and four latent-GP models with non-Gaussian
+// likelihoods (stu, cls, lap; fixed has no free parameter). The gradient
+// tests of gp_test.go and gp_laplace_test.go both start from it.
 const gpLaplaceSrc = `
 let x = [[0.1, 1.0], [0.5, -0.3], [0.9, 0.4], [1.3, 1.1], [1.7, -0.8], [2.1, 0.2], [2.6, 0.9], [3.0, -0.1]]
 let y = [0.2, 0.6, 0.8, 2.9, 0.7, 0.3, -0.1, -0.4]
@@ -58,31 +62,7 @@ func TestGPLaplaceDensityGradient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := c.NewDensityFor(in)
-		q := make([]float64, c.Dim())
-		for i := range q {
-			q[i] = 0.3 - 0.2*float64(i)
-		}
-		grad := make([]float64, len(q))
-		if _, err := d.LogDensity(grad, q); err != nil {
-			t.Fatal(err)
-		}
-		for i := range q {
-			cd := func(eps float64) float64 {
-				qp := append([]float64(nil), q...)
-				qm := append([]float64(nil), q...)
-				qp[i] += eps
-				qm[i] -= eps
-				fp, _ := d.Value(qp)
-				fm, _ := d.Value(qm)
-				return (fp - fm) / (2 * eps)
-			}
-			// Richardson's extrapolation of two central differences.
-			fd := (4*cd(5e-4) - cd(1e-3)) / 3
-			if math.Abs(fd-grad[i]) > 1e-5*(1+math.Abs(fd)) {
-				t.Errorf("%s, %s: ∂/∂%s = %.8g, finite difference %.8g", name, tc.approx, c.Names()[i], grad[i], fd)
-			}
-		}
+		checkGradient(t, in, c, startAt(c), 1e-5, name+", "+tc.approx)
 	}
 }
 

@@ -117,27 +117,7 @@ let p = predict(o, x, seed: 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := c.NewDensityFor(in)
-	q := []float64{0.3, -0.4}
-	grad := make([]float64, 2)
-	if _, err := d.LogDensity(grad, q); err != nil {
-		t.Fatal(err)
-	}
-	for i := range q {
-		cd := func(eps float64) float64 {
-			qp := append([]float64(nil), q...)
-			qm := append([]float64(nil), q...)
-			qp[i] += eps
-			qm[i] -= eps
-			fp, _ := d.Value(qp)
-			fm, _ := d.Value(qm)
-			return (fp - fm) / (2 * eps)
-		}
-		fd := (4*cd(5e-4) - cd(1e-3)) / 3
-		if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
-			t.Errorf("∂/∂%s = %.8g, finite difference %.8g", c.Names()[i], grad[i], fd)
-		}
-	}
+	checkGradient(t, in, c, []float64{0.3, -0.4}, 1e-6, "mc")
 	o := kmltest.Lookup[*eval.Record](t, in, "o")
 	if v, _ := o.Attr("converged"); v != eval.Bool(true) {
 		t.Errorf("optimize did not converge: %v", o)

@@ -2,6 +2,7 @@ package gp_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -151,33 +152,7 @@ loglik(g, {})`, "t.kml:6:5: error: a latent function can be observed once; y obs
 // central differences with every likelihood parameter free, for each
 // non-Gaussian likelihood and objective.
 func TestGPNonGaussianDensityGradient(t *testing.T) {
-	src := `
-let x = [[0.1, 1.0], [0.5, -0.3], [0.9, 0.4], [1.3, 1.1], [1.7, -0.8], [2.1, 0.2], [2.6, 0.9], [3.0, -0.1]]
-let y = [0.2, 0.6, 0.8, 2.9, 0.7, 0.3, -0.1, -0.4]
-let c = [1, 1, 0, 1, 0, 0, 1, 0]
-model lap {
-  ell[2] ~ lognormal(0, 1)
-  a ~ lognormal(0, 1)
-  b ~ lognormal(-1, 1)
-  f ~ gp(x, a * rbf(ell) + 0.1 * white())
-  y ~ laplace(f, b)
-}
-model stu {
-  ell[2] ~ lognormal(0, 1)
-  a ~ lognormal(0, 1)
-  nu ~ lognormal(1, 1)
-  s ~ lognormal(-1, 1)
-  f ~ gp(x, a * rbf(ell) + 0.1 * white())
-  y ~ student_t(nu, f, s)
-}
-model cls {
-  ell[2] ~ lognormal(0, 1)
-  a ~ lognormal(0, 1)
-  f ~ gp(x, a * rbf(ell))
-  c ~ bernoulli_logit(f)
-}
-`
-	in, _ := kmltest.Run(t, src)
+	in, _ := kmltest.Run(t, gpLaplaceSrc)
 	for _, name := range []string{"lap", "stu", "cls"} {
 		m := kmltest.Lookup[*eval.Model](t, in, name)
 		for _, obj := range []string{"", "map", "mkl"} {
@@ -185,28 +160,7 @@ model cls {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := c.NewDensityFor(in)
-			q := make([]float64, c.Dim())
-			for i := range q {
-				q[i] = 0.3 - 0.2*float64(i)
-			}
-			grad := make([]float64, len(q))
-			if _, err := d.LogDensity(grad, q); err != nil {
-				t.Fatal(err)
-			}
-			for i := range q {
-				const eps = 1e-5
-				qp := append([]float64(nil), q...)
-				qm := append([]float64(nil), q...)
-				qp[i] += eps
-				qm[i] -= eps
-				fp, _ := d.Value(qp)
-				fm, _ := d.Value(qm)
-				fd := (fp - fm) / (2 * eps)
-				if math.Abs(fd-grad[i]) > 1e-4*(1+math.Abs(fd)) {
-					t.Errorf("%s, objective %q: ∂/∂%s = %.8g, finite difference %.8g", name, obj, c.Names()[i], grad[i], fd)
-				}
-			}
+			checkGradient(t, in, c, startAt(c), 1e-4, fmt.Sprintf("%s, objective %q", name, obj))
 		}
 	}
 }
