@@ -1,9 +1,7 @@
 package kst_test
 
 import (
-	"bytes"
 	"context"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -55,12 +53,5 @@ func TestDPMErrors(t *testing.T) {
 		{"logpdf(dpm(xm, iter: 4), [[1, 2, 3]])", "3 columns but the density was fitted to 2"},
 		{"novelty(dpm(x, iter: 4), [1, 0 / 0])", "NaN in row 2"},
 	}
-	for _, c := range cases {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", kstData+c.src+"\n")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
-		}
-	}
+	expectErrors(t, cases)
 }

@@ -14,11 +14,27 @@ import (
 	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
+// kstData binds x, 20 points from two normal clusters; kf, an RBF kernel
+// family; and xm, six points in two dimensions.
 const kstData = `
 let x = concat(draw(normal(-1, 0.4), 12, seed: 1), draw(normal(1.5, 0.3), 8, seed: 2))
 fn kf(l) = rbf(l)
 let xm = rbind([0, 0.1], [1, 0.3], [0.2, -0.5], [1.5, 1], [-0.3, 0.8], [0.9, -0.2])
 `
+
+// expectErrors runs each case's src after kstData and requires an error
+// whose message contains its want.
+func expectErrors(t *testing.T, cases []struct{ src, want string }) {
+	t.Helper()
+	for _, c := range cases {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+		_, err := in.Eval("t.kml", kstData+c.src+"\n")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
+		}
+	}
+}
 
 // kst(...) and logpdf in KML give what the runtime gives, for a vector of
 // 1-D points, a lone point and a matrix.
@@ -155,14 +171,7 @@ func TestKSTErrors(t *testing.T) {
 		{"fantasy(10, rbf([1, 2]), dim: 3, box: 2)", "2 lengthscales but the points have dimension 3"},
 		{"fantasy(10, poly(2, 1), dim: 3, alpha: 0.5)", "alpha + N must exceed d − 1 = 2"},
 	}
-	for _, c := range cases {
-		var out bytes.Buffer
-		in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
-		_, err := in.Eval("t.kml", kstData+c.src+"\n")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
-		}
-	}
+	expectErrors(t, cases)
 }
 
 // One point that depends on model parameters gets the gradient of log q:
