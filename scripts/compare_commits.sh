@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compares the BKE and NUTS benchmarks of two commits in one session:
-#   bench/compare_commits.sh OLD [NEW]   (NEW defaults to the working tree)
+#   scripts/compare_commits.sh OLD [NEW]   (NEW defaults to the working tree)
 # Test binaries of both are built, then run alternately, three pairs each,
 # and in both orders for the end-to-end BKE benchmark (running second is
 # slower on this machine). Quote ratios from one run only.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Package map: non-test files and lines per package, and the module packages it imports.
-# usage: bench/pkgmap.sh [DIR]   (default: the repository)
+# usage: scripts/pkgmap.sh [DIR]   (default: the repository)
 cd "${1:-$(dirname "$0")/..}"
 for d in $(go list -f '{{.Dir}}' ./... ); do
   rel=${d#$PWD/}; [ "$rel" = "$PWD" ] && rel="(root)"; [ "$d" = "$PWD" ] && rel="(root)"

@@ -4,7 +4,7 @@
 // sample size n and the dimension D, and how far it moves between landmark
 // draws. It runs only when asked:
 //
-//	KML_BKL_STUDY=1 go test -run Study -v -timeout 60m ./bench/bklstudy
+//	KML_BKL_STUDY=1 go test -run Study -v -timeout 60m ./studies/bklstudy
 //
 // (KML_BKL_STUDY=quick for the m/τ² table alone).
 package bklstudy

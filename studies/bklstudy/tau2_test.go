@@ -16,7 +16,7 @@ import (
 // interior maximum on the ℓ grid and rises, between ℓ = 300 and 1000, at
 // the asymptotic rate 2m(n − 1) − 2nD per unit of log ℓ within 5%.
 //
-//	KML_BKL_STUDY=1 go test -run Tau2Ridge -v ./bench/bklstudy
+//	KML_BKL_STUDY=1 go test -run Tau2Ridge -v ./studies/bklstudy
 func TestStudyTau2Ridge(t *testing.T) {
 	if os.Getenv("KML_BKL_STUDY") == "" {
 		t.Skip("set KML_BKL_STUDY=1 to run the BKL settings study")

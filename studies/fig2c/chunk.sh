@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/fig2c/chunk.sh OUT PERMS EPS FROM TO: one chunk of run.sh — the
+# studies/fig2c/chunk.sh OUT PERMS EPS FROM TO: one chunk of run.sh — the
 # replications FROM..TO at ratio EPS, one process on one core; skipped if
 # it has already finished (so a stopped run can be restarted).
 set -eu

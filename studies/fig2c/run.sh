@@ -1,10 +1,10 @@
 #!/bin/sh
-# bench/fig2c/run.sh: Figure 2C of Flaxman et al. (2016) — rejection rates of
+# studies/fig2c/run.sh: Figure 2C of Flaxman et al. (2016) — rejection rates of
 # MMD on the 3 × 3 Gaussian grid (900 + 900 points) for the median
 # heuristic, BKL at its default, "bayes" and "aggregate" on the same data and
 # seeds — at any number of replications, in chunks that can run side by side.
 #
-#   nice -n 10 sh bench/fig2c/run.sh [REPS [JOBS [PERMS [BLOCK]]]]
+#   nice -n 10 sh studies/fig2c/run.sh [REPS [JOBS [PERMS [BLOCK]]]]
 #
 # REPS replications per ε (default 100, SE ≤ 0.05), JOBS one-core processes
 # at a time (default 2), PERMS permutations per test (default 200), BLOCK
@@ -12,11 +12,11 @@
 # so a run stopped early has (nearly) the same count at every ε (FIRST,
 # below, changes that order). Finished chunks are skipped, so a stopped run
 # restarts where it was (RUN=NAME names its directory). Each chunk
-# writes bench/fig2c/out/RUN/eps*_r*.jsonl (one JSON line per replication)
+# writes studies/fig2c/out/RUN/eps*_r*.jsonl (one JSON line per replication)
 # and its CPU time (.time); summarize.py makes the table with ± SE from
 # whatever has finished:
 #
-#   python3 bench/fig2c/summarize.py bench/fig2c/out/RUN
+#   python3 studies/fig2c/summarize.py studies/fig2c/out/RUN
 #
 # Replication r at ratio ε uses the seeds of examples/two_sample_grid.kml
 # (100000·ε + 100·r), so its first replications are the example's.

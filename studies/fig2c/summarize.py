@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/fig2c/summarize.py OUT [--markdown]: the Figure 2C table from run.sh's chunks.
+"""studies/fig2c/summarize.py OUT [--markdown]: the Figure 2C table from run.sh's chunks.
 
 Reads every OUT/*.jsonl (one JSON line per replication, finished or not),
 and prints per ε the number of replications done, each rule's rejection

@@ -7,7 +7,7 @@
 // The studies run only when asked and write CSV files that
 // examples/kbr_dimension.kml and examples/kbr_gaussian.kml draw:
 //
-//	KML_KBR_STUDY=1 go test -run Study -v -timeout 60m ./bench/kbrstudy
+//	KML_KBR_STUDY=1 go test -run Study -v -timeout 60m ./studies/kbrstudy
 //
 // The small tests of the formulas (the posterior, KDE + IW, least-squares
 // cross-validation) run with go test ./... as usual.
