@@ -1,14 +1,10 @@
-package stdlib_test
+package fit_test
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
@@ -22,44 +18,6 @@ func TestMissingNamesAreCapped(t *testing.T) {
 	}
 	b.WriteString("}\nprint(logp(m, {a1: 0}))\n")
 	kmltest.ExpectError(t, b.String(), "missing a2, a3, a4, a5, a6, a7, a8, a9 and 1991 more\n")
-}
-
-// TestReductionsWithNaN checks the issue's examples: a NaN anywhere makes a
-// reduction NaN, and the mean of finite values is finite when it can be.
-func TestReductionsWithNaN(t *testing.T) {
-	_, out := kmltest.Run(t, `print(median([1, 2, 0/0, 4]), median([0/0, 1, 2]), quantile([5, 0/0, 1], [0.1, 0.9]))
-print(min([1/0, 0/0]), max([0/0, 1/0]), median([[1, 0/0], [2, 3], [4, 5]]))
-print(mean([1e308, 1e308]), sum([1e308, 1e308, -1e308]), var([1e308, 1e308]), sum([1e308, 1e308, -1/0]))
-`)
-	want := "NaN NaN [NaN, NaN]\nNaN NaN [2, NaN]\n1e+308 1e+308 0 -Inf\n"
-	if out.String() != want {
-		t.Errorf("got\n%swant\n%s", out, want)
-	}
-}
-
-// TestPlotNonFiniteAndEmpty checks that plot warns, at its argument, of NaN
-// and infinite values it leaves out, and refuses input with nothing to draw.
-func TestPlotNonFiniteAndEmpty(t *testing.T) {
-	dir := t.TempDir()
-	var out bytes.Buffer
-	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{dir}, BaseDir: dir})
-	if _, err := in.Eval("t.kml", "let x = [1, 0/0, 1/0, 3]\nplot(x, to: \"a.png\")\n"); err != nil {
-		t.Fatal(err)
-	}
-	if want := "t.kml:2:6: warning: plot: 2 of 4 values are NaN or infinite"; !strings.Contains(out.String(), want) {
-		t.Errorf("got %q, want a warning %q", out.String(), want)
-	}
-	for src, want := range map[string]string{
-		`plot([], to: "b.png")`:         "t.kml:1:6: error: plot: nothing to plot: v is empty",
-		`plot([0/0, 1/0], to: "c.png")`: "t.kml:1:6: error: plot: nothing to plot: every value of v is NaN or infinite",
-	} {
-		if msg := kmltest.RunIn(t, dir, src); !strings.Contains(msg, want) {
-			t.Errorf("%s: got %q, want %q", src, msg, want)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "b.png")); err == nil {
-		t.Errorf("plot([]) wrote a file")
-	}
 }
 
 // TestGeneratedVectorDrawsAndBooleans checks that draw from a distribution
