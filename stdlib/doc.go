@@ -19,6 +19,11 @@
 // its arguments, calls the package that does the work (lang/model or a
 // runtime package) and wraps the result as a value. This package is the
 // umbrella: Register adds every domain, and importing it fills
-// eval.Builtins with the whole library. The tests here run KML programs
-// over the whole library.
+// eval.Builtins with the whole library.
+//
+// Each domain's KML-level tests sit beside it as an external test package
+// (package gp_test) that runs scripts through the whole library, with the
+// helpers of stdlib/internal/kmltest. The tests here are those of the
+// whole: the import rules, fuzzing and odd arguments across every builtin,
+// argument names, the memory budget and the progress lines across domains.
 package stdlib

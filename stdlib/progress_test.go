@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestProgressLines: with Options.Progress and a buffer standing for the
@@ -46,7 +47,7 @@ let p = profile(m, s: [0.5, 1, 2])
 let p1 = profile(m1, mu: linspace(-1, 1, 5))
 let o = optimize(m, starts: 4, seed: 1)
 `, []string{"profile: points ", "/3 (", "/5 (", "optimize: starts ", "/4 ("}},
-		{"bke", bkeData + `model m {
+		{"bke", kmltest.BKEData + `model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)
 }

@@ -33,7 +33,7 @@
 // multipredict.go (multi-class Laplace and its predictions), mapsolve.go (joint MAP's inner
 // solvers), contract.go (the derivative contractions), structured.go (the
 // marginal's fused Gram fill and contraction for sums of scaled rbf,
-// linear, white and constant kernels), symfactor.go, potrf.go and
-// inverse.go (the marginal's factor, with jitter, and inverse by recursive
-// blocking over matrix products), lowrank.go, doubleloop.go, svm.go.
+// linear, white and constant kernels), symfactor.go and potrf.go (the
+// marginal's factor, with jitter, and inverse by recursive blocking over
+// matrix products), lowrank.go, doubleloop.go, svm.go.
 package gp

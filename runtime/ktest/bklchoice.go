@@ -14,7 +14,7 @@ import (
 
 // BKLOptions are the settings of the "bkl" kernel choice. The zero value is
 // the default rule (docs/language.md, "Choosing BKL's settings", and the
-// study in bench/bklstudy).
+// study in studies/bklstudy).
 type BKLOptions struct {
 	// Landmarks is the number m of rows held out as landmarks; 0: the rule
 	// DefaultLandmarks.

@@ -7,7 +7,7 @@ import (
 
 // FuzzReadCSV: any bytes either parse into a finite matrix with one column
 // per header field, or give an error naming the file; never a panic.
-// Run with: go test -fuzz=FuzzReadCSV ./stdlib
+// Run with: go test -fuzz=FuzzReadCSV ./stdlib/files
 func FuzzReadCSV(f *testing.F) {
 	for _, s := range []string{
 		"x,y\n1,2\n3,4\n",

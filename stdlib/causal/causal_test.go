@@ -1,0 +1,85 @@
+package causal_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/eval"
+	_ "github.com/kml-lang/kml/stdlib"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
+)
+
+// ci_test with z empty is hsic_test (same kernels, seed and p-value); with
+// z it records the regressions and the residuals' kernels.
+func TestCITestBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, kmltest.CausalData+`
+let a = ci_test(x, y, [], "median", "median", seed: 4, permutations: 200)
+let b = hsic_test(x, y, "median", "median", seed: 4, permutations: 200)
+let c = ci_test(x, y, z, "bkl", "bkl", seed: 4, permutations: 200)
+let ok = a.pvalue == b.pvalue && a.statistic == b.statistic && a.kernel_x == b.kernel_x
+`)
+	if ok := kmltest.Lookup[eval.Bool](t, in, "ok"); !bool(ok) {
+		t.Error("ci_test with z = [] differs from hsic_test")
+	}
+	c := kmltest.Lookup[*eval.Record](t, in, "c")
+	reg, _ := c.Attr("regression")
+	s := reg.String()
+	if !strings.Contains(s, "rbf(") || !strings.Contains(s, "noise") {
+		t.Errorf("the regression is not recorded: %s", s)
+	}
+	if ch, _ := c.Attr("choice"); !strings.Contains(ch.String(), "bkl") {
+		t.Errorf("choice %s", ch)
+	}
+}
+
+// pc with Fisher's z on a linear collider x → z ← y orients both edges and
+// records the separating set of x and y (empty) with its p-value.
+func TestPCBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 200, seed: 1)
+let y = draw(normal(0, 1), 200, seed: 2)
+let z = x + y + draw(normal(0, 1), 200, seed: 3)
+let g = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01)
+let k = pc(cbind(x, y, z), kernel: "median", names: ["x", "y", "z"], alpha: 0.01, seed: 1)
+let w = prewhiten(cbind(x, y), order: 1)
+`)
+	for _, name := range []string{"g", "k"} {
+		g := kmltest.Lookup[*eval.Record](t, in, name)
+		text, _ := g.Attr("text")
+		if string(text.(eval.Str)) != "x → z\ny → z" {
+			t.Errorf("%s: graph %q", name, text)
+		}
+		rem, _ := g.Attr("removed")
+		if s := rem.String(); !strings.HasPrefix(s, `[{x: "x", y: "y", sepset: [], pvalue: `) {
+			t.Errorf("%s: removed %s", name, s)
+		}
+		dot, _ := g.Attr("dot")
+		if !strings.Contains(dot.String(), `"x" -> "z";`) {
+			t.Errorf("%s: dot %s", name, dot)
+		}
+	}
+	w := kmltest.Lookup[*eval.Record](t, in, "w")
+	xm, _ := w.Attr("x")
+	if r, c := xm.(*eval.Mat).M.Dims(); r != 199 || c != 2 {
+		t.Errorf("prewhiten: %d×%d", r, c)
+	}
+}
+
+func TestCausalErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`ci_test([1, 2, 3], [1, 2], [], "median", "median")`, "ci_test: x has 3 rows but y has 2"},
+		{kmltest.CausalData + `ci_test(x, y, z[1:10], "median", "median")`, "x has 80 rows but z has 10"},
+		{kmltest.CausalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl", "bayes" or "aggregate", got string`},
+		{kmltest.CausalData + `ci_test(x, y, z, "aggregate", "median")`, `needs kx and ky both "aggregate"`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", method: "exact")`, `method must be "permutation" or "gamma"`},
+		{`ci_test([1, 2, 0/0, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [], "median", "median")`, "x has NaN in row 3"},
+		{kmltest.CausalData + `pc(cbind(x, y), test: "spearman")`, `test must be "kernel" or "fisher_z"`},
+		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
+		{`pc([1, 2, 3])`, "pc needs at least 2 columns"},
+		{`prewhiten([1, 2, 3], order: 2)`, "too few for an autoregression of order 2"},
+		{`prewhiten([1, 2, 3], order: "bic")`, `order must be "aic" or a whole number`},
+	} {
+		kmltest.ExpectError(t, c.src, c.want)
+	}
+}

@@ -1,0 +1,141 @@
+package core_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
+)
+
+// TestLinearAlgebra checks each builtin against an independent identity or
+// closed form: A·inv(A) = I, A·solve(A, b) = b, L·Lᵀ = A with L lower
+// triangular, det of a 3×3 by cofactors, logdet = log|det|, trace, diag,
+// eye and outer elementwise.
+func TestLinearAlgebra(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let A = [[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]]
+let N = [[1, 2, 0], [3, -1, 4], [0, 5, 2]]
+let b = [1, -2, 3]
+let Ai = inv(A)
+let x = solve(A, b)
+let X = solve(N, [[1, 0], [0, 1], [1, 1]])
+let L = chol(A)
+let d = det(N)
+let ld = logdet(N)
+let tr = trace(N)
+let dg = diag(N)
+let D = diag([1, 2])
+let I = eye(3)
+let O = outer([1, 2], [3, 4, 5])
+`)
+	A := mat.NewDense(3, 3, []float64{4, 1, 0.5, 1, 3, 0.2, 0.5, 0.2, 2})
+	N := mat.NewDense(3, 3, []float64{1, 2, 0, 3, -1, 4, 0, 5, 2})
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	var p mat.Dense
+	p.Mul(A, kmltest.Lookup[*eval.Mat](t, in, "Ai").M)
+	L := kmltest.Lookup[*eval.Mat](t, in, "L").M
+	var llt mat.Dense
+	llt.Mul(L, L.T())
+	X := kmltest.Lookup[*eval.Mat](t, in, "X").M
+	var nx mat.Dense
+	nx.Mul(N, X)
+	rhs := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 1, 1})
+	x := kmltest.Lookup[*eval.Vec](t, in, "x").Data
+	for i := 0; i < 3; i++ {
+		ax := 0.0
+		for j := 0; j < 3; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			near("A·inv(A)", p.At(i, j), want)
+			near("L·Lᵀ", llt.At(i, j), A.At(i, j))
+			if j > i && L.At(i, j) != 0 {
+				t.Errorf("chol is not lower triangular: L[%d, %d] = %v", i+1, j+1, L.At(i, j))
+			}
+			ax += A.At(i, j) * x[j]
+		}
+		near("A·solve(A, b)", ax, []float64{1, -2, 3}[i])
+		for j := 0; j < 2; j++ {
+			near("N·solve(N, B)", nx.At(i, j), rhs.At(i, j))
+		}
+	}
+	// Cofactor expansion along the first row.
+	det := 1*(-1*2-4*5) - 2*(3*2-4*0) + 0
+	near("det", float64(kmltest.Lookup[eval.Num](t, in, "d")), float64(det))
+	near("logdet", float64(kmltest.Lookup[eval.Num](t, in, "ld")), math.Log(math.Abs(float64(det))))
+	near("trace", float64(kmltest.Lookup[eval.Num](t, in, "tr")), 2)
+	if dg := kmltest.Lookup[*eval.Vec](t, in, "dg").Data; dg[0] != 1 || dg[1] != -1 || dg[2] != 2 {
+		t.Errorf("diag(N) = %v", dg)
+	}
+	if D := kmltest.Lookup[*eval.Mat](t, in, "D").M; D.At(0, 0) != 1 || D.At(1, 1) != 2 || D.At(0, 1) != 0 {
+		t.Errorf("diag([1, 2]) = %v", mat.Formatted(D))
+	}
+	if I := kmltest.Lookup[*eval.Mat](t, in, "I").M; mat.Trace(I) != 3 || mat.Sum(I) != 3 {
+		t.Errorf("eye(3) = %v", mat.Formatted(I))
+	}
+	if O := kmltest.Lookup[*eval.Mat](t, in, "O").M; O.At(1, 2) != 10 || O.At(0, 0) != 3 {
+		t.Errorf("outer = %v", mat.Formatted(O))
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{"print(inv([[1, 2], [2, 4]]))", "A is singular"},
+		{"print(solve([[1, 2], [2, 4]], [1, 1]))", "A is singular"},
+		{"print(chol([[1, 2], [2, 1]]))", "A is not positive definite"},
+		{"print(chol([[1, 2], [0, 1]]))", "A is not symmetric: A[2, 1] = 0 but A[1, 2] = 2"},
+		{"print(det([[1, 2, 3]]))", "A must be a square matrix, got 1×3"},
+		{"print(solve([[1, 0], [0, 1]], [1, 2, 3]))", "b has 3 rows but A is 2×2"},
+	} {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// TestCholAcrossTiles checks chol on a 150×150 matrix, which the factor's
+// transpose crosses in tiles of 64 with a part tile at the end: L equals
+// gonum's lower factor (mat.Cholesky, its own copy and factorisation) to
+// 1e-12, and its strict upper triangle is zero.
+func TestCholAcrossTiles(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 150, seed: 31)
+let y = draw(normal(0, 1), 150, seed: 32)
+let A = outer(x, x) + outer(y, y) + 2 * eye(150)
+let L = chol(A)
+`)
+	A := kmltest.Lookup[*eval.Mat](t, in, "A").M
+	L := kmltest.Lookup[*eval.Mat](t, in, "L").M
+	n, _ := A.Dims()
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, A.At(i, j))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		t.Fatal("gonum: not positive definite")
+	}
+	var want mat.TriDense
+	ch.LTo(&want)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			got, w := L.At(i, j), want.At(i, j)
+			if j > i && got != 0 {
+				t.Fatalf("L[%d, %d] = %v above the diagonal", i+1, j+1, got)
+			}
+			if math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {
+				t.Fatalf("L[%d, %d] = %.17g, gonum %.17g", i+1, j+1, got, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package files_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib/internal/kmltest"
+)
+
+// TestWriteCSVKeepsOtherFiles: write_csv replaces an existing file only if it
+// is a .csv file, unless overwrite: true.
+func TestWriteCSVKeepsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o644)
+	msg := kmltest.RunIn(t, dir, `write_csv([1, 2], "notes.txt")`)
+	if !strings.Contains(msg, "overwrite: true") {
+		t.Errorf("overwriting notes.txt: got %q", msg)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("notes.txt was changed: %q", b)
+	}
+	if msg := kmltest.RunIn(t, dir, `write_csv([1, 2], "notes.txt", overwrite: true)`); msg != "" {
+		t.Errorf("overwrite: true refused: %s", msg)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "x\n1\n2\n" {
+		t.Errorf("notes.txt after overwrite: true: %q", b)
+	}
+	os.WriteFile(filepath.Join(dir, "old.csv"), []byte("y\n3\n"), 0o644)
+	if msg := kmltest.RunIn(t, dir, `write_csv([1], "old.csv")`+"\n"+`write_csv([1], "fresh.txt")`); msg != "" {
+		t.Errorf("replacing a .csv or writing a new file refused: %s", msg)
+	}
+}
+
+// TestReadCSVDefects: a duplicated header, a byte order mark, an overflowing
+// number and missing values, each with its own message or handling.
+func TestReadCSVDefects(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"dup.csv":     "x,x\n1,2\n",
+		"bom.csv":     "\ufeffa,b\n1,2\n3,4\n",
+		"big.csv":     "a\n1\n1e400\n",
+		"tiny.csv":    "a\n1e-400\n",
+		"missing.csv": "a,b,c\n1,2,3\n4,,6\n7,8,NA\n9,10,11\n",
+		"allgone.csv": "a\n\nNA\n",
+	}
+	for name, data := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
+	}
+	for _, c := range []struct{ src, want string }{
+		{`read_csv("dup.csv")`, `column "x" appears twice`},
+		{`read_csv("big.csv")`, `big.csv:3:1: number out of range: "1e400"`},
+		{`read_csv("missing.csv")`, `missing.csv:3:3: missing value in column "b"`},
+		{`read_csv("missing.csv", missing: "skip")`, `missing must be "error" or "drop"`},
+		{`read_csv("allgone.csv", missing: "drop")`, `no complete rows`},
+	} {
+		got := kmltest.RunIn(t, dir, c.src)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: got %q, want it to contain %q", c.src, got, c.want)
+		}
+	}
+	in := eval.New(eval.Options{Dirs: []string{dir}, BaseDir: dir})
+	for _, c := range []struct {
+		src  string
+		want []float64
+	}{
+		{`read_csv("bom.csv", columns: ["a"])`, []float64{1, 3}},
+		{`read_csv("missing.csv", missing: "drop")`, []float64{1, 2, 3, 9, 10, 11}},
+		{`read_csv("missing.csv", columns: ["a", "b"], missing: "drop")`, []float64{1, 2, 7, 8, 9, 10}},
+		{`read_csv("tiny.csv")`, []float64{0}},
+	} {
+		v, err := in.Eval("t.kml", c.src)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		m, _ := eval.ToMatrix(v)
+		r, k := m.Dims()
+		var got []float64
+		for i := 0; i < r; i++ {
+			for j := 0; j < k; j++ {
+				got = append(got, m.At(i, j))
+			}
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s = %v, want %v", c.src, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s = %v, want %v", c.src, got, c.want)
+				break
+			}
+		}
+	}
+}
