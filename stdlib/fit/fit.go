@@ -247,6 +247,7 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			opt.Values.Set("loss", eval.Str(l.Loss.String())).Set("C", eval.Num(l.C)).Set("epsilon", eval.Num(l.Epsilon))
 		}
 		opt.Values.Set("model", m)
+		model.KeepLatentFit(opt.Values, model.LatentFit{Model: m, Objective: terms.Latent})
 	}
 	return opt.Values, nil
 }

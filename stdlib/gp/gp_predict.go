@@ -32,12 +32,16 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	case *model.Posterior:
 		return predictPosterior(a, f, xnew)
 	case *eval.Record:
-		mv, _ := f.Attr("model")
-		var ok bool
-		if m, ok = mv.(*eval.Model); !ok {
-			return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
+		if fit, ok := model.LatentFitOf(f); ok {
+			m, obj = fit.Model, fit.Objective
+		} else {
+			mv, _ := f.Attr("model")
+			var ok bool
+			if m, ok = mv.(*eval.Model); !ok {
+				return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
+			}
+			obj = recordObjective(f)
 		}
-		obj = recordObjective(f)
 		given = f
 	case *eval.Model:
 		m = f
@@ -62,9 +66,9 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	return withX(dp.record(), xnew), nil
 }
 
-// recordObjective reads the objective of optimize's record: its
-// objective, approx, loss, C and epsilon fields, parsed as the arguments
-// were (anything else is left unset, as it always was).
+// recordObjective reads the objective of a record built by hand in
+// optimize's shape: its objective, approx, loss, C and epsilon fields, the
+// names optimize prints (anything else is left unset, as it always was).
 func recordObjective(f *eval.Record) model.Objective {
 	var obj model.Objective
 	str := func(name string) (string, bool) {
