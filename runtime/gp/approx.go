@@ -1,6 +1,9 @@
 package gp
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Approx names an approximation of the log marginal likelihood of a latent
 // GP with non-Gaussian observations: a Name in the table approximations,
@@ -61,17 +64,18 @@ func ParseApprox(s string) (Approx, bool) {
 	return "", false
 }
 
-// Info returns a's row of the table, DefaultApprox's when a is unset.
-func (a Approx) Info() ApproxInfo {
+// Info returns a's row of the table, DefaultApprox's when a is unset, or
+// an error naming the table's approximations when it has no such row.
+func (a Approx) Info() (ApproxInfo, error) {
 	if a == "" {
 		a = DefaultApprox
 	}
 	for _, r := range approximations {
 		if r.Name == a {
-			return r
+			return r, nil
 		}
 	}
-	panic("gp: approximation " + string(a) + " is not in the table; use ParseApprox")
+	return ApproxInfo{}, fmt.Errorf("approx must be %s, got %q", ApproxList(), string(a))
 }
 
 // String is the approximation's name, "" when unset.

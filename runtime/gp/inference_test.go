@@ -71,7 +71,7 @@ func TestInferenceContract(t *testing.T) {
 func TestApproxTable(t *testing.T) {
 	for _, row := range Approximations() {
 		a, ok := ParseApprox(string(row.Name))
-		if !ok || a.Info().Name != row.Name {
+		if info, err := a.Info(); !ok || err != nil || info.Name != row.Name {
 			t.Errorf("%q does not parse back to its row", row.Name)
 		}
 	}
@@ -81,7 +81,10 @@ func TestApproxTable(t *testing.T) {
 	if got := ApproxList(); got != `"vb", "laplace" or "ep"` {
 		t.Errorf("ApproxList = %s", got)
 	}
-	if Approx("").Info().Name != DefaultApprox {
+	if info, _ := Approx("").Info(); info.Name != DefaultApprox {
 		t.Error("the unset approximation is not the default")
+	}
+	if _, err := Approx("quadrature").Info(); err == nil || err.Error() != `approx must be "vb", "laplace" or "ep", got "quadrature"` {
+		t.Errorf("an approximation not in the table: %v", err)
 	}
 }

@@ -54,7 +54,11 @@ func (g *gpLatent) gpSettings(obj model.Objective, weights bool) (rgp.Settings, 
 	switch obj.Name {
 	case model.ObjUnset, model.ObjMLM, model.ObjVB:
 		s.Kind = rgp.MLM
-		s.Approx = obj.Approx.Info().New()
+		info, err := obj.Approx.Info()
+		if err != nil {
+			return s, err
+		}
+		s.Approx = info.New()
 	case model.ObjMAP:
 		s.Kind = rgp.MAP
 	case model.ObjMKL, model.ObjRR:
@@ -105,7 +109,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *model.DistVal, loc int, data eval
 	}
 	switch s.Kind {
 	case rgp.MLM:
-		info := obj.Approx.Info()
+		info, _ := obj.Approx.Info() // gpSettings has read it
 		if info.Refuse != nil {
 			if err := info.Refuse(l.Kind); err != nil {
 				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("%v", err)}

@@ -245,11 +245,11 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 	s, err := g.gpSettings(obj, false)
 	if err != nil || s.Kind == rgp.RR {
 		// The rr objective is for Gaussian noise: a record built by hand
-		// that names it, or no objective, with other observations has
-		// always predicted with VB's sites.
+		// that names it, or an objective gpSettings does not know, with
+		// other observations has always predicted with VB's sites.
 		s = rgp.Settings{Kind: rgp.MLM, Approx: rgp.VB{}}
 	}
-	if info := obj.Approx.Info(); obj.Name.Marginal() && info.Refuse != nil {
+	if info, _ := obj.Approx.Info(); obj.Name.Marginal() && info.Refuse != nil {
 		if err := info.Refuse(l.Kind); err != nil {
 			return nil, err
 		}
@@ -264,6 +264,9 @@ func (g *gpLatent) predict(obj model.Objective, lik *model.DistVal, loc int, y [
 	}
 	post, err := inf.Fit(K, y, l, rgp.Needs{Predictive: true})
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "gp: ") {
+			return nil, err
+		}
 		return nil, fmt.Errorf("gp: %v", err)
 	}
 	mean, fvar, err := post.Predict(g.kernel.K, g.x, xnew)
