@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model/dists"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 )
 
 // Latent is the value of a latent function `f ~ gp(X, KERNEL)` inside a
@@ -31,29 +32,80 @@ type ClassLatent interface {
 	ClassLogLik(ev *Eval, data eval.Value) (eval.Value, error)
 }
 
-// Objective says how the latent function is handled: its Name is one of
-//
-//	""/"mlm"  the log marginal likelihood (exact for Gaussian noise,
-//	          Approx otherwise);
-//	"vb"      the super-Gaussian variational lower bound;
-//	"map"     joint MAP: the latent function maximised with its GP prior;
-//	"mkl"     MKL: the latent maximised, log|K| replaced by λ‖θ‖ₚᵖ;
-//	"rr"      ridge regression's MKL relaxation for Gaussian noise.
+// Objective says how the latent function is handled: the objective Name,
+// for the marginal likelihood the approximation Approx, and the loss. Each
+// is a typed value parsed once where optimize, profile, loglik, sample and
+// predict read their arguments (LatentTerms, LatentApprox, ParseObjective)
+// and printed back by its String.
 type Objective struct {
-	Name string
+	Name ObjectiveKind
 	// Approx is the approximation of the marginal likelihood for
-	// non-Gaussian observations: "vb" (the default, also for ""),
-	// "laplace" or "ep".
-	Approx string
+	// non-Gaussian observations, a row of runtime/gp's table (unset: VB's
+	// bound for one GP, Laplace's for a multi-class GP).
+	Approx rgp.Approx
 	// P and Lambda are the MKL and RR regulariser λ‖θ‖ₚᵖ.
 	P, Lambda float64
-	// Loss, when not "", replaces the observation's −2 log P by an SVM
-	// loss of the MKL paper's Table 1 ("hinge" or "eps_insensitive")
-	// weighted by C per observation, with Epsilon the ε of
-	// "eps_insensitive"; for the "mkl" and "rr" objectives.
-	Loss       string
+	// Loss, when not LossLikelihood, replaces the observation's −2 log P
+	// by an SVM loss of the MKL paper's Table 1 weighted by C per
+	// observation, with Epsilon the ε of LossEpsInsensitive; for the
+	// "mkl" and "rr" objectives.
+	Loss       Loss
 	C, Epsilon float64
 }
+
+// ObjectiveKind is the objective of a model with a latent GP:
+//
+//	ObjMLM   the log marginal likelihood (exact for Gaussian noise,
+//	         Approx otherwise);
+//	ObjVB    the super-Gaussian variational lower bound;
+//	ObjMAP   joint MAP: the latent function maximised with its GP prior;
+//	ObjMKL   MKL: the latent maximised, log|K| replaced by λ‖θ‖ₚᵖ;
+//	ObjRR    ridge regression's MKL relaxation for Gaussian noise;
+//
+// and ObjUnset for predict from a model with values.
+type ObjectiveKind string
+
+// The objectives, by the names the `objective:` argument gives them.
+const (
+	ObjUnset ObjectiveKind = ""
+	ObjMLM   ObjectiveKind = "mlm"
+	ObjVB    ObjectiveKind = "vb"
+	ObjMAP   ObjectiveKind = "map"
+	ObjMKL   ObjectiveKind = "mkl"
+	ObjRR    ObjectiveKind = "rr"
+)
+
+// ParseObjective returns the objective named s ("ml" is ObjMLM).
+func ParseObjective(s string) (ObjectiveKind, bool) {
+	switch k := ObjectiveKind(s); k {
+	case ObjMLM, ObjVB, ObjMAP, ObjMKL, ObjRR:
+		return k, true
+	case "ml":
+		return ObjMLM, true
+	}
+	return ObjUnset, false
+}
+
+// String is the objective's name.
+func (k ObjectiveKind) String() string { return string(k) }
+
+// Marginal reports whether k is the marginal likelihood (or its bound),
+// the objective that Approx approximates; ObjUnset counts.
+func (k ObjectiveKind) Marginal() bool { return k == ObjUnset || k == ObjMLM || k == ObjVB }
+
+// Loss is the loss of the `loss:` argument: LossLikelihood (the
+// observation's −2 log P) or an SVM loss of the MKL paper's Table 1.
+type Loss string
+
+// The losses, by their names.
+const (
+	LossLikelihood     Loss = ""
+	LossHinge          Loss = "hinge"
+	LossEpsInsensitive Loss = "eps_insensitive"
+)
+
+// String is the loss's name, "" for the likelihood.
+func (l Loss) String() string { return string(l) }
 
 // HasLatent reports whether m declares a latent function.
 func HasLatent(m *eval.Model) bool { return len(m.Latents) > 0 }

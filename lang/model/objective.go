@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kml-lang/kml/lang/eval"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 )
 
 // The objectives optimize and profile maximise: which terms of the log
@@ -25,12 +26,12 @@ func ObjectiveTerms(a *eval.Args, m *eval.Model) (Terms, error) {
 	if loss, _ := a.Str("loss"); loss != "" && loss != "likelihood" {
 		return Terms{}, a.Errorf("loss", "loss %q is for the \"mkl\" and \"rr\" objectives of a model with a latent GP", loss)
 	}
-	switch obj {
-	case "map":
+	switch k, _ := ParseObjective(obj); k {
+	case ObjMAP:
 		return Terms{Prior: true, Likelihood: true}, nil
-	case "ml", "mlm":
+	case ObjMLM:
 		return Terms{Likelihood: true}, nil
-	case "vb", "mkl", "rr":
+	case ObjVB, ObjMKL, ObjRR:
 		return Terms{}, a.Errorf("objective", "objective %q applies to GP models with a latent function; this model takes \"map\" or \"ml\"", obj)
 	}
 	return Terms{}, a.Errorf("objective", "objective must be \"map\" or \"ml\", got %q", obj)
@@ -39,7 +40,8 @@ func ObjectiveTerms(a *eval.Args, m *eval.Model) (Terms, error) {
 // LatentTerms are the density terms of objective obj for a model with a
 // latent GP.
 func LatentTerms(a *eval.Args, obj string) (Terms, error) {
-	lat := Objective{Name: obj}
+	kind, known := ParseObjective(obj)
+	lat := Objective{Name: kind}
 	err := a.Unpack("p", &lat.P, "lambda", &lat.Lambda)
 	if err != nil {
 		return Terms{}, err
@@ -47,22 +49,20 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 	if lat.Approx, err = LatentApprox(a); err != nil {
 		return Terms{}, err
 	}
-	if err := lossArgs(a, &lat); err != nil {
+	if err := lossArgs(a, &lat, obj); err != nil {
 		return Terms{}, err
 	}
-	if obj == "vb" && lat.Approx != "vb" {
+	if kind == ObjVB && lat.Approx != rgp.DefaultApprox {
 		return Terms{}, a.Errorf("approx", `objective "vb" is the variational bound; for approx: %q write objective: "ml"`, lat.Approx)
 	}
-	switch obj {
-	case "map":
+	if !known {
+		return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+	}
+	switch kind {
+	case ObjMAP:
 		return Terms{Prior: true, Likelihood: true, Latent: lat}, nil
-	case "ml", "mlm":
-		lat.Name = "mlm"
-		return Terms{Likelihood: true, Latent: lat}, nil
-	case "vb":
-		return Terms{Likelihood: true, Latent: lat}, nil
-	case "mkl", "rr":
-		if lat.Loss != "" && !(lat.P >= 1) {
+	case ObjMKL, ObjRR:
+		if lat.Loss != LossLikelihood && !(lat.P >= 1) {
 			return Terms{}, a.Errorf("p", "with loss %q, p must be at least 1 (p-norm MKL is convex for p ≥ 1), got %v", lat.Loss, lat.P)
 		}
 		if !(lat.P > 0) || math.IsInf(lat.P, 0) {
@@ -71,65 +71,58 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 		if !(lat.Lambda >= 0) || math.IsInf(lat.Lambda, 0) {
 			return Terms{}, a.Errorf("lambda", "lambda must be non-negative, got %v", lat.Lambda)
 		}
-		return Terms{Likelihood: true, Latent: lat}, nil
 	}
-	return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+	return Terms{Likelihood: true, Latent: lat}, nil
 }
 
 // Losses are the SVM losses of the MKL paper's Table 1 that the `loss:`
 // argument of optimize and profile names, besides "likelihood" (the
 // observation's −2 log P).
-var Losses = []string{"hinge", "eps_insensitive"}
+var Losses = []Loss{LossHinge, LossEpsInsensitive}
 
 // lossArgs reads `loss:`, `C:` and `epsilon:` into lat when the builtin
-// takes them.
-func lossArgs(a *eval.Args, lat *Objective) error {
+// takes them; obj is the objective as the user wrote it.
+func lossArgs(a *eval.Args, lat *Objective, obj string) error {
 	if a.Value("loss") == nil {
 		return nil
 	}
-	var loss string
-	if err := a.Unpack("loss", &loss, "C", &lat.C, "epsilon", &lat.Epsilon); err != nil {
+	var name string
+	if err := a.Unpack("loss", &name, "C", &lat.C, "epsilon", &lat.Epsilon); err != nil {
 		return err
 	}
+	loss := Loss(name)
 	switch loss {
 	case "likelihood":
 		return nil
-	case "hinge", "eps_insensitive":
+	case LossHinge, LossEpsInsensitive:
 	default:
-		return a.Errorf("loss", `loss must be "likelihood", "hinge" or "eps_insensitive", got %q`, loss)
+		return a.Errorf("loss", `loss must be "likelihood", "hinge" or "eps_insensitive", got %q`, name)
 	}
-	if lat.Name != "mkl" && lat.Name != "rr" {
-		return a.Errorf("loss", `loss %q is for the regularised-risk objectives "mkl" and "rr", not %q`, loss, lat.Name)
+	if lat.Name != ObjMKL && lat.Name != ObjRR {
+		return a.Errorf("loss", `loss %q is for the regularised-risk objectives "mkl" and "rr", not %q`, name, obj)
 	}
 	if !(lat.C > 0) || math.IsInf(lat.C, 0) {
 		return a.Errorf("C", "C must be positive, got %v", lat.C)
 	}
-	if loss == "eps_insensitive" && (!(lat.Epsilon > 0) || math.IsInf(lat.Epsilon, 0)) {
+	if loss == LossEpsInsensitive && (!(lat.Epsilon > 0) || math.IsInf(lat.Epsilon, 0)) {
 		return a.Errorf("epsilon", "epsilon must be positive, got %v", lat.Epsilon)
 	}
 	lat.Loss = loss
 	return nil
 }
 
-// Approxes are the approximations of the log marginal likelihood of a
-// latent GP with non-Gaussian observations that the `approx:` argument of
-// optimize, profile, sample and loglik names.
-var Approxes = []string{"vb", "laplace", "ep"}
-
-// LatentApprox reads the `approx:` argument: "vb" (the super-Gaussian
-// variational bound), "laplace" (Laplace's approximation) or "ep"
-// (expectation propagation).
-func LatentApprox(a *eval.Args) (string, error) {
-	var approx string
-	if err := a.Unpack("approx", &approx); err != nil {
+// LatentApprox reads the `approx:` argument, a name in runtime/gp's table
+// of approximations: "vb" (the super-Gaussian variational bound),
+// "laplace" (Laplace's approximation) or "ep" (expectation propagation).
+func LatentApprox(a *eval.Args) (rgp.Approx, error) {
+	var name string
+	if err := a.Unpack("approx", &name); err != nil {
 		return "", err
 	}
-	for _, v := range Approxes {
-		if approx == v {
-			return approx, nil
-		}
+	if approx, ok := rgp.ParseApprox(name); ok {
+		return approx, nil
 	}
-	return "", a.Errorf("approx", `approx must be "vb", "laplace" or "ep", got %q`, approx)
+	return "", a.Errorf("approx", `approx must be %s, got %q`, rgp.ApproxList(), name)
 }
 
 // GPGradTol ends a GP hyperparameter optimisation when the largest

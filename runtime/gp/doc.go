@@ -26,14 +26,23 @@
 // exact predictive is
 // linalg.GPPredict, shared with BKE.
 //
+// The non-Gaussian approximations share one contract (inference.go): an
+// Inference fits a Gaussian approximation and returns one Posterior, which
+// NonGaussian contracts for the gradient and the predictive reads; the
+// table of approx.go names them, so a new approximation is one file and
+// one row there.
+//
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
-// objectives), sites.go (the super-Gaussian bounds), latent.go (the inner
-// loop and the non-Gaussian objectives), laplace.go (Laplace's
-// approximation), ep.go (expectation propagation), multiclass.go and
-// multipredict.go (multi-class Laplace and its predictions), mapsolve.go (joint MAP's inner
-// solvers), contract.go (the derivative contractions), structured.go (the
-// marginal's fused Gram fill and contraction for sums of scaled rbf,
-// linear, white and constant kernels), symfactor.go and potrf.go (the
-// marginal's factor, with jitter, and inverse by recursive blocking over
-// matrix products), lowrank.go, doubleloop.go, svm.go.
+// objectives), sites.go (the super-Gaussian bounds), inference.go (the
+// contract), approx.go (the table of approximations), vb.go (VB's bound),
+// latent.go (the inner loop and the non-Gaussian objectives), laplace.go
+// (Laplace's approximation), ep.go (expectation propagation), newton.go
+// (the Newton ascent Laplace, multi-class Laplace and the logistic joint
+// MAP share), multiclass.go and multipredict.go (multi-class Laplace and
+// its predictions), mapsolve.go (joint MAP's inner solvers), contract.go
+// (the derivative contractions), structured.go (the marginal's fused Gram
+// fill and contraction for sums of scaled rbf, linear, white and constant
+// kernels), symfactor.go and potrf.go (the marginal's factor, with jitter,
+// and inverse by recursive blocking over matrix products), lowrank.go,
+// doubleloop.go, svm.go.
 package gp

@@ -9,8 +9,9 @@ import (
 
 // EP is expectation propagation's approximation to the log marginal
 // likelihood (Minka 2001; Rasmussen and Williams 2006, Algorithm 3.5 and
-// eq. 3.65; GPML's infEP), with sequential site updates.
-const EP Kind = VB + 2
+// eq. 3.65; GPML's infEP), with sequential site updates (FitEP), and its
+// posterior N(μ, (K⁻¹ + T̃)⁻¹).
+type EP struct{}
 
 // EP settings: sweeps over the sites end when no site's natural
 // parameters move by more than epTol (relative), after at most epMax
@@ -253,23 +254,21 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []f
 	return logdet, R, nil
 }
 
-// epObjective is EP's log marginal likelihood at kernel matrix K (R&W
-// eq. 3.65 in GPML's form) with, when grad is not nil, its gradient: at
-// EP's fixed point the sites are stationary, so the kernel part is
-// ½ tr((bbᵀ − R)∂K), b = ν − R K ν, R = T̃(I + KT̃)⁻¹, and the likelihood
-// part Σ_i ∂log Ẑ_i/∂φ at the cavities (GPML's infEP).
-func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
+// Fit is EP's log marginal likelihood at kernel matrix K (R&W eq. 3.65 in
+// GPML's form) with, for needs.Gradient, its gradient: at EP's fixed point
+// the sites are stationary, so the kernel part is ½ tr((bbᵀ − R)∂K),
+// b = ν − R K ν, R = T̃(I + KT̃)⁻¹, and the likelihood part Σ_i ∂log Ẑ_i/∂φ
+// at the cavities (GPML's infEP). The posterior is given as b (μ = Kb) and
+// R: at new inputs with cross-covariances k* the predictive mean is k*ᵀb
+// and the variance k** − k*ᵀRk*.
+func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
 	n := K.SymmetricDim()
 	s, err := FitEP(K, y, l)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var dl []float64
-	if grad != nil {
-		dl = grad[nh:]
-	} else {
-		dl = make([]float64, len(l.Params))
-	}
+	p := &Posterior{DLik: make([]float64, len(l.Params)), Iterations: s.Sweeps}
+	dl := p.DLik
 	// −nlZ of GPML's infEP with a zero prior mean.
 	val := -0.5 * s.logdet
 	var quad float64
@@ -287,8 +286,9 @@ func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, co
 		val -= 0.5 * tn * tn / (tauC + tt)
 		val += 0.5 * math.Log1p(tt/tauC)
 	}
-	if grad == nil {
-		return val, nil
+	p.LogZ = val
+	if !needs.Gradient && !needs.Predictive {
+		return p, nil
 	}
 	R := s.r
 	var kn, rkn mat.VecDense
@@ -298,35 +298,19 @@ func epObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, co
 	for i := range b {
 		b[i] = s.Nu[i] - rkn.AtVec(i)
 	}
-	wc := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			wc.SetSym(i, j, b[i]*b[j]-R.At(i, j))
+	p.Alpha = b
+	if needs.Predictive {
+		p.r = R
+	}
+	if needs.Gradient {
+		p.W = mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				p.W.SetSym(i, j, b[i]*b[j]-R.At(i, j))
+			}
 		}
 	}
-	contract(grad[:nh], wc)
-	return val, nil
-}
-
-// EPPosterior is EP's approximate posterior of the latent function at
-// kernel matrix K, N(μ, (K⁻¹ + T̃)⁻¹), given as b = ν − RKν (so μ = Kb)
-// and R = T̃(I + KT̃)⁻¹: at new inputs with cross-covariances k* the
-// predictive mean is k*ᵀb and the variance k** − k*ᵀRk*.
-func EPPosterior(K *mat.SymDense, y []float64, l Lik) (b []float64, R *mat.SymDense, err error) {
-	n := K.SymmetricDim()
-	s, err := FitEP(K, y, l)
-	if err != nil {
-		return nil, nil, err
-	}
-	R = s.r
-	var kn, rkn mat.VecDense
-	kn.MulVec(K, mat.NewVecDense(n, s.Nu))
-	rkn.MulVec(R, &kn)
-	b = make([]float64, n)
-	for i := range b {
-		b[i] = s.Nu[i] - rkn.AtVec(i)
-	}
-	return b, R, nil
+	return p, nil
 }
 
 // logProbFrom is logProb given c0 = log P(y | f = y) and its parameter

@@ -22,16 +22,11 @@ func TestEPQuadrature(t *testing.T) {
 	for _, tc := range testLiks {
 		for _, n := range []int{2, 3} {
 			k, x, y := smallProblem(t, n, tc.lik)
-			got, err := NonGaussian(Settings{Kind: EP}, k, x, y, tc.lik, nil)
+			got, err := NonGaussian(Settings{Approx: EP{}}, k, x, y, tc.lik, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := 601
-			if n == 3 {
-				m = 81
-			}
-			dummy := make([]float64, 3)
-			logZ := denseLogZ(k, x, func(i int, u float64) float64 { return tc.lik.logProb(dummy, y[i], u) }, m)
+			logZ := quadLogZ(k, x, y, tc.lik)
 			tol := map[LikKind]float64{Logit: 1e-4, StudentT: 2e-3, Laplace: 1e-3}[tc.lik.Kind]
 			if tc.lik.Kind == Laplace && n == 3 {
 				tol = 0.05
@@ -41,8 +36,8 @@ func TestEPQuadrature(t *testing.T) {
 			}
 			t.Logf("%s, n = %d: EP %.6f, quadrature %.6f, error %.2e", tc.name, n, got, logZ, got-logZ)
 			if tc.lik.Kind == Logit {
-				vb, _ := NonGaussian(Settings{Kind: VB}, k, x, y, tc.lik, nil)
-				la, _ := NonGaussian(Settings{Kind: LaplaceApprox}, k, x, y, tc.lik, nil)
+				vb, _ := NonGaussian(Settings{Approx: VB{}}, k, x, y, tc.lik, nil)
+				la, _ := NonGaussian(Settings{Approx: LaplaceApprox{}}, k, x, y, tc.lik, nil)
 				if !(vb < la && la < got && math.Abs(got-logZ) < math.Abs(la-logZ)) {
 					t.Errorf("logit, n = %d: VB %.6f, Laplace %.6f, EP %.6f, log Z %.6f: want VB < Laplace < EP ≈ log Z", n, vb, la, got, logZ)
 				}
@@ -82,11 +77,12 @@ func TestEPMoments(t *testing.T) {
 				t.Errorf("%s site %d: posterior (%.10g, %.10g), tilted (%.10g, %.10g)", tc.name, i, s.Mu[i], s.Var[i], mh, vh)
 			}
 		}
-		// EPPosterior's b gives the same mean, μ = Kb.
-		b, _, err := EPPosterior(K, y, tc.lik)
+		// The Posterior's α = b gives the same mean, μ = Kb.
+		post, err := EP{}.Fit(K, y, tc.lik, Needs{Predictive: true})
 		if err != nil {
 			t.Fatal(err)
 		}
+		b := post.Alpha
 		var kb mat.VecDense
 		kb.MulVec(K, mat.NewVecDense(len(b), b))
 		for i := range b {
@@ -125,7 +121,7 @@ func TestEPSeparable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("amplitude %g: %v", a, err)
 		}
-		v, err := NonGaussian(Settings{Kind: EP}, k, x, y, l, nil)
+		v, err := NonGaussian(Settings{Approx: EP{}}, k, x, y, l, nil)
 		if err != nil || math.IsNaN(v) {
 			t.Fatalf("amplitude %g: log Z %v, %v", a, v, err)
 		}
@@ -149,6 +145,6 @@ func TestEPSeparable(t *testing.T) {
 func TestEPGradients(t *testing.T) {
 	for _, tc := range epCases {
 		k, x, y := laplaceProblem(t, 12, tc.lik, tc.outlier)
-		gradCheck(t, tc.name, Settings{Kind: EP}, k, x, y, tc.lik, 1e-3, 1e-5, true)
+		gradCheck(t, tc.name, Settings{Approx: EP{}}, k, x, y, tc.lik, 1e-3, 1e-5, true)
 	}
 }

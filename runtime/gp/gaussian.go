@@ -26,9 +26,13 @@ const (
 )
 
 // Settings choose the objective and, for MKL and RR, the regulariser
-// λ Σ_m θ_m^p over the kernel weights θ_m = h[Weights[m]] (θ ≥ 0).
+// λ Σ_m θ_m^p over the kernel weights θ_m = h[Weights[m]] (θ ≥ 0), and for
+// MLM with a non-Gaussian likelihood the approximation Approx (VB when
+// nil). The objective and the approximation are separate axes: MAP and
+// MKL maximise over the latent function and approximate nothing.
 type Settings struct {
 	Kind    Kind
+	Approx  Inference
 	P       float64
 	Lambda  float64
 	Weights []int
@@ -111,19 +115,8 @@ func Gaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, noise flo
 		return val, nil
 	}
 	// W = ααᵀ (− K⁻¹ for MAP's log|K|).
-	w := mat.NewSymDense(n, nil)
-	raw := w.RawSymmetric()
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride:]
-		for j := i; j < n; j++ {
-			row[j] = a[i] * a[j]
-			if kinv != nil {
-				row[j] -= kinv.At(i, j)
-			}
-		}
-	}
 	nh := k.NumHyper()
-	Contract(grad[:nh], k, x, w)
+	Contract(grad[:nh], k, x, outerMinus(a, kinv))
 	if s.Kind == MKL || s.Kind == RR {
 		for _, i := range s.Weights {
 			grad[i] -= 0.5 * s.Lambda * s.P * math.Pow(h[i], s.P-1)

@@ -16,8 +16,8 @@ import (
 //
 //	log q(y) = log P(y | f̂) − ½ f̂ᵀK⁻¹f̂ − ½ log|I + KW|,  W = −∇∇ log P(y | f̂),
 //
-// with f̂ the posterior mode.
-const LaplaceApprox Kind = VB + 1
+// with f̂ the posterior mode, and q(f) = N(f̂, (K⁻¹ + W)⁻¹) the posterior.
+type LaplaceApprox struct{}
 
 // Newton settings for the mode: stop when the gradient of Ψ(f) =
 // log P(y | f) − ½ fᵀK⁻¹f, ∇log P − α, is below modeTol in every entry
@@ -108,7 +108,7 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		}
 		return v
 	}
-	cur := psi(alpha, f)
+	asc := newtonAscent{cur: psi(alpha, f)}
 	b := make([]float64, n)
 	sw := make([]float64, n)
 	B := mat.NewSymDense(n, nil)
@@ -117,7 +117,6 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 	fv := mat.NewVecDense(n, nil)
 	na := make([]float64, n)
 	nf := make([]float64, n)
-	stalled := 0
 	for it := 0; it <= modeMax; it++ {
 		// f = Kα afresh, so that rounding does not pull them apart.
 		fv.MulVec(K, mat.NewVecDense(n, alpha))
@@ -141,15 +140,7 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 			sw[i] = math.Sqrt(w[i])
 			b[i] = w[i]*f[i] + d1[i]
 		}
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				v := sw[i] * K.At(i, j) * sw[j]
-				if i == j {
-					v++
-				}
-				B.SetSym(i, j, v)
-			}
-		}
+		fillB(B, K, sw)
 		if !ch.Factorize(B) {
 			return nil, nil, it, ErrNotPD
 		}
@@ -166,26 +157,15 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		}
 		df := mat.NewVecDense(n, nil)
 		df.MulVec(K, mat.NewVecDense(n, da))
-		// Halve the step until Ψ increases (at most 30 times).
-		t := 1.0
-		improved := false
-		for range 30 {
+		// Halve the step until Ψ increases.
+		_, ok := asc.step(func(t float64) float64 {
 			for i := range na {
 				na[i] = alpha[i] + t*da[i]
 				nf[i] = f[i] + t*df.AtVec(i)
 			}
-			if v := psi(na, nf); v >= cur {
-				stalled++
-				if v > cur {
-					stalled = 0
-				}
-				cur = v
-				improved = true
-				break
-			}
-			t /= 2
-		}
-		if !improved || stalled >= 3 {
+			return psi(na, nf)
+		})
+		if asc.stuck(ok) {
 			// No ascent left at working precision: accept if the
 			// gradient is small relative to the problem's scale.
 			if gmax <= 1e-7 {
@@ -200,18 +180,19 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 	return nil, nil, iters, ErrMode
 }
 
-// laplaceObjective is Laplace's approximation at kernel matrix K with its
-// gradient (R&W eqs. 5.23–5.24, the implicit term through f̂ included)
-// written to grad (kernel hyperparameters through contract, then the
-// likelihood's parameters) when grad is not nil. With W ≥ 0 it factors
-// B = I + W^½KW^½ by Cholesky; with some W < 0 (a Student-t observation
-// far from f̂) it takes the LU factor of A = I + KW instead, whose
-// determinant is positive at a maximum of Ψ.
-func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh int, contract func(dst []float64, w *mat.SymDense)) (float64, error) {
+// Fit is Laplace's approximation at kernel matrix K with, for
+// needs.Gradient, its gradient (R&W eqs. 5.23–5.24, the implicit term
+// through f̂ included) and, for needs.Predictive, the posterior given as
+// α̂ = K⁻¹f̂ and R = W(I + KW)⁻¹, so that at new inputs with
+// cross-covariances k* the predictive mean is k*ᵀα̂ and the variance
+// k** − k*ᵀRk*. With W ≥ 0 it factors B = I + W^½KW^½ by Cholesky; with
+// some W < 0 (a Student-t observation far from f̂) it takes the LU factor
+// of A = I + KW instead, whose determinant is positive at a maximum of Ψ.
+func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
 	n := K.SymmetricDim()
-	f, alpha, _, err := LaplaceMode(K, y, l)
+	f, alpha, iters, err := LaplaceMode(K, y, l)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	w := make([]float64, n)
 	d3 := make([]float64, n)
@@ -221,13 +202,17 @@ func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh in
 		val += lp - 0.5*alpha[i]*f[i]
 		w[i], d3[i] = -d2, g3
 	}
-	logdet, R, err := laplaceDet(K, w, grad != nil)
+	logdet, R, err := laplaceDet(K, w, needs.Gradient || needs.Predictive)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	val -= 0.5 * logdet
-	if grad == nil {
-		return val, nil
+	p := &Posterior{LogZ: val, Alpha: alpha, DLik: make([]float64, len(l.Params)), Iterations: iters}
+	if needs.Predictive {
+		p.r = R
+	}
+	if !needs.Gradient {
+		return p, nil
 	}
 	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
 	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
@@ -257,15 +242,15 @@ func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh in
 			wc.SetSym(i, j, alpha[i]*alpha[j]-R.At(i, j)+alpha[i]*u[j]+u[i]*alpha[j])
 		}
 	}
-	contract(grad[:nh], wc)
+	p.W = wc
 	np := len(l.Params)
 	if np == 0 {
-		return val, nil
+		return p, nil
 	}
 	dlp := make([]float64, np)
 	dd1 := make([]float64, np)
 	dd2 := make([]float64, np)
-	dl := grad[nh:]
+	dl := p.DLik
 	for i := range f {
 		clear(dlp)
 		clear(dd1)
@@ -275,7 +260,7 @@ func laplaceObjective(K *mat.SymDense, y []float64, l Lik, grad []float64, nh in
 			dl[p] += dlp[p] + 0.5*sigma[i]*dd2[p] + ku.AtVec(i)*dd1[p]
 		}
 	}
-	return val, nil
+	return p, nil
 }
 
 // laplaceDet returns log|I + KW| and, if needR, R = W(I + KW)⁻¹ (a
@@ -295,15 +280,7 @@ func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDens
 			sw[i] = math.Sqrt(w[i])
 		}
 		B := mat.NewSymDense(n, nil)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				v := sw[i] * K.At(i, j) * sw[j]
-				if i == j {
-					v++
-				}
-				B.SetSym(i, j, v)
-			}
-		}
+		fillB(B, K, sw)
 		var ch mat.Cholesky
 		if !ch.Factorize(B) {
 			return 0, nil, ErrNotPD
@@ -351,22 +328,4 @@ func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDens
 		}
 	}
 	return logdet, R, nil
-}
-
-// LaplacePosterior is Laplace's approximate posterior of the latent
-// function at kernel matrix K: f ~ N(f̂, (K⁻¹ + W)⁻¹), given as α̂ = K⁻¹f̂
-// and R = W(I + KW)⁻¹, so that at new inputs with cross-covariances k*
-// the predictive mean is k*ᵀα̂ and the variance k** − k*ᵀRk*.
-func LaplacePosterior(K *mat.SymDense, y []float64, l Lik) (alpha []float64, R *mat.SymDense, err error) {
-	f, alpha, _, err := LaplaceMode(K, y, l)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := make([]float64, len(f))
-	for i := range f {
-		_, _, d2, _ := l.derivs(y[i], f[i])
-		w[i] = -d2
-	}
-	_, R, err = laplaceDet(K, w, true)
-	return alpha, R, err
 }

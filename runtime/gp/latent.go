@@ -11,11 +11,6 @@ import (
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
-// VB is the super-Gaussian variational bound on the log marginal
-// likelihood (eqs. 10–13), the objective MLM stands for with a
-// non-Gaussian likelihood.
-const VB Kind = RR + 1
-
 // Inner-loop settings: the sites' variances are refitted until no log γ_i
 // moves by more than innerTol, at most innerMax times.
 const (
@@ -133,25 +128,26 @@ func (l Lik) scale() float64 {
 // NonGaussian returns objective s.Kind for a latent GP with kernel k at the
 // rows of x observed through likelihood l (log scale, as Gaussian):
 //
-//	VB (and MLM): the bound B = log N(m | 0, K + Γ) + Σ_i [½ log 2πγ_i + c_i(γ_i)]
-//	              at its fixed point in γ — a lower bound on log P(y);
-//	MAP:          log N(û | 0, K + εI) + Σ_i log P(y_i | û_i);
-//	MKL:          −½ ûᵀ(K + εI)⁻¹û + Σ_i log P(y_i | û_i) − ½λ Σ_m θ_mᵖ;
-//	LaplaceApprox: log P(y | f̂) − ½ f̂ᵀK⁻¹f̂ − ½ log|I + KW| (laplace.go);
-//	EP:           expectation propagation's log marginal (ep.go);
+//	MLM: the approximate log marginal likelihood of s.Approx (VB's bound
+//	     when nil; vb.go, laplace.go, ep.go);
+//	MAP: log N(û | 0, K + εI) + Σ_i log P(y_i | û_i);
+//	MKL: −½ ûᵀ(K + εI)⁻¹û + Σ_i log P(y_i | û_i) − ½λ Σ_m θ_mᵖ;
 //
-// with û the joint MAP latent function. grad, when not nil, receives the
+// with û the joint MAP latent function (mapsolve.go), each one call
+// through the Inference contract. grad, when not nil, receives the
 // derivatives with respect to k's hyperparameters, then l's parameters:
-// the inner variables (γ or û) are at their optimum, so their own
-// derivatives vanish and the gradient is that of the outer terms at fixed
-// inner variables (for the kernel, ½ tr(W ∂K/∂h) with W = ααᵀ − (K + Γ)⁻¹
-// for VB, ααᵀ − (K + εI)⁻¹ for MAP and ααᵀ for MKL).
+// the contraction of the Posterior's W, then its DLik (and the MKL
+// regulariser's derivative).
 func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik, grad []float64) (float64, error) {
 	n, _ := x.Dims()
 	if len(y) != n {
 		return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), n)
 	}
 	if err := l.check(y); err != nil {
+		return 0, err
+	}
+	inf, err := s.Inference()
+	if err != nil {
 		return 0, err
 	}
 	K, err := kernels.Gram(k, x)
@@ -163,123 +159,46 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 			return 0, ErrNonFinite
 		}
 	}
-	kind := s.Kind
-	if kind == MLM {
-		kind = VB
-	}
-	if kind == RR {
-		return 0, fmt.Errorf("gp: the rr objective is for Gaussian noise (eq. 9); use mkl")
-	}
-	if kind == LaplaceApprox {
-		if grad != nil {
-			clear(grad)
-		}
-		return laplaceObjective(K, y, l, grad, k.NumHyper(), func(dst []float64, w *mat.SymDense) { Contract(dst, k, x, w) })
-	}
-	if kind == EP {
-		if grad != nil {
-			clear(grad)
-		}
-		return epObjective(K, y, l, grad, k.NumHyper(), func(dst []float64, w *mat.SymDense) { Contract(dst, k, x, w) })
-	}
-	if kind != VB {
-		raw := K.RawSymmetric()
-		for i := 0; i < n; i++ {
-			raw.Data[i*raw.Stride+i] += MapJitter
-		}
-	}
-	sites, err := FitSites(K, y, l, kind != VB)
+	p, err := inf.Fit(K, y, l, Needs{Gradient: grad != nil})
 	if err != nil {
 		return 0, err
 	}
-	nh := k.NumHyper()
-	var dl []float64
-	if grad != nil {
-		clear(grad)
-		dl = grad[nh:]
-	} else {
-		dl = make([]float64, len(l.Params))
-	}
-	// C = K + Γ and α = C⁻¹m at the fixed point.
-	c := mat.NewSymDense(n, nil)
-	c.CopySym(K)
-	for i := 0; i < n; i++ {
-		c.SetSym(i, i, c.At(i, i)+sites.Gamma[i])
-	}
-	var ch mat.Cholesky
-	if _, ok := linalg.CholeskyJitter(&ch, c, false); !ok {
-		return 0, ErrNotPD
-	}
-	alphaV := mat.NewVecDense(n, nil)
-	if err := linalg.IgnoreCondition(ch.SolveVecTo(alphaV, mat.NewVecDense(n, sites.M))); err != nil {
-		return 0, err
-	}
-	a := alphaV.RawVector().Data
-	var val float64
-	var inv *mat.SymDense // the matrix whose inverse W subtracts
+	val := p.LogZ
 	h := k.Hyper(nil)
-	switch kind {
-	case VB:
-		var quad float64
-		for i, v := range sites.M {
-			quad += v * a[i]
-		}
-		val = -0.5*quad - 0.5*ch.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
-		for _, g := range sites.Gamma {
-			val += l.siteConst(dl, g)
-		}
-		if grad != nil {
-			inv = new(mat.SymDense)
-			if err := linalg.IgnoreCondition(ch.InverseTo(inv)); err != nil {
-				return 0, err
-			}
-		}
-	case MAP, MKL:
-		// û = m − Γα, and (K + εI)⁻¹û = α.
-		var quad float64
-		for i := range a {
-			u := sites.M[i] - sites.Gamma[i]*a[i]
-			quad += u * a[i]
-			val += l.logProb(dl, y[i], u)
-		}
-		val -= 0.5 * quad
-		if kind == MAP {
-			var kc mat.Cholesky
-			if _, ok := linalg.CholeskyJitter(&kc, K, false); !ok {
-				return 0, ErrNotPD
-			}
-			val -= 0.5*kc.LogDet() + 0.5*float64(n)*math.Log(2*math.Pi)
-			if grad != nil {
-				inv = new(mat.SymDense)
-				if err := linalg.IgnoreCondition(kc.InverseTo(inv)); err != nil {
-					return 0, err
-				}
-			}
-		} else {
-			for _, i := range s.Weights {
-				val -= 0.5 * s.Lambda * math.Pow(h[i], s.P)
-			}
+	if s.Kind == MKL {
+		for _, i := range s.Weights {
+			val -= 0.5 * s.Lambda * math.Pow(h[i], s.P)
 		}
 	}
 	if grad == nil {
 		return val, nil
 	}
-	w := mat.NewSymDense(n, nil)
-	raw := w.RawSymmetric()
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride:]
-		for j := i; j < n; j++ {
-			row[j] = a[i] * a[j]
-			if inv != nil {
-				row[j] -= inv.At(i, j)
-			}
-		}
-	}
-	Contract(grad[:nh], k, x, w)
-	if kind == MKL {
+	clear(grad)
+	nh := k.NumHyper()
+	Contract(grad[:nh], k, x, p.W)
+	copy(grad[nh:], p.DLik)
+	if s.Kind == MKL {
 		for _, i := range s.Weights {
 			grad[i] -= 0.5 * s.Lambda * s.P * math.Pow(h[i], s.P-1)
 		}
 	}
 	return val, nil
+}
+
+// Inference is the Inference objective s.Kind makes one call through for
+// a non-Gaussian likelihood: s.Approx (VB when nil) for the marginal
+// likelihood, the joint MAP solve for MAP and MKL.
+func (s Settings) Inference() (Inference, error) {
+	switch s.Kind {
+	case MLM:
+		if s.Approx == nil {
+			return VB{}, nil
+		}
+		return s.Approx, nil
+	case MAP, MKL:
+		return jointMAP{kind: s.Kind}, nil
+	case RR:
+		return nil, fmt.Errorf("gp: the rr objective is for Gaussian noise (eq. 9); use mkl")
+	}
+	return nil, fmt.Errorf("gp: unknown objective %d", s.Kind)
 }

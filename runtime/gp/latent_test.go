@@ -35,53 +35,6 @@ func smallProblem(t testing.TB, n int, l Lik) (kernels.Kernel, *mat.Dense, []flo
 	return testKernel(t, 2), x, y
 }
 
-// denseLogZ is log ∫ N(u | 0, K) Π exp(term(i, u_i)) du by the trapezoid
-// rule in whitened coordinates u = Lv on [−8, 8]^n with m points per axis.
-func denseLogZ(k kernels.Kernel, x *mat.Dense, term func(i int, u float64) float64, m int) float64 {
-	n, _ := x.Dims()
-	K, _ := kernels.Gram(k, x)
-	var ch mat.Cholesky
-	ch.Factorize(K)
-	var L mat.TriDense
-	ch.LTo(&L)
-	h := 16.0 / float64(m-1)
-	idx := make([]int, n)
-	v := make([]float64, n)
-	u := make([]float64, n)
-	var sum float64
-	for {
-		w := 1.0
-		for i := range idx {
-			v[i] = -8 + h*float64(idx[i])
-			w *= math.Exp(-0.5*v[i]*v[i]) / math.Sqrt(2*math.Pi) * h
-			if idx[i] == 0 || idx[i] == m-1 {
-				w *= 0.5
-			}
-		}
-		lp := 0.0
-		for i := 0; i < n; i++ {
-			u[i] = 0
-			for j := 0; j <= i; j++ {
-				u[i] += L.At(i, j) * v[j]
-			}
-			lp += term(i, u[i])
-		}
-		sum += w * math.Exp(lp)
-		i := 0
-		for ; i < n; i++ {
-			idx[i]++
-			if idx[i] < m {
-				break
-			}
-			idx[i] = 0
-		}
-		if i == n {
-			break
-		}
-	}
-	return math.Log(sum)
-}
-
 // boundTerm is the super-Gaussian lower bound on log P(y | u) at variance
 // gamma, written out from its definition (xi is the logistic's ξ for
 // gamma, from xiBisect).
@@ -124,16 +77,12 @@ func TestVBBoundsMarginal(t *testing.T) {
 	for _, tc := range testLiks {
 		for _, n := range []int{2, 3} {
 			k, x, y := smallProblem(t, n, tc.lik)
-			b, err := NonGaussian(Settings{Kind: VB}, k, x, y, tc.lik, nil)
+			b, err := NonGaussian(Settings{Approx: VB{}}, k, x, y, tc.lik, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := 601
-			if n == 3 {
-				m = 81
-			}
-			dummy := make([]float64, 3)
-			logZ := denseLogZ(k, x, func(i int, u float64) float64 { return tc.lik.logProb(dummy, y[i], u) }, m)
+			m := quadNodes(n)
+			logZ := quadLogZ(k, x, y, tc.lik)
 			// The bound is log ∫ N(u | 0, K) Π exp(boundTerm) du at the
 			// sites' fixed point, by the same quadrature.
 			K, _ := kernels.Gram(k, x)
@@ -203,7 +152,7 @@ func TestNonGaussianGradients(t *testing.T) {
 	for _, tc := range testLiks {
 		k, x, y := smallProblem(t, 12, tc.lik)
 		w := Weights(k)
-		for _, s := range []Settings{{Kind: VB}, {Kind: MAP}, {Kind: MKL, P: 1, Lambda: 0.3, Weights: w}} {
+		for _, s := range []Settings{{Approx: VB{}}, {Kind: MAP}, {Kind: MKL, P: 1, Lambda: 0.3, Weights: w}} {
 			gradCheck(t, fmt.Sprintf("%s, kind %d", tc.name, s.Kind), s, k, x, y, tc.lik, 1e-5, 1e-4, false)
 		}
 	}

@@ -8,6 +8,27 @@ import (
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
+// jointMAP is the inner solve of the MAP and MKL objectives (kind): the
+// latent function maximised with its GP prior N(0, K + εI), ε = MapJitter,
+// whose fixed point is VB's at z = 0 (Table 2), found by FitSites (with
+// the dual active-set method for the Laplace likelihood and Newton's
+// method for the logistic). Its posterior is that of the Gaussian sites
+// around û; the ε is added here, once, for the objective and for the
+// predictive.
+type jointMAP struct{ kind Kind }
+
+// Fit is the joint MAP objective at K + εI (sitesPosterior).
+func (j jointMAP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
+	n := K.SymmetricDim()
+	ke := mat.NewSymDense(n, nil)
+	ke.CopySym(K)
+	raw := ke.RawSymmetric()
+	for i := 0; i < n; i++ {
+		raw.Data[i*raw.Stride+i] += MapJitter
+	}
+	return sitesPosterior(ke, y, l, j.kind, needs)
+}
+
 // laplaceMAP finds the joint MAP latent function under a Laplace
 // likelihood, min_u ½uᵀK⁻¹u + Σ|y_i − u_i|/b, where reweighted least
 // squares crawls (sites whose residual vanishes), through its dual: the
@@ -107,7 +128,7 @@ func logitMAP(K *mat.SymDense, y []float64, l Lik) (*Sites, error) {
 		}
 		return v
 	}
-	cur := obj(a, f)
+	asc := newtonAscent{cur: obj(a, f)}
 	sw := make([]float64, n)
 	bvec := mat.NewVecDense(n, nil)
 	B := mat.NewSymDense(n, nil)
@@ -120,15 +141,7 @@ func logitMAP(K *mat.SymDense, y []float64, l Lik) (*Sites, error) {
 			t := (y[i] + 1) / 2
 			bvec.SetVec(i, w*f[i]+t-p)
 		}
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				v := sw[i] * K.At(i, j) * sw[j]
-				if i == j {
-					v++
-				}
-				B.SetSym(i, j, v)
-			}
-		}
+		fillB(B, K, sw)
 		var ch mat.Cholesky
 		if !ch.Factorize(B) {
 			return nil, ErrNotPD
@@ -149,29 +162,27 @@ func logitMAP(K *mat.SymDense, y []float64, l Lik) (*Sites, error) {
 		da := mat.NewVecDense(n, nil)
 		da.SubVec(next, a)
 		nf := make([]float64, n)
-		var v float64
-		step := 1.0
-		for range 30 {
-			cand := mat.NewVecDense(n, nil)
-			cand.AddScaledVec(a, step, da)
+		var cand *mat.VecDense
+		prev := asc.cur
+		v, ok := asc.step(func(t float64) float64 {
+			cand = mat.NewVecDense(n, nil)
+			cand.AddScaledVec(a, t, da)
 			var kf mat.VecDense
 			kf.MulVec(K, cand)
 			copy(nf, kf.RawVector().Data)
-			if v = obj(cand, nf); v >= cur {
-				a = cand
-				break
-			}
-			step /= 2
+			return obj(cand, nf)
+		})
+		if ok {
+			a = cand
 		}
 		moved := 0.0
 		for i := range f {
 			moved = math.Max(moved, math.Abs(nf[i]-f[i])/(1+math.Abs(f[i])))
 		}
 		copy(f, nf)
-		gain := v - cur
-		cur = math.Max(v, cur)
+		gain := v - prev
 		s.Iterations = it
-		if moved <= innerTol || gain <= 1e-15*(1+math.Abs(cur)) {
+		if moved <= innerTol || gain <= 1e-15*(1+math.Abs(asc.cur)) {
 			for i := range f {
 				s.Gamma[i] = l.gamma(f[i] * f[i])
 				s.M[i] = l.target(y[i], s.Gamma[i])

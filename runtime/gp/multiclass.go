@@ -87,15 +87,7 @@ func multiFactors(K *mat.SymDense, pi [][]float64, E []*mat.Dense, lm *mat.Chole
 		for i := range sd {
 			sd[i] = math.Sqrt(p[i])
 		}
-		for i := range n {
-			for j := i; j < n; j++ {
-				v := sd[i] * K.At(i, j) * sd[j]
-				if i == j {
-					v++
-				}
-				B.SetSym(i, j, v)
-			}
-		}
+		fillB(B, K, sd)
 		if !ch.Factorize(B) {
 			return 0, ErrNotPD
 		}
@@ -151,10 +143,9 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 	f, a, pi := newVecs(), newVecs(), newVecs()
 	na, nf, npi := newVecs(), newVecs(), newVecs()
 	b, cc := newVecs(), newVecs()
-	cur := multiPsi(f, a, y, pi)
+	asc := newtonAscent{cur: multiPsi(f, a, y, pi)}
 	tmp := mat.NewVecDense(n, nil)
 	sum := mat.NewVecDense(n, nil)
-	stalled := 0
 	done := false
 	for it := 0; it <= modeMax && !done; it++ {
 		// The gradient of Ψ in f: y − π − a.
@@ -212,27 +203,16 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 			}
 			mat.NewVecDense(n, df[c]).MulVec(K, mat.NewVecDense(n, da[c]))
 		}
-		t := 1.0
-		improved := false
-		for range 30 {
+		_, ok := asc.step(func(t float64) float64 {
 			for c := range C {
 				for i := range n {
 					na[c][i] = a[c][i] + t*da[c][i]
 					nf[c][i] = f[c][i] + t*df[c][i]
 				}
 			}
-			if v := multiPsi(nf, na, y, npi); v >= cur {
-				stalled++
-				if v > cur {
-					stalled = 0
-				}
-				cur = v
-				improved = true
-				break
-			}
-			t /= 2
-		}
-		if !improved || stalled >= 3 {
+			return multiPsi(nf, na, y, npi)
+		})
+		if asc.stuck(ok) {
 			if gmax <= 1e-7 {
 				p.Iterations = it
 				done = true
@@ -245,7 +225,7 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 			copy(a[c], na[c])
 			mat.NewVecDense(n, f[c]).MulVec(K, mat.NewVecDense(n, a[c]))
 		}
-		cur = multiPsi(f, a, y, pi)
+		asc.cur = multiPsi(f, a, y, pi)
 	}
 	logdet, err := multiFactors(K, pi, p.E, &p.lm)
 	if err != nil {
@@ -254,7 +234,7 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 	p.F, p.Pi, p.LogDet = f, pi, logdet
 	// At the mode a = y − π; keep the a that gives f = Ka.
 	p.Alpha = a
-	p.LogQ = cur - 0.5*logdet
+	p.LogQ = asc.cur - 0.5*logdet
 	var lt mat.TriDense
 	p.lm.LTo(&lt)
 	p.Z = make([]*mat.Dense, C)

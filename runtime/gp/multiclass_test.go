@@ -324,14 +324,14 @@ func TestMultiTwoClassIsBinary(t *testing.T) {
 		}
 	}
 	gb := make([]float64, nh)
-	lb, err := laplaceObjective(K2, yb, Lik{Kind: Logit}, gb, nh, func(dst []float64, w *mat.SymDense) {
-		Contract(dst, k, x, w)
-		for i := range dst {
-			dst[i] *= 2 // ∂(2K)/∂h = 2∂K/∂h
-		}
-	})
+	post, err := LaplaceApprox{}.Fit(K2, yb, Lik{Kind: Logit}, Needs{Gradient: true, Predictive: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	lb := post.LogZ
+	Contract(gb, k, x, post.W)
+	for i := range gb {
+		gb[i] *= 2 // ∂(2K)/∂h = 2∂K/∂h
 	}
 	if math.Abs(logq-lb) > 1e-9 {
 		t.Errorf("C = 2 log q %.12g, binary with 2K %.12g", logq, lb)
@@ -341,10 +341,7 @@ func TestMultiTwoClassIsBinary(t *testing.T) {
 			t.Errorf("hyper %d: C = 2 gradient %.10g, binary %.10g", j, grad[j], gb[j])
 		}
 	}
-	alpha, R, err := LaplacePosterior(K2, yb, Lik{Kind: Logit})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alpha, R := post.Alpha, post.r
 	xs, _ := testData(5, 2, 42)
 	ks, _ := kernels.Cross(k, xs, x)
 	kss := make([]float64, 5)

@@ -220,13 +220,13 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	case "lbfgs":
 		opt, err = infer.Optimize(a.Context(), th, c, s)
 	case "double_loop":
-		if obj, _ := a.Str("objective"); !model.HasLatent(m) || (obj != "map" && obj != "mkl") {
+		if obj := terms.Latent.Name; !model.HasLatent(m) || (obj != model.ObjMAP && obj != model.ObjMKL) {
 			return nil, a.Errorf("method", `method "double_loop" (the paper's Algorithm 1) is for the "map" and "mkl" objectives of a model with a latent GP`)
 		}
 		if starts != 1 {
 			return nil, a.Errorf("starts", `method "double_loop" runs from one start (θ = 1, or init:)`)
 		}
-		if terms.Latent.Loss != "" {
+		if terms.Latent.Loss != model.LossLikelihood {
 			return nil, a.Errorf("method", `method "double_loop" needs a likelihood's smooth loss, not loss %q`, terms.Latent.Loss)
 		}
 		if opt, err = infer.OptimizeDoubleLoop(a.Context(), th, a.Pos, c, s.Init); err != nil && a.Context().Err() == nil {
@@ -243,11 +243,12 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if model.HasLatent(m) {
 		obj, _ := a.Str("objective")
-		opt.Values.Set("objective", eval.Str(obj)).Set("approx", eval.Str(terms.Latent.Approx)).Set("method", eval.Str(method))
-		if l := terms.Latent; l.Loss != "" {
-			opt.Values.Set("loss", eval.Str(l.Loss)).Set("C", eval.Num(l.C)).Set("epsilon", eval.Num(l.Epsilon))
+		opt.Values.Set("objective", eval.Str(obj)).Set("approx", eval.Str(terms.Latent.Approx.String())).Set("method", eval.Str(method))
+		if l := terms.Latent; l.Loss != model.LossLikelihood {
+			opt.Values.Set("loss", eval.Str(l.Loss.String())).Set("C", eval.Num(l.C)).Set("epsilon", eval.Num(l.Epsilon))
 		}
 		opt.Values.Set("model", m)
+		model.KeepLatentFit(opt.Values, model.LatentFit{Model: m, Objective: terms.Latent})
 	}
 	return opt.Values, nil
 }

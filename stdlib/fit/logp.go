@@ -19,7 +19,7 @@ func registerLogp(reg *eval.Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return logDensityAt(a, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: approx}})
+			return logDensityAt(a, model.Terms{Likelihood: true, Latent: model.Objective{Name: model.ObjMLM, Approx: approx}})
 		})
 }
 

@@ -47,12 +47,10 @@ func (g *gpLatent) classLabels(data eval.Value) ([]int, error) {
 // objectives other than the marginal likelihood, and approximations other
 // than Laplace's ("" is predict's unset approx).
 func classObjective(obj model.Objective) error {
-	switch obj.Name {
-	case "", "mlm":
-	default:
+	if obj.Name != model.ObjUnset && obj.Name != model.ObjMLM {
 		return fmt.Errorf(`objective %q is not available for multi-class GP classification; use objective: "ml", approx: "laplace"`, obj.Name)
 	}
-	if obj.Approx != "" && obj.Approx != "laplace" {
+	if info, err := obj.Approx.Info(); obj.Approx != "" && (err != nil || !info.Classes) {
 		return fmt.Errorf(`multi-class GP classification has Laplace's approximation only (Williams and Barber 1998), not %q: write approx: "laplace"`, obj.Approx)
 	}
 	return nil

@@ -116,9 +116,9 @@ func (g *gpLatent) DoubleLoop(ctx context.Context, o model.LatentObservation, ob
 	}
 	dl := &rgp.DoubleLoop{Ks: Ks, Fixed: fixed, Y: y, Lik: lik, P: obj.P, Lambda: obj.Lambda, Ctx: ctx}
 	switch obj.Name {
-	case "map":
+	case model.ObjMAP:
 		dl.Kind = rgp.MAP
-	case "mkl":
+	case model.ObjMKL:
 		dl.Kind = rgp.MKL
 	default:
 		return nil, fmt.Errorf(`method: "double_loop" is for objective "map" or "mkl", not %q`, obj.Name)

@@ -59,7 +59,7 @@ func TestGPLaplaceDensityGradient(t *testing.T) {
 	for _, tc := range []struct{ name, approx string }{{"stu", "laplace"}, {"cls", "laplace"}, {"stu", "ep"}, {"cls", "ep"}, {"lap", "ep"}} {
 		name := tc.name
 		m := kmltest.Lookup[*eval.Model](t, in, name)
-		c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: tc.approx}})
+		c, err := model.CompileFor(in, m, nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: rgp.Approx(tc.approx)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,14 +87,14 @@ let p = predict(o, x).prob
 	rbf, _ := kernels.NewRBF([]float64{0.7})
 	k, _ := kernels.NewScaled(2, rbf)
 	y := []float64{1, 1, -1, 1, -1, -1, 1, -1}
-	want, err := rgp.NonGaussian(rgp.Settings{Kind: rgp.LaplaceApprox}, k, xs, y, rgp.Lik{Kind: rgp.Logit}, nil)
+	want, err := rgp.NonGaussian(rgp.Settings{Approx: rgp.LaplaceApprox{}}, k, xs, y, rgp.Lik{Kind: rgp.Logit}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(la-want) > 1e-12 {
 		t.Errorf("loglik laplace %.12g, runtime %.12g", la, want)
 	}
-	wantEP, err := rgp.NonGaussian(rgp.Settings{Kind: rgp.EP}, k, xs, y, rgp.Lik{Kind: rgp.Logit}, nil)
+	wantEP, err := rgp.NonGaussian(rgp.Settings{Approx: rgp.EP{}}, k, xs, y, rgp.Lik{Kind: rgp.Logit}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,18 +46,29 @@ func scalarParam(lik *dists.DistVal, i int) (float64, error) {
 		lik.Family.Name(), lik.Family.ParamNames()[i], eval.Describe(lik.Params[i]))
 }
 
-// gpSettings turns the model objective into runtime/gp's settings.
-func (g *gpLatent) gpSettings(obj model.Objective) (rgp.Settings, error) {
+// gpSettings turns the model objective into runtime/gp's settings: the
+// objective's kind and, for the marginal likelihood, the approximation's
+// Inference from runtime/gp's table; the MKL and RR regulariser's weights
+// when weights is set.
+func (g *gpLatent) gpSettings(obj model.Objective, weights bool) (rgp.Settings, error) {
 	s := rgp.Settings{P: obj.P, Lambda: obj.Lambda}
 	switch obj.Name {
-	case "", "mlm", "vb":
+	case model.ObjUnset, model.ObjMLM, model.ObjVB:
 		s.Kind = rgp.MLM
-	case "map":
+		info, err := obj.Approx.Info()
+		if err != nil {
+			return s, err
+		}
+		s.Approx = info.New()
+	case model.ObjMAP:
 		s.Kind = rgp.MAP
-	case "mkl", "rr":
+	case model.ObjMKL, model.ObjRR:
 		s.Kind = rgp.MKL
-		if obj.Name == "rr" {
+		if obj.Name == model.ObjRR {
 			s.Kind = rgp.RR
+		}
+		if !weights {
+			break
 		}
 		s.Weights = rgp.Weights(g.kernel.K)
 		if len(s.Weights) == 0 {
@@ -79,7 +90,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 	if err != nil {
 		return nil, err
 	}
-	if ev.Objective().Loss != "" {
+	if ev.Objective().Loss != model.LossLikelihood {
 		return g.svmLogLik(ev, y)
 	}
 	if lik.Family.Name() == "normal" {
@@ -93,28 +104,20 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		return nil, err
 	}
 	obj := ev.Objective()
-	s, err := g.gpSettings(obj)
+	s, err := g.gpSettings(obj, true)
 	if err != nil {
 		return nil, err
 	}
 	switch s.Kind {
 	case rgp.MLM:
-		s.Kind = rgp.VB
-		if obj.Approx == "ep" {
-			s.Kind = rgp.EP
-			if ev.Checking {
-				ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is expectation propagation's approximation", lik.Family.Name()))
+		info, _ := obj.Approx.Info() // gpSettings has read it
+		if info.Refuse != nil {
+			if err := info.Refuse(l.Kind); err != nil {
+				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("%v", err)}
 			}
-		} else if obj.Approx == "laplace" {
-			s.Kind = rgp.LaplaceApprox
-			if l.Kind == rgp.Laplace {
-				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("%v", rgp.ErrLaplaceLik)}
-			}
-			if ev.Checking {
-				ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is Laplace's approximation (Gaussian at the posterior mode)", lik.Family.Name()))
-			}
-		} else if ev.Checking && obj.Name != "vb" {
-			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is the variational (VB) lower bound, so this is an approximation", lik.Family.Name()))
+		}
+		if ev.Checking && obj.Name != model.ObjVB {
+			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is %s", lik.Family.Name(), info.Says))
 		}
 	case rgp.RR:
 		return nil, fmt.Errorf(`objective "rr" (eq. 9) is for Gaussian noise; with %s observations use "mkl"`, lik.Family.Name())
@@ -226,7 +229,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.gpSettings(ev.Objective())
+	s, err := g.gpSettings(ev.Objective(), true)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/kml-lang/kml/lang/model/dists"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
-	"github.com/kml-lang/kml/runtime/linalg"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -30,36 +29,20 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	var m *eval.Model
 	var given *eval.Record
-	obj, approx := "", "" // "" is VB for one GP, Laplace for classes
-	var loss string
-	var lossC, lossEps float64
+	var obj model.Objective // unset: VB for one GP, Laplace for classes
 	switch f := a.Value("fit").(type) {
 	case *infer.Posterior:
 		return predictPosterior(a, f, xnew)
 	case *eval.Record:
-		mv, _ := f.Attr("model")
-		var ok bool
-		if m, ok = mv.(*eval.Model); !ok {
-			return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
-		}
-		if o, ok := f.Attr("objective"); ok {
-			if s, ok := o.(eval.Str); ok {
-				obj = string(s)
+		if fit, ok := model.LatentFitOf(f); ok {
+			m, obj = fit.Model, fit.Objective
+		} else {
+			mv, _ := f.Attr("model")
+			var ok bool
+			if m, ok = mv.(*eval.Model); !ok {
+				return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
 			}
-		}
-		if o, ok := f.Attr("approx"); ok {
-			if s, ok := o.(eval.Str); ok {
-				approx = string(s)
-			}
-		}
-		if o, ok := f.Attr("loss"); ok {
-			if s, ok := o.(eval.Str); ok {
-				loss = string(s)
-				cv, _ := f.Attr("C")
-				ev, _ := f.Attr("epsilon")
-				lossC, _ = eval.ToFloat(cv)
-				lossEps, _ = eval.ToFloat(ev)
-			}
+			obj = recordObjective(f)
 		}
 		given = f
 	case *eval.Model:
@@ -74,18 +57,45 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if a.Value("approx") != nil {
 		var err error
-		if approx, err = model.LatentApprox(a); err != nil {
+		if obj.Approx, err = model.LatentApprox(a); err != nil {
 			return nil, err
 		}
 	}
-	if obj == "ml" {
-		obj = "mlm"
-	}
-	dp, err := predictAt(a, m, given, model.Objective{Name: obj, Approx: approx, Loss: loss, C: lossC, Epsilon: lossEps}, xnew)
+	dp, err := predictAt(a, m, given, obj, xnew)
 	if err != nil {
 		return nil, err
 	}
 	return withX(dp.record(), xnew), nil
+}
+
+// recordObjective reads the objective of a record built by hand in
+// optimize's shape: its objective, approx, loss, C and epsilon fields, the
+// names optimize prints (anything else is left unset, as it always was).
+func recordObjective(f *eval.Record) model.Objective {
+	var obj model.Objective
+	str := func(name string) (string, bool) {
+		v, ok := f.Attr(name)
+		s, isStr := v.(eval.Str)
+		return string(s), ok && isStr
+	}
+	if s, ok := str("objective"); ok {
+		if k, known := model.ParseObjective(s); known {
+			obj.Name = k
+		} else {
+			obj.Name = model.ObjectiveKind(s)
+		}
+	}
+	if s, ok := str("approx"); ok {
+		obj.Approx, _ = rgp.ParseApprox(s)
+	}
+	if s, ok := str("loss"); ok {
+		obj.Loss = model.Loss(s)
+		cv, _ := f.Attr("C")
+		ev, _ := f.Attr("epsilon")
+		obj.C, _ = eval.ToFloat(cv)
+		obj.Epsilon, _ = eval.ToFloat(ev)
+	}
+	return obj
 }
 
 // withX adds the new inputs to predict's record as the field x, which plot
@@ -202,7 +212,7 @@ func (dp *drawPred) record() *eval.Record {
 // objective's inner loop settles on (VB's approximate posterior, or the
 // sites at z = 0 around the joint MAP latent function for map and mkl).
 func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y []float64, xnew *mat.Dense) (*drawPred, error) {
-	if obj.Loss != "" {
+	if obj.Loss != model.LossLikelihood {
 		return g.svmPredict(obj, y, xnew)
 	}
 	switch lik.Family.Name() {
@@ -234,62 +244,38 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 	if err != nil {
 		return nil, err
 	}
+	s, err := g.gpSettings(obj, false)
+	if err != nil || s.Kind == rgp.RR {
+		// The rr objective is for Gaussian noise: a record built by hand
+		// that names it, or an objective gpSettings does not know, with
+		// other observations has always predicted with VB's sites.
+		s = rgp.Settings{Kind: rgp.MLM, Approx: rgp.VB{}}
+	}
+	if info, _ := obj.Approx.Info(); obj.Name.Marginal() && info.Refuse != nil {
+		if err := info.Refuse(l.Kind); err != nil {
+			return nil, err
+		}
+	}
+	inf, err := s.Inference()
+	if err != nil {
+		return nil, err
+	}
 	K, err := kernels.Gram(g.kernel.K, g.x)
 	if err != nil {
 		return nil, err
 	}
-	z0 := obj.Name == "map" || obj.Name == "mkl"
-	if (obj.Approx == "laplace" || obj.Approx == "ep") && (obj.Name == "" || obj.Name == "mlm") {
-		post := rgp.LaplacePosterior
-		if obj.Approx == "ep" {
-			post = rgp.EPPosterior
-		}
-		alpha, R, err := post(K, y, l)
-		if err != nil {
-			return nil, fmt.Errorf("%v", err)
-		}
-		mean, fvar, err := g.laplacePredict(alpha, R, xnew)
-		if err != nil {
+	post, err := inf.Fit(K, y, l, rgp.Needs{Predictive: true})
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "gp: ") {
 			return nil, err
 		}
-		return likPredict(l, mean, fvar), nil
-	}
-	if z0 {
-		for i := 0; i < K.SymmetricDim(); i++ {
-			K.SetSym(i, i, K.At(i, i)+rgp.MapJitter)
-		}
-	}
-	sites, err := rgp.FitSites(K, y, l, z0)
-	if err != nil {
 		return nil, fmt.Errorf("gp: %v", err)
 	}
-	mean, fvar, err := g.gaussianPredict(sites.M, sites.Gamma, xnew)
+	mean, fvar, err := post.Predict(g.kernel.K, g.x, xnew)
 	if err != nil {
 		return nil, err
 	}
 	return likPredict(l, mean, fvar), nil
-}
-
-// laplacePredict is Laplace's or EP's approximate posterior of f at xnew:
-// mean k*ᵀα and variance k** − k*ᵀRk* (rgp.LaplacePosterior,
-// rgp.EPPosterior).
-func (g *gpLatent) laplacePredict(alpha []float64, R *mat.SymDense, xnew *mat.Dense) (mean, fvar []float64, err error) {
-	ks, err := kernels.Cross(g.kernel.K, xnew, g.x)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, _ := xnew.Dims()
-	mv := mat.NewVecDense(m, nil)
-	mv.MulVec(ks, mat.NewVecDense(len(alpha), alpha))
-	var kr mat.Dense
-	kr.Mul(ks, R)
-	fvar = make([]float64, m)
-	for i := range fvar {
-		row := xnew.RawRowView(i)
-		kss := g.kernel.K.Eval(row, row)
-		fvar[i] = math.Max(kss-mat.Dot(kr.RowView(i), ks.RowView(i)), 0)
-	}
-	return mv.RawVector().Data, fvar, nil
 }
 
 // likPredict turns the latent predictive N(mean, fvar) into the
@@ -321,23 +307,10 @@ func likPredict(l rgp.Lik, mean, fvar []float64) *drawPred {
 }
 
 // gaussianPredict is the GP posterior of f at xnew given Gaussian
-// observations y with variances noise (one, or one per observation): the
-// shared predictive linalg.GPPredict on the factor of K + diag(noise).
+// observations y with variances noise (one, or one per observation):
+// rgp.SitesPredict.
 func (g *gpLatent) gaussianPredict(y, noise []float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
-	ch, _, _, err := rgp.Factor(g.kernel.K, g.x, noise)
-	if err != nil {
-		return nil, nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
-	}
-	_, d := g.x.Dims()
-	mean, cov, err := linalg.GPPredict(g.kernel.K, ch, linalg.RowMajor(g.x), d, mat.NewVecDense(len(y), y), xnew)
-	if err != nil {
-		return nil, nil, err
-	}
-	fvar = make([]float64, len(mean))
-	for i := range fvar {
-		fvar[i] = math.Max(cov.At(i, i), 0)
-	}
-	return mean, fvar, nil
+	return rgp.SitesPredict(g.kernel.K, g.x, y, noise, xnew)
 }
 
 func predictRecord(fmean, fvar, ymean, yvar []float64) *eval.Record {

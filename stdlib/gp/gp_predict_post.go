@@ -28,9 +28,6 @@ import (
 // over all chains, are used.
 func predictPosterior(a *eval.Args, post *infer.Posterior, xnew *mat.Dense) (eval.Value, error) {
 	approx := post.Comp.Terms.Latent.Approx
-	if approx == "" {
-		approx = "vb"
-	}
 	if a.Value("approx") != nil {
 		var err error
 		if approx, err = model.LatentApprox(a); err != nil {
@@ -72,7 +69,7 @@ func predictPosterior(a *eval.Args, post *infer.Posterior, xnew *mat.Dense) (eva
 			return nil, a.Interrupted(err)
 		}
 		rec := post.DrawValues(j * total / k)
-		if preds[j], err = predictAt(a, post.Model, rec, model.Objective{Name: "mlm", Approx: approx}, xnew); err != nil {
+		if preds[j], err = predictAt(a, post.Model, rec, model.Objective{Name: model.ObjMLM, Approx: approx}, xnew); err != nil {
 			return nil, err
 		}
 		if preds[j].classes != nil {

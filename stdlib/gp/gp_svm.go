@@ -18,12 +18,12 @@ import (
 func svmLoss(obj model.Objective, y []float64) (rgp.Loss, error) {
 	loss := rgp.Loss{C: obj.C, Epsilon: obj.Epsilon}
 	switch obj.Loss {
-	case "hinge":
+	case model.LossHinge:
 		loss.Kind = rgp.Hinge
 		if err := signLabels(y); err != nil {
 			return loss, fmt.Errorf("with loss \"hinge\": %v", err)
 		}
-	case "eps_insensitive":
+	case model.LossEpsInsensitive:
 		loss.Kind = rgp.EpsInsensitive
 	default:
 		return loss, fmt.Errorf("unknown loss %q", obj.Loss)
@@ -44,7 +44,7 @@ func (g *gpLatent) svmLogLik(ev *model.Eval, y []float64) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.gpSettings(obj)
+	s, err := g.gpSettings(obj, true)
 	if err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func TestGPNonGaussianDensityGradient(t *testing.T) {
 	for _, name := range []string{"lap", "stu", "cls"} {
 		m := kmltest.Lookup[*eval.Model](t, in, name)
 		for _, obj := range []string{"", "map", "mkl"} {
-			c, err := model.CompileFor(in, m, nil, model.Terms{Prior: obj == "map", Likelihood: true, Latent: model.Objective{Name: obj, P: 1, Lambda: 0.5}})
+			c, err := model.CompileFor(in, m, nil, model.Terms{Prior: obj == "map", Likelihood: true, Latent: model.Objective{Name: model.ObjectiveKind(obj), P: 1, Lambda: 0.5}})
 			if err != nil {
 				t.Fatal(err)
 			}
