@@ -92,7 +92,24 @@ func (m *Mat) Dims() (int, int) { return m.M.Dims() }
 type Record struct {
 	keys []string
 	vals map[string]Value
+	// of is the typed Go value the record shows, when the builtin that made
+	// it keeps one (SetOf): a builtin that takes the record back reads it
+	// instead of parsing the fields again.
+	of any
 }
+
+// SetOf keeps v, the typed value the record shows (optimize's fit of a
+// latent GP model, say), beside its fields. Only the code that makes a
+// record calls it, before the record is shared. The fields stay what the
+// user sees and prints; v is never shown.
+func (r *Record) SetOf(v any) *Record {
+	r.of = v
+	return r
+}
+
+// Of is the typed value SetOf kept, or nil: a record the user built, or
+// one a builtin made without one.
+func (r *Record) Of() any { return r.of }
 
 // NewRecord makes an empty record.
 func NewRecord() *Record { return &Record{vals: map[string]Value{}} }

@@ -1,12 +1,6 @@
 package model
 
-import (
-	"runtime"
-	"sync"
-	"weak"
-
-	"github.com/kml-lang/kml/lang/eval"
-)
+import "github.com/kml-lang/kml/lang/eval"
 
 // LatentFit is the typed part of what optimize returns for a model with a
 // latent GP: the model and the objective it was fitted under, as parsed
@@ -19,23 +13,11 @@ type LatentFit struct {
 	Objective Objective
 }
 
-// latentFits maps a record optimize returned to its LatentFit, weakly: an
-// entry goes when its record is collected. Records are not changed after
-// they are made, so the two agree.
-var latentFits sync.Map // weak.Pointer[eval.Record] → LatentFit
-
 // KeepLatentFit keeps f beside rec, the record optimize returns for it.
-func KeepLatentFit(rec *eval.Record, f LatentFit) {
-	key := weak.Make(rec)
-	latentFits.Store(key, f)
-	runtime.AddCleanup(rec, func(k weak.Pointer[eval.Record]) { latentFits.Delete(k) }, key)
-}
+func KeepLatentFit(rec *eval.Record, f LatentFit) { rec.SetOf(f) }
 
 // LatentFitOf returns the LatentFit kept beside rec, if optimize made it.
 func LatentFitOf(rec *eval.Record) (LatentFit, bool) {
-	v, ok := latentFits.Load(weak.Make(rec))
-	if !ok {
-		return LatentFit{}, false
-	}
-	return v.(LatentFit), true
+	f, ok := rec.Of().(LatentFit)
+	return f, ok
 }
