@@ -18,7 +18,6 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
 	"github.com/kml-lang/kml/lang/render"
-	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 const (
@@ -158,14 +157,14 @@ func (r *session) source(src string) (eval.Value, error) {
 	})
 }
 
-// run calls f with a context that Ctrl-C cancels.
+// run calls f with a context that Ctrl-C interrupts: the interpreter's
+// Interrupt stops the statement running now (a dense factorisation too)
+// and nothing after it.
 func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Value, error) {
-	base := r.base
-	if base == nil {
-		base = context.Background()
+	ctx := r.base
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	ctx, cancel := context.WithCancel(base)
-	defer cancel()
 	sig := r.interrupts
 	if sig == nil {
 		ch := make(chan os.Signal, 1)
@@ -179,16 +178,13 @@ func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Val
 		defer close(stopped)
 		select {
 		case <-sig:
-			cancel()
-			interrupt.Raise() // stops a dense factorisation too
+			r.in.Interrupt()
 		case <-done:
 		}
 	}()
 	defer func() {
-		// The statement has unwound: the next one runs its kernels.
 		close(done)
 		<-stopped
-		interrupt.Clear()
 	}()
 	return f(ctx)
 }
