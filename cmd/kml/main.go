@@ -118,7 +118,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 		return runREPL(allowed, stdin, stdout, stderr)
 	case "lsp":
-		if err := lsp.Serve(stdin, stdout, stderr); err != nil {
+		// The registry stdlib.Register filled (this package imports
+		// stdlib, whose init registers into eval.Builtins).
+		if err := lsp.Serve(lsp.Config{Registry: eval.Builtins, In: stdin, Out: stdout, Log: stderr}); err != nil {
 			fmt.Fprintf(stderr, "error: kml lsp: %v\n", err)
 			return exitRuntime
 		}
