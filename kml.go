@@ -107,8 +107,9 @@ func (it *Interpreter) Eval(src string) (any, error) {
 }
 
 // EvalContext is Eval under ctx: when ctx is cancelled or its deadline
-// passes, the running statement (a fit, a test) stops and the error
-// satisfies errors.Is(err, context.Canceled) or
+// passes, the running statement (a fit, a test, a factorisation inside
+// gonum at its next block) stops, and nothing else in the process; the
+// error satisfies errors.Is(err, context.Canceled) or
 // errors.Is(err, context.DeadlineExceeded). The interpreter stays usable,
 // with the names bound before the interruption.
 func (it *Interpreter) EvalContext(ctx context.Context, src string) (any, error) {
