@@ -9,8 +9,8 @@
 // Scripts can read and write files only inside the directories granted
 // with Dirs (none by default); a path that leaves them through ".." or a
 // symbolic link is refused. A Context option cancels a running fit, and
-// EvalContext's context one call: a dense factorisation included, and
-// only that call's, whatever else runs in the process.
+// Interrupt stops the running call, a dense factorisation included, and
+// nothing else in the process.
 //
 // # Layout
 //

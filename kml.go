@@ -107,9 +107,8 @@ func (it *Interpreter) Eval(src string) (any, error) {
 }
 
 // EvalContext is Eval under ctx: when ctx is cancelled or its deadline
-// passes, the running statement (a fit, a test, a factorisation inside
-// gonum at its next block) stops, and nothing else in the process; the
-// error satisfies errors.Is(err, context.Canceled) or
+// passes, the running statement (a fit, a test) stops and the error
+// satisfies errors.Is(err, context.Canceled) or
 // errors.Is(err, context.DeadlineExceeded). The interpreter stays usable,
 // with the names bound before the interruption.
 func (it *Interpreter) EvalContext(ctx context.Context, src string) (any, error) {
@@ -140,6 +139,15 @@ func (it *Interpreter) EvalFileContext(ctx context.Context, path string) error {
 	_, err := it.in.EvalFileContext(ctx, path)
 	return err
 }
+
+// Interrupt stops the call running now, from another goroutine, as Ctrl-C
+// stops `kml run`: its loops at their next check and a dense factorisation
+// or product inside gonum (chol, inv, a fit's Cholesky) at its next block,
+// which a cancelled context does not cut short. The call fails with an
+// "interrupted" error that satisfies errors.Is(err, context.Canceled).
+// Only this interpreter's call stops: other interpreters in the program,
+// and this one's next call, run on.
+func (it *Interpreter) Interrupt() { it.in.Interrupt() }
 
 // Posterior is what Get returns for the result of sample: the draws of every
 // parameter on the constrained scale, chain by chain, with the sampler's

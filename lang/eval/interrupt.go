@@ -24,8 +24,11 @@ type evaluation struct {
 // starlark's Thread.Cancel stops one thread. Every front end (kml run, the
 // REPL, the Jupyter kernel) interrupts through it.
 //
-// Cancelling the context an evaluation runs under has the same effect, a
-// deadline included: the dense stop is raised when that context is done.
+// Cancelling the context an evaluation runs under (or its deadline) stops
+// its loops but not a factorisation already running inside gonum, which
+// ends first: the error is then reported at the next check, as it always
+// was for an embedder's context. Interrupt is what cuts the factorisation
+// short.
 func (in *Interpreter) Interrupt() {
 	in.runMu.Lock()
 	r := in.run
@@ -49,13 +52,9 @@ func (in *Interpreter) begin(ctx context.Context) (_ context.Context, end func()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	tok := interrupt.Begin(ctx)
-	// However the context ends (Interrupt, the caller's cancel or
-	// deadline), the dense kernels stop too.
-	unwatch := context.AfterFunc(ctx, tok.Raise)
 	r := &evaluation{cancel: cancel, stop: tok}
 	in.run = r
 	return ctx, func() {
-		unwatch()
 		in.runMu.Lock()
 		in.run = nil
 		in.runMu.Unlock()
