@@ -159,12 +159,16 @@ func (r *session) source(src string) (eval.Value, error) {
 
 // run calls f with a context that Ctrl-C interrupts: the interpreter's
 // Interrupt stops the statement running now (a dense factorisation too)
-// and nothing after it.
+// and nothing after it, and the context is cancelled as well, for a
+// Ctrl-C that comes before the evaluation has begun (while `:load` reads
+// its file).
 func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Value, error) {
-	ctx := r.base
-	if ctx == nil {
-		ctx = context.Background()
+	base := r.base
+	if base == nil {
+		base = context.Background()
 	}
+	ctx, cancel := context.WithCancel(base)
+	defer cancel()
 	sig := r.interrupts
 	if sig == nil {
 		ch := make(chan os.Signal, 1)
@@ -178,6 +182,7 @@ func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Val
 		defer close(stopped)
 		select {
 		case <-sig:
+			cancel()
 			r.in.Interrupt()
 		case <-done:
 		}
