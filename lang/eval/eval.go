@@ -42,7 +42,11 @@ func (th *Thread) guardedStmt(s ast.Stmt, env *Env) (v Value, err error) {
 		if r := recover(); r != nil {
 			v = nil
 			if interrupt.Is(r) {
-				err = Interrupted(s.Pos(), context.Canceled)
+				cause := th.ctx.Err()
+				if cause == nil {
+					cause = context.Canceled
+				}
+				err = Interrupted(s.Pos(), cause)
 				return
 			}
 			err = &ast.Error{Pos: s.Pos(), Msg: fmt.Sprintf("internal error: %v", r),
@@ -357,7 +361,8 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 			v = nil
 			if interrupt.Is(r) {
 				// A dense kernel stopped by the interrupt (see
-				// runtime/interrupt): the builtin was interrupted.
+				// runtime/interrupt): the builtin was interrupted,
+				// with the cause the run's context gives.
 				err = th.interrupted(a, context.Canceled)
 				return
 			}
