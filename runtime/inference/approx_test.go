@@ -106,7 +106,7 @@ func TestPSISSmoothsOnlyTheTail(t *testing.T) {
 }
 
 func TestLaplaceIsTheGaussianOfAGaussian(t *testing.T) {
-	res, cov, err := Laplace(context.Background(), gauss2{}, g2Mean, 4000, 11)
+	res, cov, err := Laplace(context.Background(), gauss2{}, g2Mean, 4000, 11, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +144,16 @@ func TestLaplaceIsTheGaussianOfAGaussian(t *testing.T) {
 }
 
 func TestLaplaceRefusesASaddle(t *testing.T) {
-	if _, _, err := Laplace(context.Background(), funnel{}, []float64{0, 0}, 10, 1); err != nil {
+	if _, _, err := Laplace(context.Background(), funnel{}, []float64{0, 0}, 10, 1, nil); err != nil {
 		t.Logf("%v", err)
 	}
 	// At v = −4.5 + x²e^{-v}/... the funnel's mode in v with x = 0 is
 	// v = −4.5; its Hessian there is negative definite, so that works.
-	if _, _, err := Laplace(context.Background(), funnel{}, []float64{-4.5, 0}, 10, 1); err != nil {
+	if _, _, err := Laplace(context.Background(), funnel{}, []float64{-4.5, 0}, 10, 1, nil); err != nil {
 		t.Errorf("the funnel's conditional mode: %v", err)
 	}
 	// A saddle of x² − y²: not negative definite.
-	if _, _, err := Laplace(context.Background(), saddle{}, []float64{0, 0}, 10, 1); err == nil {
+	if _, _, err := Laplace(context.Background(), saddle{}, []float64{0, 0}, 10, 1, nil); err == nil {
 		t.Errorf("a saddle point gave no error")
 	}
 }
@@ -231,7 +231,7 @@ func TestApproximationsStopOnCancel(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel2)
 	start = time.Now()
-	_, _, err = Laplace(ctx2, slow{}, g2Mean, 100000, 1)
+	_, _, err = Laplace(ctx2, slow{}, g2Mean, 100000, 1, nil)
 	if err == nil || time.Since(start) > 600*time.Millisecond {
 		t.Errorf("laplace: err %v after %v", err, time.Since(start))
 	}

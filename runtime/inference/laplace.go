@@ -16,9 +16,13 @@ import (
 // gradient (step 1e-4·max(1, |x|) per coordinate, symmetrised; exact for a
 // Gaussian log p up to rounding). It returns draws from it, each with
 // log p and log q, the k̂ of their ratios, and the covariance (D×D,
-// row-major). A Hessian that is not negative definite is an error naming
-// no mode: the point is a saddle or a ridge.
-func Laplace(ctx context.Context, m Model, mode []float64, draws int, seed uint64) (*Approx, []float64, error) {
+// row-major). A Hessian that is not negative definite is an error: the
+// point is a saddle or a ridge. step, when not nil, is called after each
+// of the D Hessian columns and each draw.
+func Laplace(ctx context.Context, m Model, mode []float64, draws int, seed uint64, step func()) (*Approx, []float64, error) {
+	if step == nil {
+		step = func() {}
+	}
 	dim := len(mode)
 	ev := &evaluator{m: m, grad: make([]float64, dim)}
 	neg := mat.NewSymDense(dim, nil)
@@ -42,6 +46,7 @@ func Laplace(ctx context.Context, m Model, mode []float64, draws int, seed uint6
 		for i := range dim {
 			cols[j][i] = (gp[i] - gm[i]) / (2 * h)
 		}
+		step()
 	}
 	for i := range dim {
 		for j := i; j < dim; j++ {
@@ -93,6 +98,7 @@ func Laplace(ctx context.Context, m Model, mode []float64, draws int, seed uint6
 		res.Draws = append(res.Draws, theta)
 		res.LogP = append(res.LogP, ev.eval(nil, theta))
 		res.LogQ = append(res.LogQ, -0.5*zz+halfLogDet-0.5*float64(dim)*math.Log(2*math.Pi))
+		step()
 	}
 	res.Khat = khatOf(res.LogP, res.LogQ)
 	res.Evals = ev.n

@@ -36,6 +36,12 @@ type PathfinderSettings struct {
 	Step func()
 }
 
+// WithDefaults is s with every unset field at its default.
+func (s PathfinderSettings) WithDefaults() PathfinderSettings {
+	s.defaults()
+	return s
+}
+
 func (s *PathfinderSettings) defaults() {
 	def := func(v *int, d int) {
 		if *v <= 0 {
