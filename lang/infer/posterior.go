@@ -178,13 +178,19 @@ func (s *SummaryVal) String() string {
 func (s *SummaryVal) JSON() any { return json.RawMessage(approxJSON(s.Approx, summaryJSON(s.S))) }
 
 // AttrNames lists the summarised quantities and the run's totals (and for
-// an approximation its method and k̂).
+// an approximation its method and k̂); a vector parameter a is listed as a
+// (the list of its elements' records) and as a.1, a.2, ...
 func (s *SummaryVal) AttrNames() []string {
 	out := []string{"chains", "warmup", "draws", "divergences", "seconds", "warnings"}
 	if s.Approx != nil {
 		out = append(out, "method", "khat")
 	}
+	seen := map[string]bool{}
 	for _, p := range s.S.Params {
+		if base, _, ok := strings.Cut(p.Name, "."); ok && !seen[base] {
+			seen[base] = true
+			out = append(out, base)
+		}
 		out = append(out, p.Name)
 	}
 	return out
@@ -197,6 +203,22 @@ func paramRecord(p hmc.ParamSummary) *eval.Record {
 		Set("q50", eval.Num(p.Q50)).Set("q95", eval.Num(p.Q95)).Set("rhat", eval.Num(p.Rhat)).
 		Set("ess_bulk", eval.Num(p.ESSBulk)).Set("ess_tail", eval.Num(p.ESSTail)).Set("mcse_mean", eval.Num(p.MCSEMean))
 	return r
+}
+
+// elements is the list of the records of a vector (or matrix) quantity's
+// elements NAME.1, NAME.2, ... in column order, so that s.a[1] reads the
+// first element's statistics; nil when name has no elements.
+func (s *SummaryVal) elements(name string) *eval.List {
+	var l *eval.List
+	for _, p := range s.S.Params {
+		if strings.HasPrefix(p.Name, name+".") {
+			if l == nil {
+				l = &eval.List{}
+			}
+			l.Elems = append(l.Elems, paramRecord(p))
+		}
+	}
+	return l
 }
 
 // approxJSON puts an approximation's method, settings and k̂ at the front
@@ -243,6 +265,9 @@ func (s *SummaryVal) Attr(name string) (eval.Value, bool) {
 		if p.Name == name {
 			return paramRecord(p), true
 		}
+	}
+	if l := s.elements(name); l != nil {
+		return l, true
 	}
 	return nil, false
 }
