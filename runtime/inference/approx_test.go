@@ -236,3 +236,37 @@ func TestApproximationsStopOnCancel(t *testing.T) {
 		t.Errorf("laplace: err %v after %v", err, time.Since(start))
 	}
 }
+
+// TestPathfinderFitResamplesAwayAMinorMode: paths that end in a minor mode
+// 200 nats below the main one have a far lower ELBO and draws of negligible
+// importance weight, so no resampled draw is there; with one path that
+// ends in the minor mode, its own draws are returned as they are.
+func TestPathfinderFitResamplesAwayAMinorMode(t *testing.T) {
+	m := minorMode()
+	res, err := PathfinderFit(context.Background(), models(m, 2), PathfinderSettings{Seed: 3, Paths: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowPaths := 0
+	for _, e := range res.PathELBO {
+		if e < -100 {
+			lowPaths++
+		}
+	}
+	if lowPaths == 0 {
+		t.Fatalf("no path ended in the minor mode (ELBOs %v); pick a seed that shows it", res.PathELBO)
+	}
+	for _, d := range res.Draws {
+		if math.Abs(d[0]-10) > 3 {
+			t.Fatalf("a resampled draw at %v, outside the main mode", d[0])
+		}
+	}
+	t.Logf("%d of 8 paths in the minor mode; ELBOs %v", lowPaths, res.PathELBO)
+	one, err := PathfinderFit(context.Background(), models(m, 1), PathfinderSettings{Seed: 3, Paths: 1, SingleDraws: 50, Draws: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Draws) != 50 || len(one.LogQ) != 50 {
+		t.Errorf("one path: %d draws, want its 50", len(one.Draws))
+	}
+}

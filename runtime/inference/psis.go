@@ -9,8 +9,9 @@ import (
 // Gabry 2024, "Pareto smoothed importance sampling", JMLR) for the
 // approximations' reliability diagnostic: the shape k̂ of a generalized
 // Pareto distribution fitted to the largest importance ratios. This is a
-// small local copy of the fit (as R's loo::gpdfit and loo's psis); once
-// runtime/loo exists the two are to be merged into one.
+// small local copy of the fit (as R's loo::gpdfit and loo's psis, which
+// psis_test.go checks it against to 1e-9); once runtime/loo exists the two
+// are to be merged into one.
 
 // PSIS smooths the log importance ratios logW (not changed) and returns the
 // smoothed log weights, unnormalised, and the Pareto k̂ of their tail. The
