@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/lang/model/dists"
+	"github.com/kml-lang/kml/runtime/progress"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -50,9 +51,11 @@ type PredictiveData struct {
 func PriorPredictive(ctx context.Context, th *eval.Thread, m *eval.Model, n int, seed uint64) (*Predictive, error) {
 	r := rng.New(seed, rng.Builtin)
 	p := &Predictive{Kind: "prior_predictive", Draws: n, Seed: seed}
-	for i := range n {
-		if i%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	task := progress.Start(ctx, "draws", n)
+	defer task.Done()
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		fd, err := model.Forward(th, m, r, nil)
 		if err != nil {
@@ -61,6 +64,7 @@ func PriorPredictive(ctx context.Context, th *eval.Thread, m *eval.Model, n int,
 		if err := p.add(fd); err != nil {
 			return nil, err
 		}
+		task.Add(1)
 	}
 	return p, nil
 }
@@ -79,9 +83,11 @@ func PosteriorPredictive(ctx context.Context, th *eval.Thread, post *Posterior, 
 	r := rng.New(seed, rng.Builtin)
 	p := &Predictive{Kind: "posterior_predictive", Draws: n, Seed: seed}
 	cols := post.Comp.Columns()
+	task := progress.Start(ctx, "draws", n)
+	defer task.Done()
 	for i := range n {
-		if i%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		row := rows[i*len(rows)/n]
 		fd, err := model.Forward(th, post.Model, r, post.Comp.Record(row[:cols]))
@@ -91,6 +97,7 @@ func PosteriorPredictive(ctx context.Context, th *eval.Thread, post *Posterior, 
 		if err := p.add(fd); err != nil {
 			return nil, err
 		}
+		task.Add(1)
 	}
 	return p, nil
 }
@@ -111,13 +118,28 @@ func (p *Predictive) add(fd *model.ForwardDraw) error {
 		}
 	}
 	for i, nv := range fd.Params {
-		p.Params[i].Rows = append(p.Params[i].Rows, dists.FlatValues(nv.Value))
+		p.Params[i].Rows = append(p.Params[i].Rows, paramValues(nv.Value))
 	}
 	for i, r := range fd.Data {
 		xs, _ := flat(r.Value)
 		p.Data[i].Rows = append(p.Data[i].Rows, xs)
 	}
 	return nil
+}
+
+// paramValues are a parameter's values as a posterior's columns hold
+// them: a matrix column by column (L.1.1, L.2.1, ...).
+func paramValues(v eval.Value) []float64 {
+	m, ok := v.(*eval.Mat)
+	if !ok {
+		return dists.FlatValues(v)
+	}
+	r, c := m.Dims()
+	out := make([]float64, 0, r*c)
+	for j := range c {
+		out = append(out, mat.Col(nil, j, m.M)...)
+	}
+	return out
 }
 
 // flat is a number's, a vector's or a matrix's values, a matrix row by

@@ -1,6 +1,12 @@
 package fit
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 )
@@ -33,7 +39,7 @@ func priorPredictiveBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	p, err := infer.PriorPredictive(a.Context(), a.Th.Fork(), m.Model, n, seed)
 	if err != nil {
-		return nil, fitError(a, err)
+		return nil, predictiveError(a, err)
 	}
 	return p.Record(), nil
 }
@@ -60,7 +66,19 @@ func ppcBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	p, err := infer.PosteriorPredictive(a.Context(), a.Th.Fork(), post.Posterior, n, seed)
 	if err != nil {
-		return nil, fitError(a, err)
+		return nil, predictiveError(a, err)
 	}
 	return p.Record(), nil
+}
+
+// predictiveError shows an error of the forward run where it happened, in
+// the model (the statement that cannot be drawn), noting the call.
+func predictiveError(a *eval.Args, err error) error {
+	var ae *ast.Error
+	if errors.As(err, &ae) && !errors.Is(err, context.Canceled) {
+		e := *ae
+		e.Notes = append(slices.Clip(e.Notes), fmt.Sprintf("in the model's forward run for the call at %s", a.Pos))
+		return &e
+	}
+	return fitError(a, err)
 }

@@ -59,6 +59,7 @@ let thin = ppc(post, draws: 100, seed: 7)
 	m := v * sum
 	for j := range 3 {
 		gm, gv := meanVar(column(t, check, "yrep", "y", j))
+		t.Logf("y_rep[%d]: mean %.4f (closed form %.4f), var %.4f (closed form %.4f)", j+1, gm, m, gv, v+1)
 		if math.Abs(gm-m) > 0.07 || math.Abs(gv-(v+1)) > 0.1 {
 			t.Errorf("y_rep[%d]: mean %.4f var %.4f, want %.4f and %.4f", j+1, gm, gv, m, v+1)
 		}
@@ -113,7 +114,44 @@ let a = prior_predictive(m, seed: 1)`, "t.kml:5:10: error: cannot draw from a mo
 let y = [1.0, 2.0]
 model m {
   mu ~ normal(0, 1)
+  target += -mu
+  y ~ normal(mu, 1)
+}
+let post = sample(m, chains: 1, warmup: 100, draws: 100, seed: 1)
+let a = ppc(post, seed: 1)`, "note: in the model's forward run for the call at t.kml:9:9")
+	kmltest.ExpectError(t, `
+let y = [1.0, 2.0]
+model m {
+  mu ~ normal(0, 1)
   y ~ normal(mu, 1)
 }
 let a = prior_predictive(m, draws: 0)`, "t.kml:7:36: error: prior_predictive: draws")
+}
+
+// TestPPCHeldAndFlat: ppc reads a held parameter's fix: value (sigma =
+// 0.001, so each replicate is its draw's mu within 0.01) and a flat()
+// prior does not matter, since no prior is drawn.
+func TestPPCHeldAndFlat(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let y = [0.5, 1.5]
+model m {
+  mu ~ flat()
+  sigma ~ exponential(1)
+  y ~ normal(mu, sigma)
+}
+let post = sample(m, chains: 1, warmup: 100, draws: 50, seed: 2, fix: {sigma: 0.001})
+let check = ppc(post, seed: 3)
+`)
+	check := kmltest.Lookup[*eval.Record](t, in, "check")
+	mu := kmltest.Field(t, kmltest.Field(t, check, "params").(*eval.Record), "mu").(*eval.Vec).Data
+	if len(mu) != 50 {
+		t.Fatalf("%d draws of mu, want 50", len(mu))
+	}
+	for j := range 2 {
+		for i, x := range column(t, check, "yrep", "y", j) {
+			if math.Abs(x-mu[i]) > 0.01 {
+				t.Fatalf("draw %d: y_rep[%d] = %v, mu = %v: want within 0.01", i+1, j+1, x, mu[i])
+			}
+		}
+	}
 }
