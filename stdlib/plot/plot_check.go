@@ -66,11 +66,13 @@ func overlayPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, erro
 	pl.Y.Label.Text = "density"
 	n := min(len(d.Rows), maxOverlay)
 	named := false
+	top := 0.0
 	for i := range n {
 		pts := kdeXY(d.Rows[i*len(d.Rows)/n])
 		if pts == nil {
 			continue
 		}
+		top = math.Max(top, maxY(pts))
 		name := ""
 		if !named {
 			name, named = "y_rep", true
@@ -86,8 +88,19 @@ func overlayPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, erro
 	if err := addLineWidth(pl, obs, obsColor, "y", 2); err != nil {
 		return nil, err
 	}
+	// Every curve whole, with room for the legend at the top.
+	pl.Y.Min, pl.Y.Max = 0, math.Max(top, maxY(obs))*1.2
 	pl.Legend.Top = true
 	return pl, nil
+}
+
+// maxY is the highest point of a curve.
+func maxY(pts plotter.XYs) float64 {
+	m := 0.0
+	for _, p := range pts {
+		m = math.Max(m, p.Y)
+	}
+	return m
 }
 
 // kdeXY is kde's curve as points, nil when there is none.
@@ -149,7 +162,7 @@ func statPanel(a *eval.Args, p *infer.Predictive, d infer.PredictiveData) (*plot
 	for _, b := range h.Bins {
 		top = math.Max(top, b.Weight)
 	}
-	line, err := plotter.NewLine(plotter.XYs{{X: ty, Y: 0}, {X: ty, Y: top * 1.05}})
+	line, err := plotter.NewLine(plotter.XYs{{X: ty, Y: 0}, {X: ty, Y: top * 1.1}})
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +170,11 @@ func statPanel(a *eval.Args, p *infer.Predictive, d infer.PredictiveData) (*plot
 	pl.Add(line)
 	pl.Legend.Add("T(y)", line)
 	pl.Legend.Top = true
-	pl.X.Min, pl.X.Max = math.Min(pl.X.Min, ty), math.Max(pl.X.Max, ty)
+	// T(y) in view with a margin, and room for the legend above the bars.
+	lo, hi := math.Min(pl.X.Min, ty), math.Max(pl.X.Max, ty)
+	m := 0.05 * (hi - lo)
+	pl.X.Min, pl.X.Max = lo-m, hi+m
+	pl.Y.Min, pl.Y.Max = 0, top*1.3
 	return pl, nil
 }
 

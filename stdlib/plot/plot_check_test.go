@@ -31,6 +31,13 @@ model m {
 let post = sample(m, chains: 4, warmup: 200, draws: 200, seed: 1)
 let check = ppc(post, draws: 300, seed: 2)
 let prior = prior_predictive(m, draws: 100, seed: 3)
+let z = [3, 0, 2, 5, 1]
+model two {
+  mu ~ normal(0, 1)
+  y ~ normal(mu, 1)
+  z ~ poisson(exp(mu))
+}
+let both = prior_predictive(two, draws: 80, seed: 4)
 fn spread(v) = max(v) - min(v)
 fn pair(v) = [1, 2]
 `)
@@ -62,6 +69,8 @@ fn pair(v) = [1, 2]
 	}{
 		{"overlay", `plot(check, to: "F")`, []string{"y_rep", ">y<", "posterior predictive: y"}},
 		{"prior", `plot(prior, to: "F")`, []string{"y_rep", "prior predictive: y"}},
+		{"two", `plot(both, to: "F")`, []string{"prior predictive: y", "prior predictive: z"}},
+		{"twostat", `plot(both, stat: "max", to: "F")`, []string{"max(y)", "max(z)"}},
 		{"stat", `plot(check, stat: "mean", to: "F")`, []string{"T(y_rep)", "T(y)", "mean(y)", pval}},
 		{"statfn", `plot(check, stat: spread, to: "F")`, []string{"T(y_rep)", "T(y)"}},
 		{"rank", `plot(post, kind: "rank", to: "F")`, []string{"chain 1", "chain 4", "mu: rank histogram per chain", "sigma: rank"}},
