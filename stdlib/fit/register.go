@@ -7,4 +7,5 @@ func Register(r *eval.Registry) {
 	registerFit(r)
 	registerLogp(r)
 	registerApprox(r)
+	registerPredictive(r)
 }
