@@ -70,6 +70,10 @@ func (th *Thread) stmt(s ast.Stmt, env *Env) (Value, error) {
 		env.Define(s.Name.Name, &Func{decl: s, env: env, sig: sig})
 		return NoneValue, nil
 	case *ast.Model:
+		if s.Params != nil {
+			env.Define(s.Name.Name, newModelFamily(s, env))
+			return NoneValue, nil
+		}
 		m, err := th.makeModel(s, env)
 		if err != nil {
 			return nil, err
@@ -304,6 +308,17 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 			a.Extra = append(a.Extra, NamedValue{Name: na.Name.Name, Value: v, Pos: na.Name.At})
 		}
 		return th.callBuiltin(f, a)
+	case *ModelFamily:
+		vals := make([]Value, len(slots))
+		poss := make([]ast.Pos, len(slots))
+		for i, x := range slots {
+			v, err := th.expr(x, env)
+			if err != nil {
+				return nil, err
+			}
+			vals[i], poss[i] = v, x.Pos()
+		}
+		return th.instantiate(f, vals, poss)
 	}
 	return nil, ast.Errorf(e.Lparen, "%s cannot be called", Describe(fv))
 }
@@ -442,6 +457,15 @@ func (th *Thread) CallValue(pos ast.Pos, fv Value, args ...Value) (Value, error)
 			}
 		}
 		return th.callBuiltin(f, a)
+	case *ModelFamily:
+		if len(args) != len(f.decl.Params) {
+			return nil, ast.Errorf(pos, "%s takes %d data arguments, got %d", f.sig, len(f.decl.Params), len(args))
+		}
+		poss := make([]ast.Pos, len(args))
+		for i := range poss {
+			poss[i] = pos
+		}
+		return th.instantiate(f, args, poss)
 	}
 	return nil, ast.Errorf(pos, "%s is not a function", Describe(fv))
 }

@@ -3,10 +3,11 @@ package core
 import "github.com/kml-lang/kml/lang/eval"
 
 // registerMap adds map, which applies a function to each element of a
-// vector, the rows of a matrix or a list.
+// vector or a list: the loop a refit over several data sets is written
+// with (a model with data arguments called inside the function).
 func registerMap(reg *eval.Registry) {
 	reg.Register("map(xs, f)",
-		"Calls f on each element of xs (a vector, each row of a matrix, or each element of a list such as [\"a\", \"b\"] or a list of records or models) and returns the results in order: a vector when every result is a number, else a list.",
+		"Calls f on each element of xs (a vector, each row of a matrix, or each element of a list such as [\"a\", \"b\"] or a list of records or models) and returns the results in order: a vector when every result is a number, else a list. With a model that takes data it fits one model to several data sets: fn fit(d) = sample(m(x: d.x, y: d.y), seed: 1), then map([d1, d2], fit).",
 		func(a *eval.Args) (eval.Value, error) {
 			f := a.Value("f")
 			if _, ok := f.(eval.Callable); !ok {
