@@ -43,6 +43,8 @@ func TestModelFamilyErrors(t *testing.T) {
 		{decl + "m(k: 2.5, x: 1)", "t.kml:4:6: error: m: k does not fit the model"},
 		{decl + "m(k: 2, x: m)", "t.kml:4:12: error: m: x must be data, got model m(k, x) without its data"},
 		{decl + "fn g(a) = m(k: a, x: 1)\ng(-1)", "t.kml:4:16: error: m: k does not fit the model"},
+		{"model p {\n  w[2] ~ twice(1)\n}\np(1)", "t.kml:4:2: error: model p takes no data: it binds its data where it is declared; declare it `model p(x, ...) { ... }` to call it with data"},
+		{decl + "let a = m(1, 2)\na(1, 2)", "t.kml:5:2: error: model m has its data already; call m(k, x) itself with other data"},
 	}
 	for _, c := range cases {
 		_, err := run(t, c.src)

@@ -247,6 +247,12 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		return nil, err
 	}
 	callable, ok := fv.(Callable)
+	if m, isModel := fv.(*Model); isModel && !ok {
+		if m.Family != nil {
+			return nil, ast.Errorf(e.Lparen, "model %s has its data already; call %s itself with other data", m.Name, m.Family.sig)
+		}
+		return nil, ast.Errorf(e.Lparen, "model %s takes no data: it binds its data where it is declared; declare it `model %s(x, ...) { ... }` to call it with data", m.Name, m.Name)
+	}
 	if !ok {
 		return nil, ast.Errorf(e.Lparen, "%s is not a function", Describe(fv))
 	}
