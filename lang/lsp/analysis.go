@@ -171,6 +171,9 @@ func (a *analysis) scopeAt(line, col int) *check.Scope {
 		return inner
 	case *ast.Model:
 		inner := check.NewScope(a.top)
+		for _, p := range s.Params {
+			inner.Define(&check.Binding{Name: p.Name, Kind: check.DataArg, Pos: p.At})
+		}
 		for _, b := range modelBindings(s) {
 			inner.Define(b)
 		}
@@ -271,8 +274,16 @@ func (a *analysis) hoverText(b *check.Binding) string {
 			fmt.Fprintf(&s, "`%s`: value", b.Name)
 		}
 	case check.ModelName:
-		fmt.Fprintf(&s, "```kml\nmodel %s\n```\nmodel", b.Name)
-		if m, ok := a.stmtFor(b).(*ast.Model); ok {
+		m, ok := a.stmtFor(b).(*ast.Model)
+		head := b.Name
+		if b.Sig != nil {
+			head = b.Sig.String()
+		}
+		fmt.Fprintf(&s, "```kml\nmodel %s\n```\nmodel", head)
+		if ok {
+			for _, p := range m.Params {
+				fmt.Fprintf(&s, "\n- `%s`: %s", p.Name, check.DataArg)
+			}
 			for _, d := range modelBindings(m) {
 				fmt.Fprintf(&s, "\n- `%s`: %s", d.Name, d.Kind)
 			}
