@@ -14,7 +14,7 @@ func TestModelDataArguments(t *testing.T) {
 	src := "model m(xdata, ydata) {\n  a ~ normal(0, 1)\n  ydata ~ normal(a * xd, 1)\n}\nlet z = xd\nlet b = m(xdata: [1], ydata: [2])\n"
 	d := &document{uri: pathToURI(main), path: main, text: newText(src)}
 	s := &server{}
-	a := analyze(main, d.text)
+	a := analyze(builtins, main, d.text)
 	c, _ := s.complete(d, a, 3, 24, position{2, 23})
 	if !hasLabel(c.(completionList), "xdata") {
 		t.Errorf("completion in the model body: %+v", c)
