@@ -124,7 +124,7 @@ func (pc *PointwiseCollector) Latent(o LatentObservation) {
 	}
 	pl, ok := o.Latent.(PointwiseLatent)
 	if !ok || o.Lik == nil {
-		pc.Refused = &NotPointwise{What: "the latent function " + o.Latent.String(), Latent: true}
+		pc.Refused = &NotPointwise{What: "a latent GP (f ~ gp(...))", Latent: true}
 		return
 	}
 	xs, err := pl.Pointwise(pc.ev, o.Lik, o.Loc, o.Data)
