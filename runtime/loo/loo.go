@@ -109,7 +109,9 @@ func Compute(ctx context.Context, ll [][]float64, reff float64, workers int, cou
 func pointLOO(lw, ll []float64, tail int, sc *scratch) (elpd, k float64, err error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for s, x := range ll {
-		if math.IsNaN(x) || math.IsInf(x, 1) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			// −Inf: the point is impossible at a posterior draw, so its
+			// importance ratio is infinite (R's loo gives NaN).
 			return 0, 0, fmt.Errorf("the log likelihood at draw %d is %v", s+1, x)
 		}
 		lw[s] = -x

@@ -3,6 +3,7 @@ package loo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -101,5 +102,16 @@ func TestThresholds(t *testing.T) {
 	}
 	if TailLength(4000, 1) != 190 || TailLength(100, 1) != 20 {
 		t.Errorf("tail lengths %d, %d; want ⌈3√4000⌉ = 190 and 100/5 = 20", TailLength(4000, 1), TailLength(100, 1))
+	}
+}
+
+// TestComputeRefusesNonFinite names the observation and the draw.
+func TestComputeRefusesNonFinite(t *testing.T) {
+	for _, bad := range []float64{math.Inf(-1), math.NaN()} {
+		ll := [][]float64{{-1, -2, -1.5}, {-1, bad, -2}}
+		_, err := Compute(context.Background(), ll, 1, 1, nil)
+		if err == nil || err.Error() != "observation 2: the log likelihood at draw 2 is "+fmt.Sprint(bad) {
+			t.Errorf("%v: got %v", bad, err)
+		}
 	}
 }
