@@ -2,18 +2,24 @@ package model
 
 import (
 	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model/dists"
+	"github.com/kml-lang/kml/runtime/ad"
 )
 
 // Leave-one-out cross-validation and WAIC need the log likelihood point by
 // point, at every posterior draw. A run tells its observer each observation
 // statement (Observation, Family, Latent); PointwiseCollector turns them
 // into one log density per point: a univariate observation of a vector is
-// one point per element, a multivariate one (multi_normal, dirichlet, a
-// matrix of rows) one point for the statement, as Stan users write log_lik.
+// one point per element, as is categorical_logit's vector of categories,
+// and a matrix observed by multi_normal one point per row; any other
+// multivariate observation (a vector by multi_normal, dirichlet) is one
+// point for the statement, as Stan users write log_lik.
 
 // Observation is one `DATA ~ DIST` statement as a run evaluated it.
 type Observation struct {
@@ -25,7 +31,8 @@ type Observation struct {
 }
 
 // Pointwise returns the observation's log density point by point: one per
-// element for a univariate distribution, else one for the whole statement.
+// element for a univariate distribution and for categorical_logit, one per
+// row of a matrix observed by multi_normal, else one for the statement.
 func (o Observation) Pointwise() ([]float64, error) {
 	if o.Family != nil {
 		return nil, &NotPointwise{What: o.Family.String()}
@@ -37,7 +44,67 @@ func (o Observation) Pointwise() ([]float64, error) {
 		}
 		return peekAll(v)
 	}
+	if cl, ok := o.Dist.(*dists.CategoricalLogit); ok && !cl.OfLatent {
+		return categoricalPoints(cl, o.Data)
+	}
+	if mn, ok := o.Dist.(*dists.MultiNormal); ok {
+		if m, ok := o.Data.(*eval.Mat); ok {
+			if r, _ := m.Dims(); r > 1 {
+				return o.rowPoints(mn, m)
+			}
+		}
+	}
 	return peekAll(o.LogLik)
+}
+
+// rowPoints is the log density of each row of a matrix observed by
+// multi_normal: each row is one point, as Stan's log_lik[i] for y[i].
+func (o Observation) rowPoints(mn *dists.MultiNormal, m *eval.Mat) ([]float64, error) {
+	var t *ad.Tape
+	if lp, ok := o.LogLik.(*eval.ADNum); ok {
+		t = lp.T
+	}
+	r, _ := m.Dims()
+	out := make([]float64, r)
+	for i := range out {
+		lp, err := mn.LogDensity(t, &eval.Vec{Data: mat.Row(nil, i, m.M)}, "a row")
+		if err != nil {
+			return nil, err
+		}
+		xs, err := peekAll(lp)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = xs[0]
+	}
+	return out, nil
+}
+
+// categoricalPoints is log softmax(beta)_{yᵢ} for each category yᵢ observed
+// (the statement's density, already checked, is their sum).
+func categoricalPoints(cl *dists.CategoricalLogit, data eval.Value) ([]float64, error) {
+	beta, err := peekAll(cl.Beta)
+	if err != nil {
+		return nil, err
+	}
+	ys, ok := eval.ToFloats(data)
+	if !ok {
+		return nil, fmt.Errorf("categorical_logit observes categories, got %s", eval.Describe(data))
+	}
+	m := math.Inf(-1)
+	for _, b := range beta {
+		m = math.Max(m, b)
+	}
+	z := 0.0
+	for _, b := range beta {
+		z += math.Exp(b - m)
+	}
+	lse := m + math.Log(z)
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = beta[int(y)-1] - lse
+	}
+	return out, nil
 }
 
 // peekAll is a number's or vector's values, read off the tape.

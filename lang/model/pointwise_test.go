@@ -11,20 +11,24 @@ import (
 )
 
 // TestPointwiseCollector checks the log likelihood point by point against
-// the normal density written out: a vector observation is one point per
-// element, a scalar one point, a multivariate observation one point for
-// the statement; priors are not points.
+// the densities written out: a vector observation is one point per
+// element (categories too), a scalar one point, a multivariate
+// observation one point for the statement; priors are not points.
 func TestPointwiseCollector(t *testing.T) {
 	in := eval.New(eval.Options{})
 	src := `
 let y = [-1.0, 0.5, 2.0]
 let w = [0.3, -0.2]
+let cats = [1, 3, 3]
+let W = [[0.3, -0.2], [1.0, 0.5]]
 model m {
   mu ~ normal(0, 10)
   sigma ~ exponential(1)
   y ~ normal(mu, sigma)
   1.25 ~ normal(mu, 2)
   w ~ multi_normal([mu, mu], [[1.0, 0.0], [0.0, 4.0]])
+  cats ~ categorical_logit([mu, 0.0, -mu])
+  W ~ multi_normal([mu, 0.0], [[1.0, 0.0], [0.0, 4.0]])
 }
 `
 	if _, err := in.Eval("pointwise.kml", src); err != nil {
@@ -45,8 +49,10 @@ model m {
 		z := (x - m) / s
 		return -0.5*math.Log(2*math.Pi) - math.Log(s) - 0.5*z*z
 	}
+	lse := math.Log(math.Exp(mu) + 1 + math.Exp(-mu))
 	want := []float64{lnorm(-1, mu, sigma), lnorm(0.5, mu, sigma), lnorm(2, mu, sigma), lnorm(1.25, mu, 2),
-		lnorm(0.3, mu, 1) + lnorm(-0.2, mu, 2)}
+		lnorm(0.3, mu, 1) + lnorm(-0.2, mu, 2), mu - lse, -mu - lse, -mu - lse,
+		lnorm(0.3, mu, 1) + lnorm(-0.2, 0, 2), lnorm(1, mu, 1) + lnorm(0.5, 0, 2)}
 	if len(pc.Out) != len(want) {
 		t.Fatalf("%d points %v, want %d", len(pc.Out), pc.Out, len(want))
 	}
