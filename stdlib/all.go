@@ -13,6 +13,7 @@ import (
 	"github.com/kml-lang/kml/stdlib/kernel"
 	"github.com/kml-lang/kml/stdlib/kst"
 	"github.com/kml-lang/kml/stdlib/ktest"
+	"github.com/kml-lang/kml/stdlib/loo"
 	"github.com/kml-lang/kml/stdlib/plot"
 )
 
@@ -30,6 +31,7 @@ func Register(r *eval.Registry) {
 	causal.Register(r)
 	files.Register(r)
 	plot.Register(r)
+	loo.Register(r)
 }
 
 // Importing stdlib fills the default registry, eval.Builtins, with the

@@ -342,6 +342,7 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env, obs Observer) (eval.Valu
 			}
 			return nil, ast.Errorf(st.At, "%v", err)
 		}
+		obs.Observed(Observation{Stmt: st, Data: data, Family: f, LogLik: lp})
 		return lp, nil
 	}
 	r, ok := rhs.(dists.Distribution)
@@ -366,6 +367,7 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env, obs Observer) (eval.Valu
 	if err != nil {
 		return nil, ast.Errorf(st.At, "%v", err)
 	}
+	obs.Observed(Observation{Stmt: st, Data: data, Dist: r, LogLik: lp})
 	return lp, nil
 }
 

@@ -86,6 +86,10 @@ type Observer interface {
 	Family(f Family)
 	// Latent is told each observation of a latent function.
 	Latent(o LatentObservation)
+	// Observed is told each `DATA ~ DIST` statement whose right is a
+	// distribution or a family (not a latent function's likelihood,
+	// which Latent is told), with its log density, after Family.
+	Observed(o Observation)
 }
 
 // Watch is the observer of a plain log density run: ScopeDensity, told
@@ -98,6 +102,7 @@ func (Watch) Derived(string, eval.Value)   {}
 func (Watch) Generated(string, eval.Value) {}
 func (Watch) Family(Family)                {}
 func (Watch) Latent(LatentObservation)     {}
+func (Watch) Observed(Observation)         {}
 
 // scoped is a Watch with another scope: Check's (ScopeCheck) and the first
 // run's.

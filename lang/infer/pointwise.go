@@ -1,0 +1,129 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/progress"
+)
+
+// PointwiseLogLik evaluates the log likelihood of each observed point at
+// every draw of post, from the model's observation statements
+// (model.PointwiseCollector): the S×N matrix of R's loo, returned point by
+// point (out[i][s] is point i at draw s, chains one after another). The
+// draws are evaluated in parallel on every core, checking ctx, with
+// progress. A model with `target +=` is refused: its terms count with the
+// likelihood but have no points, so leaving them out would estimate the
+// predictive density of another model.
+func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][]float64, error) {
+	for _, st := range post.Model.Decl().Body {
+		if t, ok := st.(*ast.Target); ok {
+			return nil, ast.Errorf(t.Value.Pos(), "loo and waic need the log likelihood point by point, and a `target +=` term has no points; write the likelihood as observations (DATA ~ DIST)")
+		}
+	}
+	var draws [][]float64
+	for _, ch := range post.Result.Chains {
+		draws = append(draws, ch.Draws...)
+	}
+	S := len(draws)
+	if S == 0 {
+		return nil, fmt.Errorf("the posterior has no draws")
+	}
+	c := post.Comp
+	// The first draw tells the number of points; every draw then writes
+	// its column of the matrix in place.
+	d0 := c.NewDensity(th.Fork())
+	pc0 := model.NewPointwiseCollector(d0)
+	if err := runPoint(d0, pc0, draws[0]); err != nil {
+		return nil, err
+	}
+	n := len(pc0.Out)
+	if n == 0 {
+		return nil, fmt.Errorf("model %s has no observations (DATA ~ DIST) to leave out", post.Model.Name)
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, S)
+		out[i][0] = pc0.Out[i]
+	}
+	task := progress.Start(ctx, "draws", S)
+	defer task.Done()
+	workers := max(1, min(runtime.GOMAXPROCS(0), S-1))
+	// Workers take blocks of draws and write each block's columns point by
+	// point, so that the writes into the matrix run along its rows.
+	const block = 32
+	var next atomic.Int64
+	next.Store(1)
+	var failed atomic.Bool
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := c.NewDensity(th.Fork())
+			pc := model.NewPointwiseCollector(d)
+			buf := make([]float64, block*n)
+			for !failed.Load() {
+				s0 := int(next.Add(block)) - block
+				if s0 >= S {
+					return
+				}
+				s1 := min(s0+block, S)
+				for s := s0; s < s1; s++ {
+					err := ctx.Err()
+					if err == nil {
+						err = runPoint(d, pc, draws[s])
+					}
+					if err == nil && len(pc.Out) != n {
+						// A run stops at an observation outside its support.
+						err = fmt.Errorf("at draw %d the model has %d pointwise log likelihoods, at the first %d: an observation is outside its support there", s+1, len(pc.Out), n)
+					}
+					if err != nil {
+						errs[w] = err
+						failed.Store(true)
+						return
+					}
+					copy(buf[(s-s0)*n:], pc.Out)
+				}
+				for i := range out {
+					row := out[i][s0:s1]
+					for b := range row {
+						row[b] = buf[b*n+i]
+					}
+				}
+				task.Add(s1 - s0)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i, row := range out {
+		for s, x := range row {
+			if math.IsNaN(x) {
+				return nil, fmt.Errorf("the log likelihood of point %d is NaN at draw %d", i+1, s+1)
+			}
+		}
+	}
+	return out, nil
+}
+
+// runPoint walks d at the unconstrained draw q for pc, afresh.
+func runPoint(d *model.Density, pc *model.PointwiseCollector, q []float64) error {
+	pc.Reset()
+	if err := d.Run(q, pc); err != nil {
+		return err
+	}
+	return pc.Refused
+}
