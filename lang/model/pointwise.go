@@ -235,7 +235,7 @@ func (e *NotPointwise) Error() string {
 		return "bke is a pseudolikelihood (a kernel-embedding score of the data), not a predictive density: its leave-one-out values would not estimate predictive performance"
 	}
 	if e.Latent {
-		return fmt.Sprintf("leave-one-out of an observation of %s is not yet available: a GP's own leave-one-out (Rasmussen and Williams §5.4.2; Vehtari et al. 2016) is still to come", e.What)
+		return fmt.Sprintf("leave-one-out of an observation of %s is not yet available: this latent function does not give its points' densities given the others", e.What)
 	}
 	return fmt.Sprintf("the observation family %s does not give its log likelihood point by point", e.What)
 }

@@ -193,11 +193,11 @@ let l = waic(sample(m, seed: 1, chains: 1, draws: 50, warmup: 50))
 `, "bke is a pseudolikelihood")
 	kmltest.ExpectError(t, `
 let X = [[0.0], [1.0], [2.0]]
-let y = [0.1, 0.4, -0.2]
+let c = [0, 1, 1]
 model g {
   ell ~ lognormal(0, 1)
   f ~ gp(X, rbf(ell))
-  y ~ normal(f, 0.5)
+  c ~ bernoulli_logit(f)
 }
 let l = loo(sample(g, seed: 1, chains: 1, draws: 50, warmup: 50))
 `, "not yet available")
