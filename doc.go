@@ -8,7 +8,9 @@
 //
 // Scripts can read and write files only inside the directories granted
 // with Dirs (none by default); a path that leaves them through ".." or a
-// symbolic link is refused. A Context option cancels a running fit.
+// symbolic link is refused. A Context option cancels a running fit, and
+// Interrupt stops the running call, a dense factorisation included, and
+// nothing else in the process.
 //
 // # Layout
 //

@@ -140,6 +140,15 @@ func (it *Interpreter) EvalFileContext(ctx context.Context, path string) error {
 	return err
 }
 
+// Interrupt stops the call running now, from another goroutine, as Ctrl-C
+// stops `kml run`: its loops at their next check and a dense factorisation
+// or product inside gonum (chol, inv, a fit's Cholesky) at its next block,
+// which a cancelled context does not cut short. The call fails with an
+// "interrupted" error that satisfies errors.Is(err, context.Canceled).
+// Only this interpreter's call stops: other interpreters in the program,
+// and this one's next call, run on.
+func (it *Interpreter) Interrupt() { it.in.Interrupt() }
+
 // Posterior is what Get returns for the result of sample: the draws of every
 // parameter on the constrained scale, chain by chain, with the sampler's
 // statistics per draw and its adaptation, and the summary.

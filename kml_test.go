@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml"
+	"github.com/kml-lang/kml/internal/stoptest"
 	"github.com/kml-lang/kml/lang/ast"
 )
 
@@ -306,5 +307,35 @@ let amean = mean(post.a)`)
 	}
 	if math.Abs(s.Params[0].Mean-amean.(float64)) > 1e-12 {
 		t.Errorf("summary mean %v, KML mean %v", s.Params[0].Mean, amean)
+	}
+}
+
+// Interrupt stops a call inside a dense factorisation (which a cancelled
+// context would let finish), with an error errors.Is finds as
+// context.Canceled, and the next call runs.
+func TestInterruptStopsFactorisation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a factorisation of order 6000 (seconds)")
+	}
+	in := kml.New()
+	done := make(chan error, 1)
+	go func() {
+		_, err := in.Eval("let A = eye(6000) * 2\nlet L = chol(A)")
+		done <- err
+	}()
+	if !stoptest.WaitDense(1, 2*time.Minute) {
+		t.Fatal("chol did not reach its factorisation within 2 minutes")
+	}
+	in.Interrupt()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "chol: interrupted") {
+			t.Errorf("the interrupted call: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("chol did not stop within a minute of Interrupt")
+	}
+	if v, err := in.Eval("2 + 2"); err != nil || v != 4.0 {
+		t.Errorf("the call after: %v, %v", v, err)
 	}
 }

@@ -35,12 +35,6 @@ var forbidden = []struct {
 		"the language does not depend on its library; the commands and the root package wire the library in"},
 }
 
-// pendingStdlib are lang packages that still import stdlib while another
-// change removes the import (issue 35: lang/lsp's builtin registry). The
-// test fails once one no longer needs its exception, so that it is
-// removed here.
-var pendingStdlib = map[string]bool{"lang/lsp": true}
-
 // TestLangImports fails on a dependency that the layers or forbidden do
 // not allow. It reads the imports of the non-test files, as go list's
 // Imports does.
@@ -78,21 +72,9 @@ func TestLangImports(t *testing.T) {
 					if !under(q, not) {
 						continue
 					}
-					if not == "stdlib" && pendingStdlib[p] {
-						continue
-					}
 					t.Errorf("%s depends on %s (%s): %s", p, q, path, f.why)
 				}
 			}
-		}
-	}
-	for p := range pendingStdlib {
-		stdlib := false
-		for q := range g.reach(p) {
-			stdlib = stdlib || under(q, "stdlib")
-		}
-		if !stdlib {
-			t.Errorf("%s no longer depends on stdlib: remove it from pendingStdlib", p)
 		}
 	}
 }

@@ -67,11 +67,11 @@ func explainFile(file string, opts eval.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s declares no model\n", file)
 		return exitOK // nothing to explain, so nothing is run
 	}
-	ctx, stop := interruptible(stderr)
-	defer stop()
+	ctx, relay := interruptible()
 	opts.Stdout, opts.Context = io.Discard, ctx
 	opts.KeepStmt = func(p ast.Pos) bool { return keep[p] }
 	in := eval.New(opts)
+	defer relay(stderr, in)()
 	if _, err := in.EvalFile(file); err != nil {
 		return report(in, err, stderr)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/lsp"
 	"github.com/kml-lang/kml/lang/repl"
-	"github.com/kml-lang/kml/runtime/interrupt"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
@@ -119,7 +118,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 		return runREPL(allowed, stdin, stdout, stderr)
 	case "lsp":
-		if err := lsp.Serve(stdin, stdout, stderr); err != nil {
+		// The registry stdlib.Register filled (this package imports
+		// stdlib, whose init registers into eval.Builtins).
+		if err := lsp.Serve(lsp.Config{Registry: eval.Builtins, In: stdin, Out: stdout, Log: stderr}); err != nil {
 			fmt.Fprintf(stderr, "error: kml lsp: %v\n", err)
 			return exitRuntime
 		}
@@ -206,52 +207,54 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
-	ctx, stop := interruptible(stderr)
-	defer stop()
+	ctx, relay := interruptible()
 	opts.Context = ctx
 	in := eval.New(opts)
+	defer relay(stderr, in)()
 	_, err := in.EvalFile(file)
 	return report(in, err, stderr)
 }
 
-// interruptible is a context cancelled by the first SIGINT or SIGTERM, so a
-// running computation stops at its next check and the script ends with the
-// statement's position. A second signal ends the process at once with
-// status 130, whatever the computation is doing: the handler stays
-// installed (a shell starts a background job with SIGINT ignored, and
-// stopping the relay would make that signal ignored again), and exits
-// itself instead of relying on the default action.
-func interruptible(stderr io.Writer) (context.Context, context.CancelFunc) {
+// interruptible is a context cancelled by the first SIGINT or SIGTERM, and
+// relay, which starts passing the signal on to in: the running statement
+// stops at its next check (a dense factorisation at its next block, through
+// in.Interrupt) and the script ends with the statement's position; the
+// context ends what follows it. The handler is installed at once, so a
+// signal before relay waits for it. A second signal ends the process at
+// once with status 130, whatever the computation is doing: the handler
+// stays installed (a shell starts a background job with SIGINT ignored,
+// and stopping the relay would make that signal ignored again), and exits
+// itself instead of relying on the default action. relay returns the
+// function that stops relaying.
+func interruptible() (context.Context, func(stderr io.Writer, in *eval.Interpreter) func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-			cancel()
-			// A dense factorisation inside gonum cannot see the
-			// context; the process-wide stop ends it (see
-			// runtime/interrupt). This process runs one script, so
-			// stopping every kernel is what the user asked for.
-			interrupt.Raise()
-		case <-done:
-			return
+	return ctx, func(stderr io.Writer, in *eval.Interpreter) func() {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-sig:
+				cancel()
+				in.Interrupt()
+			case <-done:
+				return
+			}
+			select {
+			case <-sig:
+				fmt.Fprintln(stderr, "\nerror: interrupted again: stopping at once")
+				exit(exitSignal)
+			case <-done:
+			}
+		}()
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				signal.Stop(sig)
+				close(done)
+				cancel()
+			})
 		}
-		select {
-		case <-sig:
-			fmt.Fprintln(stderr, "\nerror: interrupted again: stopping at once")
-			exit(exitSignal)
-		case <-done:
-		}
-	}()
-	var once sync.Once
-	return ctx, func() {
-		once.Do(func() {
-			signal.Stop(sig)
-			close(done)
-			cancel()
-		})
 	}
 }
 

@@ -103,6 +103,7 @@ var runInDefaultSuite = []string{
 	"independence.kml",
 	"kst_fantasy.kml",
 	"kst_toy.kml",
+	"model_data.kml",
 	"ozone_pc.kml",
 	"poisson_gp.kml",
 	"two_sample.kml",

@@ -39,11 +39,15 @@ type Fn struct {
 	Body   Expr
 }
 
-// Model is `model NAME { BODY }`. Its body holds Tilde and Assign statements.
+// Model is `model NAME { BODY }` or, with data arguments, `model
+// NAME(X, Y) { BODY }`. Its body holds Tilde and Assign statements. A model
+// with Params is not fitted itself: `NAME(x: ..., y: ...)` makes a model for
+// that data (as Stan's data block, or PyMC's set_data).
 type Model struct {
-	At   Pos
-	Name *Ident
-	Body []Stmt
+	At     Pos
+	Name   *Ident
+	Params []*Ident // the data arguments; nil for `model NAME { ... }`
+	Body   []Stmt
 }
 
 // Import is `import "PATH"`.

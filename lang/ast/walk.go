@@ -22,6 +22,9 @@ func Inspect(n Node, f func(Node) bool) {
 		Inspect(n.Body, f)
 	case *Model:
 		Inspect(n.Name, f)
+		for _, p := range n.Params {
+			Inspect(p, f)
+		}
 		for _, s := range n.Body {
 			Inspect(s, f)
 		}

@@ -91,7 +91,15 @@ func (c *Checker) stmt(s ast.Stmt, scope *Scope) {
 		c.expr(s.Body, body)
 	case *ast.Model:
 		c.model(s, scope)
-		c.define(scope, &Binding{Name: s.Name.Name, Kind: ModelName, Pos: s.Name.At})
+		b := &Binding{Name: s.Name.Name, Kind: ModelName, Pos: s.Name.At}
+		if s.Params != nil {
+			// A model with data arguments is called with its data.
+			b.Sig = &Signature{Name: s.Name.Name}
+			for _, p := range s.Params {
+				b.Sig.Params = append(b.Sig.Params, Param{Name: p.Name})
+			}
+		}
+		c.define(scope, b)
 	case *ast.Import:
 		c.importFile(s, scope)
 	case *ast.ExprStmt:

@@ -12,6 +12,12 @@ import (
 )
 
 var fuzzSeeds = []string{
+	`model reg(x, y) {
+  beta[cols(x)] ~ normal(0, 3)
+  y ~ normal(x @ beta, 1)
+}
+fn fit(d) = optimize(reg(x: d.x, y: d.y), seed: 1)
+let f = fit({x: [[1, 2], [3, 4]], y: [1, 2]})`,
 	`let x = read_csv("data/normal_laplace.csv", columns: ["x"])
 let z = landmarks(x, 20, seed: 7)
 model emb {

@@ -27,6 +27,15 @@ func enclosingModel(s *Scope) *modelInfo {
 // unbound declares a vector parameter of K elements; anything else is data
 // bound outside the model, an observation.
 func (c *Checker) model(m *ast.Model, outer *Scope) {
+	if m.Params != nil {
+		// The data arguments are data bound outside the body: a `~` on one
+		// is an observation, and a size may use them.
+		args := NewScope(outer)
+		for _, p := range m.Params {
+			c.define(args, &Binding{Name: p.Name, Kind: DataArg, Pos: p.At})
+		}
+		outer = args
+	}
 	info := &modelInfo{later: map[string]ast.Pos{}}
 	for _, s := range m.Body {
 		switch s := s.(type) {

@@ -18,11 +18,12 @@ const (
 	ModelParam             // a model parameter, `NAME ~ PRIOR`
 	Derived                // a derived quantity in a model, `NAME = EXPR`
 	Latent                 // a latent function in a model, `f ~ gp(...)`
+	DataArg                // a data argument of a model, `model m(x, y) { ... }`
 )
 
 func (k Kind) String() string {
 	return [...]string{"builtin", "value", "function", "model", "function parameter",
-		"model parameter", "derived quantity", "latent function"}[k]
+		"model parameter", "derived quantity", "latent function", "data argument"}[k]
 }
 
 // Binding is one name in a scope.

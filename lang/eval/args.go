@@ -356,6 +356,8 @@ func Describe(v Value) string {
 		return fmt.Sprintf("matrix %d×%d", v.Rows, v.Cols)
 	case Str:
 		return fmt.Sprintf("string %q", string(v))
+	case *ModelFamily:
+		return fmt.Sprintf("model %s without its data (call it with its data: %s)", v.sig, v.CallHint())
 	case nil:
 		return "nothing"
 	}

@@ -42,7 +42,11 @@ func (th *Thread) guardedStmt(s ast.Stmt, env *Env) (v Value, err error) {
 		if r := recover(); r != nil {
 			v = nil
 			if interrupt.Is(r) {
-				err = Interrupted(s.Pos(), context.Canceled)
+				cause := th.ctx.Err()
+				if cause == nil {
+					cause = context.Canceled
+				}
+				err = Interrupted(s.Pos(), cause)
 				return
 			}
 			err = &ast.Error{Pos: s.Pos(), Msg: fmt.Sprintf("internal error: %v", r),
@@ -70,6 +74,10 @@ func (th *Thread) stmt(s ast.Stmt, env *Env) (Value, error) {
 		env.Define(s.Name.Name, &Func{decl: s, env: env, sig: sig})
 		return NoneValue, nil
 	case *ast.Model:
+		if s.Params != nil {
+			env.Define(s.Name.Name, newModelFamily(s, env))
+			return NoneValue, nil
+		}
 		m, err := th.makeModel(s, env)
 		if err != nil {
 			return nil, err
@@ -243,6 +251,12 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 		return nil, err
 	}
 	callable, ok := fv.(Callable)
+	if m, isModel := fv.(*Model); isModel && !ok {
+		if m.Family != nil {
+			return nil, ast.Errorf(e.Lparen, "model %s has its data already; call %s itself with other data", m.Name, m.Family.sig)
+		}
+		return nil, ast.Errorf(e.Lparen, "model %s takes no data: it binds its data where it is declared; declare it `model %s(x, ...) { ... }` to call it with data", m.Name, m.Name)
+	}
 	if !ok {
 		return nil, ast.Errorf(e.Lparen, "%s is not a function", Describe(fv))
 	}
@@ -304,6 +318,17 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 			a.Extra = append(a.Extra, NamedValue{Name: na.Name.Name, Value: v, Pos: na.Name.At})
 		}
 		return th.callBuiltin(f, a)
+	case *ModelFamily:
+		vals := make([]Value, len(slots))
+		poss := make([]ast.Pos, len(slots))
+		for i, x := range slots {
+			v, err := th.expr(x, env)
+			if err != nil {
+				return nil, err
+			}
+			vals[i], poss[i] = v, x.Pos()
+		}
+		return th.instantiate(f, vals, poss)
 	}
 	return nil, ast.Errorf(e.Lparen, "%s cannot be called", Describe(fv))
 }
@@ -357,7 +382,8 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 			v = nil
 			if interrupt.Is(r) {
 				// A dense kernel stopped by the interrupt (see
-				// runtime/interrupt): the builtin was interrupted.
+				// runtime/interrupt): the builtin was interrupted,
+				// with the cause the run's context gives.
 				err = th.interrupted(a, context.Canceled)
 				return
 			}
@@ -442,6 +468,15 @@ func (th *Thread) CallValue(pos ast.Pos, fv Value, args ...Value) (Value, error)
 			}
 		}
 		return th.callBuiltin(f, a)
+	case *ModelFamily:
+		if len(args) != len(f.decl.Params) {
+			return nil, ast.Errorf(pos, "%s takes %d data arguments, got %d", f.sig, len(f.decl.Params), len(args))
+		}
+		poss := make([]ast.Pos, len(args))
+		for i := range poss {
+			poss[i] = pos
+		}
+		return th.instantiate(f, args, poss)
 	}
 	return nil, ast.Errorf(pos, "%s is not a function", Describe(fv))
 }

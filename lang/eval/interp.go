@@ -83,6 +83,9 @@ type Interpreter struct {
 	baseDirs  []string             // directory of each file being run, innermost last
 
 	progress *progress.Reporter // nil unless Options.Progress
+
+	runMu sync.Mutex
+	run   *evaluation // the evaluation running now, nil between them (Interrupt)
 }
 
 // New makes an interpreter.
@@ -197,12 +200,15 @@ func (in *Interpreter) Eval(filename, src string) (Value, error) {
 	return in.EvalContext(in.opts.Context, filename, src)
 }
 
-// EvalContext is Eval with its own cancellation context (the REPL cancels one
-// input on Ctrl-C). ctx must not be nil: Eval runs under the interpreter's.
+// EvalContext is Eval with its own cancellation context (an embedder's
+// deadline for one call). ctx must not be nil: Eval runs under the
+// interpreter's. Interrupt stops the evaluation from another goroutine.
 func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (Value, error) {
 	if ctx == nil {
 		panic("eval: EvalContext with a nil Context")
 	}
+	ctx, end := in.begin(ctx)
+	defer end()
 	in.sources[filename] = src
 	f, err := grammar.Parse(filename, src)
 	if err != nil {

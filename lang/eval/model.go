@@ -19,6 +19,14 @@ type Model struct {
 	Observations int
 	// Latents names the latent functions, `f ~ gp(X, KERNEL)`.
 	Latents []string
+	// Family is the model family this model is an instance of (made by
+	// calling `model NAME(X, Y) { ... }` with its data), nil for a model
+	// declared without data arguments. Shapes then describes the data's
+	// shapes and the vector parameters' sizes: instances with equal Shapes
+	// compile alike (lang/model's compile cache).
+	Family *ModelFamily
+	Shapes string
+	args   []dataArg
 }
 
 // ModelParam is one declared parameter: a scalar (Size 0) or a vector.
@@ -71,6 +79,9 @@ func (m *Model) String() string {
 		} else {
 			names = append(names, p.Name)
 		}
+	}
+	if m.Family != nil {
+		return fmt.Sprintf("model %s for data %s (parameters: %s; observations: %d)", m.Name, m.Shapes, strings.Join(names, ", "), m.Observations)
 	}
 	return fmt.Sprintf("model %s (parameters: %s; observations: %d)", m.Name, strings.Join(names, ", "), m.Observations)
 }

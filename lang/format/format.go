@@ -449,7 +449,15 @@ func (p *printer) stmt(s ast.Stmt) {
 		p.write("fn " + s.Name.Name + "(" + strings.Join(names, ", ") + ") = ")
 		p.expr(s.Body, 0)
 	case *ast.Model:
-		p.write("model " + s.Name.Name + " ")
+		p.write("model " + s.Name.Name)
+		if len(s.Params) > 0 {
+			names := make([]string, len(s.Params))
+			for i, n := range s.Params {
+				names[i] = n.Name
+			}
+			p.write("(" + strings.Join(names, ", ") + ")")
+		}
+		p.write(" ")
 		p.body(p.braceAfter(s.At), s.Body)
 	case *ast.Generated:
 		p.write("generated ")

@@ -41,8 +41,15 @@ type gFn struct {
 
 type gModel struct {
 	Pos     lexer.Position
-	Name    *gIdent   `parser:"\"model\" @@ \"{\""`
-	Entries []*gEntry `parser:"@@* \"}\""`
+	Name    *gIdent     `parser:"\"model\" @@"`
+	Params  *gModelArgs `parser:"@@? \"{\""`
+	Entries []*gEntry   `parser:"@@* \"}\""`
+}
+
+// gModelArgs is a model's data arguments, `(x, y)`.
+type gModelArgs struct {
+	Pos   lexer.Position
+	Names []*gIdent `parser:"\"(\" ( @@ ( \",\" @@ )* \",\"? )? \")\""`
 }
 
 // gGen is a model's `generated { ... }` block.

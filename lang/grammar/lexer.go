@@ -437,8 +437,12 @@ func (s *scanner) filter() []token {
 		case t.is(tokPunct) && (v == "(" || v == "["):
 			stack = append(stack, false)
 		case t.is(tokPunct) && v == "{":
-			// `model NAME {` and `generated {` open blocks; any other brace is a record.
+			// `model NAME {`, `model NAME(X, Y) {` and `generated {` open
+			// blocks; any other brace is a record.
 			n := len(out)
+			if n >= 1 && out[n-1].is(tokPunct) && s.value(out[n-1]) == ")" {
+				n = s.openParen(out, n-1) // `model NAME(X, Y)`: look before the (
+			}
 			block := n >= 2 && out[n-1].is(tokIdent) && out[n-2].is(tokKeyword) && s.value(out[n-2]) == "model" ||
 				n >= 1 && out[n-1].is(tokKeyword) && s.value(out[n-1]) == "generated" // `generated {` too
 			stack = append(stack, block)
@@ -450,6 +454,27 @@ func (s *scanner) filter() []token {
 		out = append(out, t)
 	}
 	return out
+}
+
+// openParen is the index of the "(" that the ")" at out[i] closes, or 0
+// when there is none.
+func (s *scanner) openParen(out []token, i int) int {
+	depth := 0
+	for j := i; j >= 0; j-- {
+		if !out[j].is(tokPunct) {
+			continue
+		}
+		switch s.value(out[j]) {
+		case ")":
+			depth++
+		case "(":
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return 0
 }
 
 func nextSignificant(toks []token, i int) token {

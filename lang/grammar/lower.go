@@ -50,6 +50,19 @@ func (l *lowerer) stmt(g *gStmt, top bool) ast.Stmt {
 			return nil
 		}
 		m := &ast.Model{At: l.pos(g.Pos), Name: l.ident(g.Model.Name)}
+		if a := g.Model.Params; a != nil {
+			if len(a.Names) == 0 {
+				l.errs.Add(l.pos(a.Pos), "a model without data arguments is written `model %s { ... }`, without `()`", m.Name.Name)
+			}
+			seen := map[string]bool{}
+			for _, p := range a.Names {
+				if seen[p.Name] {
+					l.errs.Add(l.pos(p.Pos), "data argument %q is named twice", p.Name)
+				}
+				seen[p.Name] = true
+				m.Params = append(m.Params, l.ident(p))
+			}
+		}
 		m.Body = l.entries(g.Model.Entries, false)
 		for i, s := range m.Body {
 			// The model's density must not depend on what is generated

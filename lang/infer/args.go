@@ -15,6 +15,9 @@ type ModelArg struct{ *eval.Model }
 
 func (m *ModelArg) UnpackArg(name string, v eval.Value) error {
 	mv, ok := v.(*eval.Model)
+	if f, fam := v.(*eval.ModelFamily); fam {
+		return fmt.Errorf("model %s takes data: call it with its data, %s", f.Signature(), f.CallHint())
+	}
 	if !ok {
 		return fmt.Errorf("%s must be a model, got %s", name, eval.Describe(v))
 	}

@@ -53,6 +53,9 @@ func samplerValue(ch *hmc.Chain, i, col int) float64 {
 // kept draws on the constrained scale, and the timing. file is the name
 // recorded in the header.
 func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
+	if p.Approx != nil {
+		return fmt.Errorf(`format: "cmdstan" writes a sampler's output files; a posterior from %s is saved as plain CSV (save(post, to: "draws.csv"))`, p.Approx.Method)
+	}
 	r, s := p.Result, p.Settings
 	ch := r.Chains[c]
 	metric := "diag_e"

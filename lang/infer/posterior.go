@@ -27,6 +27,10 @@ type Posterior struct {
 	// Derived places the numeric derived quantities among the columns of
 	// Names and Values, after the parameters.
 	Derived []DerivedColumn
+	// Approx, when not nil, marks a posterior made by laplace or
+	// pathfinder: one "chain" of independent draws, the sampler's columns
+	// lp__ = log p and zeros.
+	Approx *Approximation
 }
 
 var (
@@ -41,12 +45,17 @@ func (p *Posterior) String() string {
 	for _, fp := range p.Comp.FreeParams() {
 		names = append(names, fp.Name)
 	}
+	if a := p.Approx; a != nil {
+		return fmt.Sprintf("posterior of model %s by %s (%s): %d draws of %s, Pareto k̂ %s (summary(post) for the table)",
+			p.Model.Name, a.Method, a.Settings, p.Result.Draws, strings.Join(names, ", "), khatText(a.Khat))
+	}
 	return fmt.Sprintf("posterior of model %s: %d chains × %d draws of %s (summary(post) for the table)",
 		p.Model.Name, len(p.Values), p.Result.Draws, strings.Join(names, ", "))
 }
 
-// JSON is the summary object of LANGUAGE.md.
-func (p *Posterior) JSON() any { return json.RawMessage(summaryJSON(p.Summary)) }
+// JSON is the summary object of LANGUAGE.md (with method, settings and
+// khat first for an approximation).
+func (p *Posterior) JSON() any { return json.RawMessage(approxJSON(p.Approx, summaryJSON(p.Summary))) }
 
 // AttrNames lists the parameters and the numeric derived quantities.
 func (p *Posterior) AttrNames() []string {
@@ -146,23 +155,82 @@ func (s *SummaryVal) GoValue() any { return s.S }
 
 // SummaryVal is the value `summary` returns: it prints as a table and
 // writes the JSON of LANGUAGE.md; `s.ell.mean` reads one statistic.
-type SummaryVal struct{ S *hmc.Summary }
+// For a laplace or pathfinder posterior, Approx is its Approximation: the
+// table's first line names the method, and method and khat are attributes.
+type SummaryVal struct {
+	S      *hmc.Summary
+	Approx *Approximation
+}
 
 var _ eval.HasAttrs = (*SummaryVal)(nil)
 
-func (s *SummaryVal) Type() string   { return "summary" }
-func (s *SummaryVal) String() string { return summaryTable(s.S) }
+func (s *SummaryVal) Type() string { return "summary" }
+func (s *SummaryVal) String() string {
+	t := summaryTable(s.S)
+	if s.Approx == nil {
+		return t
+	}
+	_, rest, _ := strings.Cut(t, "\n")
+	return s.Approx.header(s.S.Draws, s.S.Seconds) + "\n" + rest
+}
 
 // JSON is the summary object of LANGUAGE.md.
-func (s *SummaryVal) JSON() any { return json.RawMessage(summaryJSON(s.S)) }
+func (s *SummaryVal) JSON() any { return json.RawMessage(approxJSON(s.Approx, summaryJSON(s.S))) }
 
-// AttrNames lists the summarised quantities and the run's totals.
+// AttrNames lists the summarised quantities and the run's totals (and for
+// an approximation its method and k̂); a vector parameter a is listed as a
+// (the list of its elements' records) and as a.1, a.2, ...
 func (s *SummaryVal) AttrNames() []string {
 	out := []string{"chains", "warmup", "draws", "divergences", "seconds", "warnings"}
+	if s.Approx != nil {
+		out = append(out, "method", "khat")
+	}
+	seen := map[string]bool{}
 	for _, p := range s.S.Params {
+		if base, _, ok := strings.Cut(p.Name, "."); ok && !seen[base] {
+			seen[base] = true
+			out = append(out, base)
+		}
 		out = append(out, p.Name)
 	}
 	return out
+}
+
+// paramRecord is one quantity's statistics.
+func paramRecord(p hmc.ParamSummary) *eval.Record {
+	r := eval.NewRecord()
+	r.Set("mean", eval.Num(p.Mean)).Set("sd", eval.Num(p.SD)).Set("q5", eval.Num(p.Q5)).
+		Set("q50", eval.Num(p.Q50)).Set("q95", eval.Num(p.Q95)).Set("rhat", eval.Num(p.Rhat)).
+		Set("ess_bulk", eval.Num(p.ESSBulk)).Set("ess_tail", eval.Num(p.ESSTail)).Set("mcse_mean", eval.Num(p.MCSEMean))
+	return r
+}
+
+// elements is the list of the records of a vector (or matrix) quantity's
+// elements NAME.1, NAME.2, ... in column order, so that s.a[1] reads the
+// first element's statistics; nil when name has no elements.
+func (s *SummaryVal) elements(name string) *eval.List {
+	var l *eval.List
+	for _, p := range s.S.Params {
+		if strings.HasPrefix(p.Name, name+".") {
+			if l == nil {
+				l = &eval.List{}
+			}
+			l.Elems = append(l.Elems, paramRecord(p))
+		}
+	}
+	return l
+}
+
+// approxJSON puts an approximation's method, settings and k̂ at the front
+// of the summary object js.
+func approxJSON(a *Approximation, js []byte) []byte {
+	if a == nil {
+		return js
+	}
+	m, _ := json.Marshal(a.Method)
+	st, _ := json.Marshal(a.Settings)
+	head := fmt.Sprintf(`{"method":%s,"settings":%s,"khat":%s,`, m, st, num(a.Khat))
+	return append([]byte(head), js[1:]...)
 }
 
 // Attr returns a quantity's statistics as a record, or a run total.
@@ -185,14 +253,21 @@ func (s *SummaryVal) Attr(name string) (eval.Value, bool) {
 		}
 		return l, true
 	}
+	if s.Approx != nil {
+		switch name {
+		case "method":
+			return eval.Str(s.Approx.Method), true
+		case "khat":
+			return eval.Num(s.Approx.Khat), true
+		}
+	}
 	for _, p := range s.S.Params {
 		if p.Name == name {
-			r := eval.NewRecord()
-			r.Set("mean", eval.Num(p.Mean)).Set("sd", eval.Num(p.SD)).Set("q5", eval.Num(p.Q5)).
-				Set("q50", eval.Num(p.Q50)).Set("q95", eval.Num(p.Q95)).Set("rhat", eval.Num(p.Rhat)).
-				Set("ess_bulk", eval.Num(p.ESSBulk)).Set("ess_tail", eval.Num(p.ESSTail)).Set("mcse_mean", eval.Num(p.MCSEMean))
-			return r, true
+			return paramRecord(p), true
 		}
+	}
+	if l := s.elements(name); l != nil {
+		return l, true
 	}
 	return nil, false
 }

@@ -17,7 +17,8 @@
 // Shell requests run one at a time, as the protocol intends; the control
 // socket has its own goroutine, so interrupt_request (and SIGINT, for a
 // kernelspec with interrupt_mode "signal") cancels the running cell's
-// context and a fit stops at its next check.
+// context and calls the interpreter's Interrupt: a fit stops at its next
+// check, a factorisation inside gonum at its next block.
 //
 // Files: wire.go is the message format and its HMAC-SHA256 signature,
 // conn.go the connection file and sockets, kernel.go the handlers,

@@ -25,7 +25,7 @@ type Config struct {
 	// Options make the session's interpreter (its directories, seed, memory
 	// budget); Serve sets the output streams and progress.
 	Options eval.Options
-	// Interrupts delivers SIGINT: each cancels the running cell. Nil: none.
+	// Interrupts delivers SIGINT: each stops the running cell. Nil: none.
 	Interrupts <-chan os.Signal
 	// Log receives what the kernel cannot tell a client (a bad message);
 	// nil discards it.
@@ -123,12 +123,14 @@ func (k *kernel) interrupts(ctx context.Context) {
 	}
 }
 
-// interrupt cancels the running cell, if any.
+// interrupt stops the running cell, if any: its context, and through the
+// interpreter's Interrupt a dense factorisation that cannot see it.
 func (k *kernel) interrupt() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.cancel != nil {
 		k.cancel()
+		k.sess.Interp().Interrupt()
 	}
 }
 

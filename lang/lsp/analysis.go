@@ -18,9 +18,9 @@ import (
 // diagnose checks src as `kml check` would check the file at path and
 // returns its errors as diagnostics. Errors inside an imported file are
 // shown at this file's first import, naming their own position.
-func diagnose(path string, t *text) []diagnostic {
+func diagnose(reg *eval.Registry, path string, t *text) []diagnostic {
 	dir := filepath.Dir(path)
-	in := eval.New(eval.Options{Stdout: io.Discard, Stderr: io.Discard, Dirs: []string{dir}, BaseDir: dir})
+	in := eval.New(eval.Options{Stdout: io.Discard, Stderr: io.Discard, Dirs: []string{dir}, BaseDir: dir, Registry: reg})
 	err := in.Check(path, t.src)
 	out := []diagnostic{}
 	if err == nil {
@@ -67,18 +67,19 @@ func diagnose(path string, t *text) []diagnostic {
 // definition: its top-level scope holds its own and its imports' names,
 // with their positions.
 type analysis struct {
+	reg  *eval.Registry // the builtins
 	path string
 	text *text
 	file *ast.File
 	top  *check.Scope
 }
 
-func analyze(path string, t *text) *analysis {
+func analyze(reg *eval.Registry, path string, t *text) *analysis {
 	f, _ := grammar.Parse(path, t.src)
-	c := &check.Checker{Universe: eval.Builtins, Importer: &fileImporter{parsed: map[string]*ast.File{}}}
+	c := &check.Checker{Universe: reg, Importer: &fileImporter{parsed: map[string]*ast.File{}}}
 	top := check.NewScope(c.Root())
 	c.File(f, top) // errors are the diagnostics' business
-	return &analysis{path: path, text: t, file: f, top: top}
+	return &analysis{reg: reg, path: path, text: t, file: f, top: top}
 }
 
 // fileImporter reads imported files relative to the importing one, so
@@ -170,6 +171,9 @@ func (a *analysis) scopeAt(line, col int) *check.Scope {
 		return inner
 	case *ast.Model:
 		inner := check.NewScope(a.top)
+		for _, p := range s.Params {
+			inner.Define(&check.Binding{Name: p.Name, Kind: check.DataArg, Pos: p.At})
+		}
 		for _, b := range modelBindings(s) {
 			inner.Define(b)
 		}
@@ -249,7 +253,7 @@ func (a *analysis) hoverText(b *check.Binding) string {
 	var s strings.Builder
 	switch b.Kind {
 	case check.Builtin:
-		bi, ok := eval.Builtins.Get(b.Name)
+		bi, ok := a.reg.Get(b.Name)
 		if !ok {
 			return ""
 		}
@@ -270,8 +274,16 @@ func (a *analysis) hoverText(b *check.Binding) string {
 			fmt.Fprintf(&s, "`%s`: value", b.Name)
 		}
 	case check.ModelName:
-		fmt.Fprintf(&s, "```kml\nmodel %s\n```\nmodel", b.Name)
-		if m, ok := a.stmtFor(b).(*ast.Model); ok {
+		m, ok := a.stmtFor(b).(*ast.Model)
+		head := b.Name
+		if b.Sig != nil {
+			head = b.Sig.String()
+		}
+		fmt.Fprintf(&s, "```kml\nmodel %s\n```\nmodel", head)
+		if ok {
+			for _, p := range m.Params {
+				fmt.Fprintf(&s, "\n- `%s`: %s", p.Name, check.DataArg)
+			}
 			for _, d := range modelBindings(m) {
 				fmt.Fprintf(&s, "\n- `%s`: %s", d.Name, d.Kind)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/eval"
 )
 
 // TestImports checks definitions across an import, the import line
@@ -19,7 +20,7 @@ func TestImports(t *testing.T) {
 	src := "import \"lib.kml\"\nlet y = twice(3)\n"
 	d := &document{uri: pathToURI(main), path: main, text: newText(src)}
 	s := &server{}
-	a := analyze(main, d.text)
+	a := analyze(builtins, main, d.text)
 
 	locs, _ := s.definition(d, a, 2, 10, position{})
 	l, ok := locs.([]location)
@@ -35,7 +36,7 @@ func TestImports(t *testing.T) {
 		t.Errorf("hover on twice: %+v", h)
 	}
 
-	diags := diagnose(main, d.text)
+	diags := diagnose(builtins, main, d.text)
 	if len(diags) != 1 || diags[0].Range.Start != (position{0, 7}) || !strings.Contains(diags[0].Message, "lib.kml:3:12: undefined: nope") {
 		t.Errorf("diagnostics for an error in an import: %+v", diags)
 	}
@@ -43,7 +44,7 @@ func TestImports(t *testing.T) {
 	// Inside a fn its parameters complete; after it they do not.
 	fsrc := "fn f(alpha, beta) =\n  al\nlet z = al\n"
 	fd := &document{path: main, text: newText(fsrc)}
-	fa := analyze(main, fd.text)
+	fa := analyze(builtins, main, fd.text)
 	c, _ := s.complete(fd, fa, 2, 5, position{1, 4})
 	if !hasLabel(c.(completionList), "alpha") {
 		t.Errorf("completion in fn body: %+v", c)
@@ -82,3 +83,31 @@ func TestPositions(t *testing.T) {
 }
 
 func astPos(line, col int) ast.Pos { return ast.Pos{Line: line, Col: col} }
+
+// TestServesItsRegistry: the checks, hover and completion know the builtins
+// of the registry the server was given, and no others: a registry holding
+// one builtin of an embedder's own describes it and finds the library's
+// chol undefined.
+func TestServesItsRegistry(t *testing.T) {
+	r := eval.NewRegistry()
+	r.Register("only_here(x)", "Doubles x (an embedder's builtin).", func(a *eval.Args) (eval.Value, error) {
+		x, err := a.Num("x")
+		return eval.Num(2 * x), err
+	})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.kml")
+	src := "let y = only_here(3)\nlet z = chol(y)\n"
+	d := &document{uri: pathToURI(path), path: path, text: newText(src)}
+	diags := diagnose(r, path, d.text)
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, "undefined: chol") {
+		t.Errorf("diagnostics with the embedder's registry: %+v", diags)
+	}
+	s := &server{reg: r}
+	h, _ := s.hover(d, analyze(r, path, d.text), 1, 10, position{})
+	if hv, ok := h.(hover); !ok || !strings.Contains(hv.Contents.Value, "Doubles x") {
+		t.Errorf("hover on only_here: %+v", h)
+	}
+	if diags := diagnose(builtins, path, d.text); len(diags) != 1 || !strings.Contains(diags[0].Message, "undefined: only_here") {
+		t.Errorf("diagnostics with the library's registry: %+v", diags)
+	}
+}

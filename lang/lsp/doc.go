@@ -27,7 +27,12 @@
 // converts between the two with the document's text. Nothing is run: hover
 // on a user's name gives its kind from the checker's scopes (a value, a
 // function with its parameters, a model with its parameters), not its
-// value.
+// value. So the server has nothing to interrupt.
+//
+// The builtins it knows are the registry in its Config: cmd/kml passes
+// the one stdlib.Register filled, as starlark's cmd/starlark wires its
+// library in, so this package links no library of its own and a Go
+// program can serve the builtins of its own registry.
 //
 // Hover on a builtin shows its signature and documentation as `:help` does,
 // and completion offers what Tab at the REPL offers (a call's named

@@ -9,13 +9,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/stdlib"
 )
+
+// builtins is the whole library, the registry cmd/kml passes.
+var builtins = func() *eval.Registry {
+	r := eval.NewRegistry()
+	stdlib.Register(r)
+	return r
+}()
 
 // TestMain lets the test binary stand in for `kml lsp` when an editor
 // started by a test runs it (KML_LSP_SERVE=1).
 func TestMain(m *testing.M) {
 	if os.Getenv("KML_LSP_SERVE") == "1" {
-		if err := Serve(os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := Serve(Config{Registry: builtins, In: os.Stdin, Out: os.Stdout, Log: os.Stderr}); err != nil {
 			fmt.Fprintln(os.Stderr, "kml lsp:", err)
 			os.Exit(1)
 		}
@@ -125,7 +135,7 @@ func TestSession(t *testing.T) {
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(sr, sw, nil) }()
+	go func() { done <- Serve(Config{Registry: builtins, In: sr, Out: sw}) }()
 	c := &client{t: t, c: newConn(cr, cw)}
 	defer func() {
 		if t.Failed() || testing.Verbose() {

@@ -16,7 +16,6 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/eval"
-	_ "github.com/kml-lang/kml/stdlib" // the builtins hover and completion describe
 )
 
 // Format formats a KML source file, as `kml fmt` does (lang/format); name
@@ -38,21 +37,40 @@ type document struct {
 // server is one session with an editor.
 type server struct {
 	conn        *conn
+	reg         *eval.Registry
 	log         io.Writer
 	docs        map[string]*document
 	initialized bool
 	shutdown    bool
 }
 
-// Serve answers the editor on r and w until the exit notification. It
-// returns nil after shutdown and exit, and an error when the input ends or
-// exit comes without shutdown (so `kml lsp` exits 1, as LSP asks). log
-// receives a line for each message it could not handle; it may be nil.
-func Serve(r io.Reader, w io.Writer, log io.Writer) error {
-	if log == nil {
-		log = io.Discard
+// Config is what Serve needs. The command wires the library in (cmd/kml
+// passes the registry stdlib.Register filled), so this package links no
+// builtins of its own and serves an embedder's registry as well.
+type Config struct {
+	// Registry supplies the builtins the checks know and hover and
+	// completion describe; nil means eval.Builtins.
+	Registry *eval.Registry
+	// In and Out are the editor's connection.
+	In  io.Reader
+	Out io.Writer
+	// Log receives a line for each message the server could not handle;
+	// nil discards them.
+	Log io.Writer
+}
+
+// Serve answers the editor on cfg.In and cfg.Out until the exit
+// notification. It returns nil after shutdown and exit, and an error when
+// the input ends or exit comes without shutdown (so `kml lsp` exits 1, as
+// LSP asks).
+func Serve(cfg Config) error {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
 	}
-	s := &server{conn: newConn(r, w), log: log, docs: map[string]*document{}}
+	if cfg.Registry == nil {
+		cfg.Registry = eval.Builtins
+	}
+	s := &server{conn: newConn(cfg.In, cfg.Out), reg: cfg.Registry, log: cfg.Log, docs: map[string]*document{}}
 	for {
 		body, err := s.conn.read()
 		if err == io.EOF {
@@ -196,14 +214,14 @@ func withPosition(s *server, m *message, f func(d *document, a *analysis, line, 
 		return nil, fmt.Errorf("%s is not open", p.TextDocument.URI)
 	}
 	line, col := d.text.fromLSP(p.Position)
-	return f(d, analyze(d.path, d.text), line, col, p.Position)
+	return f(d, analyze(s.reg, d.path, d.text), line, col, p.Position)
 }
 
 // publish sends the document's diagnostics.
 func (s *server) publish(d *document) error {
 	v := d.version
 	return s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{
-		URI: d.uri, Version: &v, Diagnostics: diagnose(d.path, d.text),
+		URI: d.uri, Version: &v, Diagnostics: diagnose(s.reg, d.path, d.text),
 	})
 }
 

@@ -59,6 +59,12 @@ type Compiled struct {
 	// factorisation).
 	held   float64
 	isHeld bool
+	// Runs counts the first runs Compile made: one, plus one per parameter
+	// whose prior changed the layout (none again for an instance of a
+	// model family that the compile cache knew).
+	Runs int
+	// Reused says the layout came from the compile cache (cache.go).
+	Reused bool
 }
 
 type slot struct {
@@ -170,6 +176,14 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 		c.slots = append(c.slots, s)
 		c.byStmt[p.Stmt] = s
 	}
+	// An instance of a model family whose data have the shapes of an
+	// earlier instance starts from the transforms that one found.
+	key := cacheKey(m, fixed, terms)
+	if key != "" {
+		if v, ok := m.Family.Lookup(key); ok {
+			c.reuse(v.(*layoutTemplate))
+		}
+	}
 	// The first run finds each parameter's transform from its prior; a
 	// prior with a support of its own (dirichlet) changes the parameter's
 	// number of free reals, so the layout is made again and the run
@@ -180,9 +194,13 @@ func Compile(th *eval.Thread, pos ast.Pos, m *eval.Model, fixed map[string]eval.
 			return nil, err
 		}
 		d := c.NewDensity(th.Fork())
+		c.Runs++
 		if lp, err = d.run(make([]float64, c.dim), nil, scoped{scope: scopeFirst}); err != nil && err != errRelayout {
-			return nil, err
+			return nil, m.BlameData(err)
 		}
+	}
+	if key != "" {
+		m.Family.Store(key, c.template())
 	}
 	// The first run adds the same terms as any other once it has not
 	// failed, so with nothing free its value is the density's.

@@ -18,7 +18,6 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
 	"github.com/kml-lang/kml/lang/render"
-	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
 const (
@@ -158,7 +157,11 @@ func (r *session) source(src string) (eval.Value, error) {
 	})
 }
 
-// run calls f with a context that Ctrl-C cancels.
+// run calls f with a context that Ctrl-C interrupts: the interpreter's
+// Interrupt stops the statement running now (a dense factorisation too)
+// and nothing after it, and the context is cancelled as well, for a
+// Ctrl-C that comes before the evaluation has begun (while `:load` reads
+// its file).
 func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Value, error) {
 	base := r.base
 	if base == nil {
@@ -180,15 +183,13 @@ func (r *session) run(f func(ctx context.Context) (eval.Value, error)) (eval.Val
 		select {
 		case <-sig:
 			cancel()
-			interrupt.Raise() // stops a dense factorisation too
+			r.in.Interrupt()
 		case <-done:
 		}
 	}()
 	defer func() {
-		// The statement has unwound: the next one runs its kernels.
 		close(done)
 		<-stopped
-		interrupt.Clear()
 	}()
 	return f(ctx)
 }

@@ -125,9 +125,9 @@ func TestREPLSession(t *testing.T) {
 	d.waitFor(t, "interrupted")
 	d.send("1 + 41\r")
 	d.waitFor(t, "42\n")
-	// The interrupt also stopped the dense kernels process-wide
-	// (runtime/interrupt); once the statement unwound they run again: a
-	// Cholesky of order 200 goes through them.
+	// The interrupt also raised the statement's dense stop
+	// (runtime/interrupt), which ended with the statement: the next one's
+	// Cholesky of order 200 goes through the kernels.
 	d.send("chol(eye(200) * 4)[200, 200] + 1000\r")
 	d.waitFor(t, "1002\n")
 

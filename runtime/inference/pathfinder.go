@@ -180,7 +180,7 @@ func onePath(ctx context.Context, ev *evaluator, rng *rand.Rand, fixed []float64
 			return nil, nil, err
 		}
 	}
-	its := lbfgsPath(ctx, ev, x0)
+	its := lbfgsPath(ctx, ev, x0, pfMaxIter, pfHistory)
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
@@ -222,9 +222,16 @@ func onePath(ctx context.Context, ev *evaluator, rng *rand.Rand, fixed []float64
 	return draws, logW, nil
 }
 
-// lbfgsPath maximises log p from x0 with L-BFGS and a backtracking line
-// search, returning the iterates with their histories.
-func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
+// lbfgsPath maximises log p from x0 with L-BFGS (at most maxIter
+// iterations, history pairs kept) and a backtracking line search, returning
+// the iterates with their histories.
+func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64, maxIter, history int) []iterate {
+	return lbfgsPathStep(ctx, ev, x0, maxIter, history, nil)
+}
+
+// lbfgsPathStep is lbfgsPath calling step, when not nil, after each
+// iteration.
+func lbfgsPathStep(ctx context.Context, ev *evaluator, x0 []float64, maxIter, history int, step func()) []iterate {
 	dim := len(x0)
 	x := append([]float64(nil), x0...)
 	g := make([]float64, dim)
@@ -234,7 +241,7 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 	dir := make([]float64, dim)
 	xn := make([]float64, dim)
 	gn := make([]float64, dim)
-	for it := 0; it < pfMaxIter && ctx.Err() == nil; it++ {
+	for it := 0; it < maxIter && ctx.Err() == nil; it++ {
 		twoLoop(dir, g, S, Y)
 		slope := linalg.Dot(g, dir)
 		if !(slope > 0) { // not an ascent direction: restart from the gradient
@@ -270,7 +277,7 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 		}
 		if sy := linalg.Dot(s, y); sy > 1e-10*linalg.Dot(y, y) {
 			S, Y = append(S, s), append(Y, y)
-			if len(S) > pfHistory {
+			if len(S) > history {
 				S, Y = S[1:], Y[1:]
 			}
 		}
@@ -280,6 +287,9 @@ func lbfgsPath(ctx context.Context, ev *evaluator, x0 []float64) []iterate {
 		lp = lpn
 		its = append(its, iterate{x: append([]float64(nil), x...), g: append([]float64(nil), g...), lp: lp,
 			s: append([][]float64(nil), S...), y: append([][]float64(nil), Y...)})
+		if step != nil {
+			step()
+		}
 		if improvement < 1e-8*(1+math.Abs(lp)) || math.Sqrt(linalg.Dot(g, g)) < 1e-8 {
 			break
 		}

@@ -308,8 +308,8 @@ func newGrid(x, y *mat.Dense, workers int) *grid {
 // parallel runs body over row blocks on the workers. Blocks are handed out
 // in order, which balances the triangular work of a symmetric grid.
 //
-// Each block first checks the process-wide interrupt (runtime/interrupt),
-// as the dense BLAS kernels do: a Gram matrix of thousands of rows takes
+// Each block first checks its run's interrupt (runtime/interrupt; the
+// workers inherit the caller's run), as the dense BLAS kernels do: a Gram matrix of thousands of rows takes
 // seconds on a loaded machine, and par.Blocks carries the panic to the
 // caller's goroutine.
 func (g *grid) parallel(body func(i0, i1 int)) {

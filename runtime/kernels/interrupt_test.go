@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -8,13 +9,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestGramStopsOnInterrupt: once the process-wide interrupt is raised, a
-// kernel matrix (symmetric or cross, on one worker or several) panics with
-// interrupt.Stop on the calling goroutine; after Clear it is computed
-// again, equal to the pairwise definition. Not parallel: the interrupt is
-// process-wide.
+// TestGramStopsOnInterrupt: once the run's token is raised, a kernel
+// matrix (symmetric or cross, on one worker or several) panics with
+// interrupt.Stop on the calling goroutine; after the run ends it is
+// computed again, equal to the pairwise definition.
 func TestGramStopsOnInterrupt(t *testing.T) {
-	defer interrupt.Clear()
 	r := rand.New(rand.NewPCG(11, 3))
 	x := mat.NewDense(300, 2, nil)
 	for i := range 300 {
@@ -30,7 +29,8 @@ func TestGramStopsOnInterrupt(t *testing.T) {
 		f()
 		return nil
 	}
-	interrupt.Raise()
+	tok := interrupt.Begin(context.Background())
+	tok.Raise()
 	for _, workers := range []int{1, 2} {
 		if got := stopped(func() { GramN(k, x, workers) }); !interrupt.Is(got) {
 			t.Errorf("Gram on %d workers after Raise: panicked with %v", workers, got)
@@ -39,7 +39,7 @@ func TestGramStopsOnInterrupt(t *testing.T) {
 			t.Errorf("Cross on %d workers after Raise: panicked with %v", workers, got)
 		}
 	}
-	interrupt.Clear()
+	tok.End()
 	g, err := Gram(k, x)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestGramStopsOnInterrupt(t *testing.T) {
 	for _, ij := range [][2]int{{0, 0}, {3, 7}, {299, 150}} {
 		want := k.Eval(x.RawRowView(ij[0]), x.RawRowView(ij[1]))
 		if got := g.At(ij[0], ij[1]); got != want && (got-want > 1e-12 || want-got > 1e-12) {
-			t.Errorf("after Clear: K[%d, %d] = %v, k(x_i, x_j) = %v", ij[0], ij[1], got, want)
+			t.Errorf("after End: K[%d, %d] = %v, k(x_i, x_j) = %v", ij[0], ij[1], got, want)
 		}
 	}
 }

@@ -10,5 +10,6 @@ func Register(r *eval.Registry) {
 	registerLinalg(r)
 	registerIterate(r)
 	registerTimed(r)
+	registerMap(r)
 	registerWilcoxon(r)
 }

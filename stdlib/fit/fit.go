@@ -31,7 +31,7 @@ func registerFit(reg *eval.Registry) {
 			if err := a.Unpack("post", &p); err != nil {
 				return nil, err
 			}
-			return &infer.SummaryVal{S: p.Summary}, nil
+			return &infer.SummaryVal{S: p.Summary, Approx: p.Approx}, nil
 		})
 	reg.Register(`draws(post, name)`,
 		`Every draw of parameter name (all chains): a vector, or a draws × K matrix for a vector parameter. Same as post.NAME. The sampler's columns lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and energy__ are vectors too.`,

@@ -6,4 +6,6 @@ import "github.com/kml-lang/kml/lang/eval"
 func Register(r *eval.Registry) {
 	registerFit(r)
 	registerLogp(r)
+	registerApprox(r)
+	registerPredictive(r)
 }

@@ -26,8 +26,8 @@ import (
 )
 
 func registerPlot(reg *eval.Registry) {
-	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?, kind?, stat?)`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density, or with kind: "rank" as rank histograms of the chains (Vehtari et al. 2021); a check from ppc or prior_predictive as the densities of up to 50 replicates over the data's, or with stat: ("mean", "sd", "median", "min", "max" or a function of a vector) as the histogram of the statistic of the replicates against its observed value; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
 		plotBuiltin)
 }
 
@@ -68,16 +68,40 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	fig := figure{w: 6 * vg.Inch, h: 4 * vg.Inch}
+	check, isCheck := predictiveOf(a.Value("v"))
+	if a.Given("stat") && !isCheck {
+		return nil, a.Errorf("stat", "stat: is for a check from ppc or prior_predictive, not %s", eval.Describe(a.Value("v")))
+	}
+	var kind string
+	if err := a.Unpack("kind?", &kind); err != nil {
+		return nil, err
+	}
+	if _, isPost := a.Value("v").(*infer.Posterior); a.Given("kind") && (!isPost || kind != "trace" && kind != "rank") {
+		return nil, a.Errorf("kind", `kind: is for a posterior, "trace" (the default) or "rank"; got %s for %s`, eval.Describe(a.Value("kind")), eval.Describe(a.Value("v")))
+	}
 	switch v := a.Value("v").(type) {
 	case *infer.Posterior:
 		var params eval.Names
 		if err := a.Unpack("params?", &params); err != nil {
 			return nil, err
 		}
-		if fig.panels, err = posteriorPanels(v, params); err != nil {
+		panels := posteriorPanels
+		if kind == "rank" {
+			panels = rankPanels
+		}
+		if fig.panels, err = panels(v, params); err != nil {
 			return nil, a.Errorf("params", "%v", err)
 		}
 		fig.w, fig.h = 8*vg.Inch, max(vg.Length(len(fig.panels))*1.8*vg.Inch, 2.6*vg.Inch)
+		if kind == "rank" {
+			fig.w = 6 * vg.Inch
+		}
+	case *eval.Record:
+		if isCheck {
+			fig, err = predictiveFigure(a, check)
+		} else {
+			fig.single, err = plotData(a, v)
+		}
 	case *infer.SummaryVal:
 		fig, err = summaryFigure(v.S)
 	case *dists.DistVal:
@@ -113,6 +137,16 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
 	}
 	return eval.Str(to), nil
+}
+
+// predictiveOf is the check a record from ppc or prior_predictive keeps.
+func predictiveOf(v eval.Value) (*infer.Predictive, bool) {
+	r, ok := v.(*eval.Record)
+	if !ok {
+		return nil, false
+	}
+	p, ok := r.Of().(*infer.Predictive)
+	return p, ok
 }
 
 // render draws the figure in format (svg, png, pdf).

@@ -92,7 +92,9 @@
 // early;
 // the exported routine then panics with interrupt.Stop on the goroutine
 // that called it, after its workers are back, so a factorisation of any
-// size ends within a block. The check is one atomic load.
+// size ends within a block. Only the interrupted run's kernels stop: the
+// workers inherit the caller's run. The check is one atomic load while no
+// run is interrupted.
 //
 // Every result is computed in a fixed order that does not depend on the
 // number of goroutines (each element of C is summed by one goroutine over

@@ -1,6 +1,7 @@
 package blas3
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -17,17 +18,17 @@ func stopped(f func()) (r any) {
 	return nil
 }
 
-// TestInterruptStopsKernels: once raised, every level-3 routine panics with
-// interrupt.Stop on the calling goroutine (never on a worker, which would
-// end the process), a Cholesky running when it is raised stops long before
-// it would end, and after Clear the kernels compute the right product
-// again. Not parallel: the interrupt is process-wide.
+// TestInterruptStopsKernels: once the run's token is raised, every level-3
+// routine panics with interrupt.Stop on the calling goroutine (never on a
+// worker, which would end the process), a Cholesky running when it is
+// raised stops long before it would end, and after the run ends the kernels
+// compute the right product again.
 func TestInterruptStopsKernels(t *testing.T) {
-	defer interrupt.Clear()
 	r := rand.New(rand.NewPCG(7, 1))
 	n := 300
 	a, b := randSlice(r, n*n), randSlice(r, n*n)
-	interrupt.Raise()
+	tok := interrupt.Begin(context.Background())
+	tok.Raise()
 	for name, f := range map[string]func(){
 		"Dgemm": func() {
 			Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, make([]float64, n*n), n)
@@ -46,7 +47,7 @@ func TestInterruptStopsKernels(t *testing.T) {
 			t.Errorf("%s after Raise: panicked with %v, want interrupt.Stop", name, got)
 		}
 	}
-	interrupt.Clear()
+	tok.End()
 
 	// Raised while Cholesky factorisations of order 2000 run: the one
 	// running stops (the loop is a margin for a timer late on a loaded
@@ -56,14 +57,15 @@ func TestInterruptStopsKernels(t *testing.T) {
 	var ch mat.Cholesky
 	ch.Factorize(big)
 	full := time.Since(start)
-	timer := time.AfterFunc(full/10, interrupt.Raise)
+	tok = interrupt.Begin(context.Background())
+	timer := time.AfterFunc(full/10, tok.Raise)
 	got := stopped(func() {
 		for range 50 {
 			ch.Factorize(big)
 		}
 	})
 	timer.Stop()
-	interrupt.Clear()
+	tok.End()
 	if !interrupt.Is(got) {
 		t.Fatalf("Cholesky factorisations with an interrupt raised at %v: panicked with %v", full/10, got)
 	}
@@ -80,22 +82,23 @@ func TestInterruptStopsKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	full = time.Since(start)
-	timer = time.AfterFunc(full/10, interrupt.Raise)
+	tok = interrupt.Begin(context.Background())
+	timer = time.AfterFunc(full/10, tok.Raise)
 	got = stopped(func() {
 		for range 50 {
 			ch.InverseTo(&inv)
 		}
 	})
 	timer.Stop()
-	interrupt.Clear()
+	tok.End()
 	if !interrupt.Is(got) {
 		t.Fatalf("inverses with an interrupt raised at %v: panicked with %v", full/10, got)
 	}
 
-	// Cleared: the product is gonum's again.
+	// Ended: the product is gonum's again.
 	c := make([]float64, n*n)
 	Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
 	want := make([]float64, n*n)
 	ref.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, want, n)
-	check(t, "Dgemm after Clear", c, want, 4*float64(n+2)*eps*float64(n))
+	check(t, "Dgemm after End", c, want, 4*float64(n+2)*eps*float64(n))
 }

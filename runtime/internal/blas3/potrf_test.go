@@ -1,6 +1,7 @@
 package blas3
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -101,9 +102,8 @@ func TestPotrfDeterministic(t *testing.T) {
 // factorisation comes out as interrupt.Stop on the caller, whether the
 // goroutine updating the rest or the caller's sees it (a panic on the
 // other goroutine would end the process), and the next factorisation is
-// right. Not parallel: the interrupt is process-wide.
+// right.
 func TestPotrfInterrupted(t *testing.T) {
-	defer interrupt.Clear()
 	const n = 1000
 	r := rand.New(rand.NewPCG(45, 46))
 	a := spdSlice(r, n, n)
@@ -114,14 +114,15 @@ func TestPotrfInterrupted(t *testing.T) {
 	}
 	full := time.Since(start)
 	for i := 1; i <= 8; i++ {
-		timer := time.AfterFunc(full*time.Duration(i)/10, interrupt.Raise)
+		tok := interrupt.Begin(context.Background())
+		timer := time.AfterFunc(full*time.Duration(i)/10, tok.Raise)
 		got := stopped(func() {
 			for range 20 {
 				Lapack{}.Dpotrf(blas.Upper, n, slices.Clone(a), n)
 			}
 		})
 		timer.Stop()
-		interrupt.Clear()
+		tok.End()
 		if !interrupt.Is(got) {
 			t.Fatalf("interrupt raised at %d/10 of a factorisation: panicked with %v", i, got)
 		}
