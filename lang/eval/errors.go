@@ -60,13 +60,15 @@ func (th *Thread) stopped(err error) bool {
 }
 
 // interrupted is the error a builtin stopped by the run's context reports:
-// an "interrupted" error already made further in (a function the builtin
-// called, a nested builtin) is kept with its position; anything else
-// becomes "NAME: interrupted" at the call, so every builtin stops with the
-// same message (and exit status 130 in kml run) however its loop noticed.
+// a nested builtin's "NAME: interrupted", made further in (inside a function
+// the builtin called), is kept with its position; anything else — a bare
+// "interrupted" from a statement of the model or the function the builtin
+// was evaluating, which says nothing of the call — becomes
+// "NAME: interrupted" at the call, so every builtin stops with the same
+// message (and exit status 130 in kml run) however its loop noticed.
 func (th *Thread) interrupted(a *Args, err error) error {
 	var ae *ast.Error
-	if errors.As(err, &ae) && strings.HasSuffix(ae.Msg, "interrupted") && ae.Pos.IsValid() {
+	if errors.As(err, &ae) && strings.HasSuffix(ae.Msg, ": interrupted") && ae.Pos.IsValid() {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}

@@ -37,11 +37,30 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 		return nil, fmt.Errorf("the posterior has no draws")
 	}
 	c := post.Comp
-	rows := make([][]float64, S)
+	// The first draw tells the number of points; every draw then writes
+	// its column of the matrix in place.
+	d0 := c.NewDensity(th.Fork())
+	pc0 := model.NewPointwiseCollector(d0)
+	if err := runPoint(d0, pc0, draws[0]); err != nil {
+		return nil, err
+	}
+	n := len(pc0.Out)
+	if n == 0 {
+		return nil, fmt.Errorf("model %s has no observations (DATA ~ DIST) to leave out", post.Model.Name)
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, S)
+		out[i][0] = pc0.Out[i]
+	}
 	task := progress.Start(ctx, "draws", S)
 	defer task.Done()
-	workers := max(1, min(runtime.GOMAXPROCS(0), S))
+	workers := max(1, min(runtime.GOMAXPROCS(0), S-1))
+	// Workers take blocks of draws and write each block's columns point by
+	// point, so that the writes into the matrix run along its rows.
+	const block = 32
 	var next atomic.Int64
+	next.Store(1)
 	var failed atomic.Bool
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -51,28 +70,36 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 			defer wg.Done()
 			d := c.NewDensity(th.Fork())
 			pc := model.NewPointwiseCollector(d)
+			buf := make([]float64, block*n)
 			for !failed.Load() {
-				s := int(next.Add(1)) - 1
-				if s >= S {
+				s0 := int(next.Add(block)) - block
+				if s0 >= S {
 					return
 				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
-					failed.Store(true)
-					return
+				s1 := min(s0+block, S)
+				for s := s0; s < s1; s++ {
+					err := ctx.Err()
+					if err == nil {
+						err = runPoint(d, pc, draws[s])
+					}
+					if err == nil && len(pc.Out) != n {
+						// A run stops at an observation outside its support.
+						err = fmt.Errorf("at draw %d the model has %d pointwise log likelihoods, at the first %d: an observation is outside its support there", s+1, len(pc.Out), n)
+					}
+					if err != nil {
+						errs[w] = err
+						failed.Store(true)
+						return
+					}
+					copy(buf[(s-s0)*n:], pc.Out)
 				}
-				pc.Reset()
-				err := d.Run(draws[s], pc)
-				if err == nil {
-					err = pc.Refused
+				for i := range out {
+					row := out[i][s0:s1]
+					for b := range row {
+						row[b] = buf[b*n+i]
+					}
 				}
-				if err != nil {
-					errs[w] = err
-					failed.Store(true)
-					return
-				}
-				rows[s] = append([]float64(nil), pc.Out...)
-				task.Add(1)
+				task.Add(s1 - s0)
 			}
 		}()
 	}
@@ -82,25 +109,21 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 			return nil, err
 		}
 	}
-	n := len(rows[0])
-	if n == 0 {
-		return nil, fmt.Errorf("model %s has no observations (DATA ~ DIST) to leave out", post.Model.Name)
-	}
-	out := make([][]float64, n)
-	for i := range out {
-		out[i] = make([]float64, S)
-	}
-	for s, r := range rows {
-		if len(r) != n {
-			// A run stops at an observation outside its support.
-			return nil, fmt.Errorf("at draw %d the model has %d pointwise log likelihoods, at the first %d: an observation is outside its support there", s+1, len(r), n)
-		}
-		for i, x := range r {
+	for i, row := range out {
+		for s, x := range row {
 			if math.IsNaN(x) {
 				return nil, fmt.Errorf("the log likelihood of point %d is NaN at draw %d", i+1, s+1)
 			}
-			out[i][s] = x
 		}
 	}
 	return out, nil
+}
+
+// runPoint walks d at the unconstrained draw q for pc, afresh.
+func runPoint(d *model.Density, pc *model.PointwiseCollector, q []float64) error {
+	pc.Reset()
+	if err := d.Run(q, pc); err != nil {
+		return err
+	}
+	return pc.Refused
 }

@@ -38,7 +38,15 @@ func (o Observation) Pointwise() ([]float64, error) {
 		return nil, &NotPointwise{What: o.Family.String()}
 	}
 	if dv, ok := o.Dist.(*dists.DistVal); ok {
-		v, err := dv.LogPDF(o.Stmt.At, o.Data)
+		// The values alone, off the tape: LogPDF's plain path then takes
+		// each element's density directly, where on the tape it would
+		// record a node per element.
+		plain := *dv
+		plain.Params = make([]eval.Value, len(dv.Params))
+		for i, p := range dv.Params {
+			plain.Params[i] = offTape(p)
+		}
+		v, err := plain.LogPDF(o.Stmt.At, offTape(o.Data))
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +113,19 @@ func categoricalPoints(cl *dists.CategoricalLogit, data eval.Value) ([]float64, 
 		out[i] = beta[int(y)-1] - lse
 	}
 	return out, nil
+}
+
+// offTape is v's value without its tape: a number or vector of numbers.
+func offTape(v eval.Value) eval.Value {
+	switch v.(type) {
+	case *eval.ADNum:
+		xs, _ := peekAll(v)
+		return eval.Num(xs[0])
+	case *eval.ADVec:
+		xs, _ := peekAll(v)
+		return &eval.Vec{Data: xs}
+	}
+	return v
 }
 
 // peekAll is a number's or vector's values, read off the tape.

@@ -47,32 +47,6 @@ func (f funnel) LogDensity(grad, q []float64) (float64, error) {
 	return lp, nil
 }
 
-// TestGPDFitRecoversTheShape fits exceedances drawn from generalized
-// Pareto distributions of known shape (the reference): with 4000 draws the
-// estimate's sd is about 0.02, so 0.07 is over three sds.
-func TestGPDFitRecoversTheShape(t *testing.T) {
-	for i, k := range []float64{0.2, 0.5, 0.9} {
-		r := rng.New(7, rng.Stream(0x74657374).Index(i))
-		x := make([]float64, 4000)
-		for j := range x {
-			x[j] = gpdQuantile(r.Float64(), k, 1.5)
-		}
-		sortFloats(x)
-		got, sigma := GPDFit(x)
-		if math.Abs(got-k) > 0.07 || math.Abs(sigma-1.5) > 0.15 {
-			t.Errorf("k = %v: fitted k %.3f, σ %.3f (want σ 1.5)", k, got, sigma)
-		}
-	}
-}
-
-func sortFloats(x []float64) {
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && x[j] < x[j-1]; j-- {
-			x[j], x[j-1] = x[j-1], x[j]
-		}
-	}
-}
-
 // TestPSISSmoothsOnlyTheTail: the ratios below the tail keep their values,
 // and none exceeds the largest raw ratio.
 func TestPSISSmoothsOnlyTheTail(t *testing.T) {

@@ -168,6 +168,12 @@ func TestAgainstR(t *testing.T) {
 		near(t, name+" se(looic)", l.IC.SE, r["looic"][1])
 		nearAll(t, name+" pareto_k", l.K, r["pareto_k"])
 		nearAll(t, name+" elpd_loo_i", l.ElpdI, r["elpd_loo_i"])
+		maxK := 0.0
+		for i, k := range l.K {
+			maxK = math.Max(maxK, math.Abs(k-r["pareto_k"][i]))
+		}
+		t.Logf("%-9s elpd_loo %.6f (R %.6f) p_loo %.6f (R %.6f) se %.6f (R %.6f) max k̂ %.2f, max |Δk̂| %.1e",
+			name, l.Elpd.Value, r["elpd_loo"][0], l.P.Value, r["p_loo"][0], l.Elpd.SE, r["elpd_loo"][1], maxFloat(l.K), maxK)
 		w, err := ComputeWAIC(ll)
 		if err != nil {
 			t.Fatal(err)
@@ -200,4 +206,12 @@ func TestAgainstR(t *testing.T) {
 		near(t, c.Name+" elpd_diff", c.ElpdDiff, ref["cmp"]["elpd_diff"][r])
 		near(t, c.Name+" se_diff", c.SEDiff, ref["cmp"]["se_diff"][r])
 	}
+}
+
+func maxFloat(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
 }
