@@ -58,11 +58,8 @@ func PointCount(th *eval.Thread, c *model.Compiled) (int, error) {
 	}
 	d := c.NewDensity(th.Fork())
 	pc := model.NewPointwiseCollector(d)
-	if err := d.Run(make([]float64, c.Dim()), pc); err != nil {
+	if err := runPoint(d, pc, make([]float64, c.Dim())); err != nil {
 		return 0, err
-	}
-	if pc.Refused != nil {
-		return 0, pc.Refused
 	}
 	return len(pc.Out), nil
 }

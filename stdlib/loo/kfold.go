@@ -124,6 +124,24 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 		seeds[k] = rng.Uint64() >> 33 // exact as a KML number
 	}
 
+	// The first fold's training instance is made before any fit, so data
+	// that do not split (a parameter per point) are refused at once.
+	trainOf := func(k int) (train, test []int) {
+		for i, f := range folds {
+			if f == k {
+				test = append(test, i)
+			} else {
+				train = append(train, i)
+			}
+		}
+		return train, test
+	}
+	train0, _ := trainOf(0)
+	ctrain0, err := instance(a, fam, data, split, train0, terms, fmt.Sprintf("fold 1 of %d (training rows)", K))
+	if err != nil {
+		return nil, err
+	}
+
 	ctx := a.Context()
 	task := a.Progress("folds", K+1)
 	defer task.Done()
@@ -153,18 +171,13 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 
 	elpd := make([]float64, n)
 	for k := range K {
-		var train, test []int
-		for i, f := range folds {
-			if f == k {
-				test = append(test, i)
-			} else {
-				train = append(train, i)
-			}
-		}
+		train, test := trainOf(k)
 		fold := fmt.Sprintf("fold %d of %d", k+1, K)
-		ctrain, err := instance(a, fam, data, split, train, terms, fold+" (training rows)")
-		if err != nil {
-			return nil, err
+		ctrain := ctrain0
+		if k > 0 {
+			if ctrain, err = instance(a, fam, data, split, train, terms, fold+" (training rows)"); err != nil {
+				return nil, err
+			}
 		}
 		s.Seed = seeds[k]
 		post, err := infer.Sample(ctx, th, ctrain, s)
@@ -284,6 +297,11 @@ func instance(a *eval.Args, fam *eval.ModelFamily, data []eval.Value, split []st
 		m, ok := mv.(*eval.Model)
 		if !ok {
 			return nil, a.Fail("%s: calling %s did not make a model", what, fam.Name)
+		}
+		for i, p := range m.Params {
+			if full := a.Value("m").(*eval.Model).Params[i]; p.Size != full.Size {
+				return nil, a.Errorf("m", "%s: parameter %s has %d elements with all the data and %d with these rows: its size follows the data split into folds, so its elements belong to points, and the training fit has none for the held-out points (kfold cannot score a model with a parameter per point)", what, p.Name, full.Size, p.Size)
+			}
 		}
 		var c *model.Compiled
 		if c, err = model.Compile(a.Th, a.Pos, m, nil, terms); err == nil {

@@ -328,6 +328,13 @@ model g(D, y) {
 let k = kfold(g(D: D, y: y), K: 3)`, "data argument D is a 3×3 matrix"},
 		{kfoldModel + `let k = kfold(m(y: y), K: 3, split: ["z"])`, `t.kml:7:37: error: kfold: model m has no data argument "z"`},
 		{kfoldModel + `let k = kfold(m(y: y), K: 3, split: "y")`, "split must be a list of data argument names"},
+		{`let y = [1.0, 2.0, 3.0, 0.5]
+model r(y) {
+  mu ~ normal(0, 1)
+  z[len(y)] ~ normal(0, 1)
+  y ~ normal(mu + z, 1)
+}
+let k = kfold(r(y: y), K: 2)`, "t.kml:7:15: error: kfold: fold 1 of 2 (training rows): parameter z has 4 elements with all the data and 2 with these rows"},
 		{`let y = [1.0, 2.0, 3.0]
 model t(y) {
   mu ~ normal(0, 1)
