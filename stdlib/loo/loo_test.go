@@ -201,7 +201,7 @@ model g {
 }
 let l = loo(sample(g, seed: 1, chains: 1, draws: 50, warmup: 50))
 `, "not yet available")
-	kmltest.ExpectError(t, `let c = loo_compare(1, 2)`, "loo_compare: each model must be a loo result or a posterior, got")
+	kmltest.ExpectError(t, `let c = loo_compare(1, 2)`, "loo_compare: each model must be a loo or kfold result or a posterior, got")
 	kmltest.ExpectError(t, `
 let y = [0.1, 0.2]
 model m {

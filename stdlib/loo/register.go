@@ -22,6 +22,7 @@ func Register(r *eval.Registry) {
 	r.Register(`loo_compare(models..., **)`,
 		`Compares models by their PSIS-LOO estimates (Vehtari, Gelman and Gabry 2017, §5.2): loo_compare(rbf: loo(p1), matern: loo(p2)) or loo_compare(loo(p1), loo(p2)) (posteriors are accepted too and their loo computed). Rows best first: elpd_diff, the difference of each model's elpd_loo from the best's (0 for the best), and se_diff, √N times the sd of the pointwise differences. Named by the argument names when given, else by the models' names.`,
 		compareBuiltin)
+	r.Register(kfoldSig, kfoldHelp, kfoldBuiltin)
 }
 
 func looBuiltin(a *eval.Args) (eval.Value, error) {
@@ -106,13 +107,15 @@ func compareBuiltin(a *eval.Args) (eval.Value, error) {
 		switch v := v.(type) {
 		case *LOOValue:
 			l = v
+		case *KFoldValue:
+			l = &LOOValue{LOO: v.LOO(), Model: v.Model}
 		case *infer.Posterior:
 			var err error
 			if l, err = computeLOO(a, v, 1, errf); err != nil {
 				return err
 			}
 		default:
-			return errf("each model must be a loo result or a posterior, got %s", eval.Describe(v))
+			return errf("each model must be a loo or kfold result or a posterior, got %s", eval.Describe(v))
 		}
 		if name == "" {
 			name = l.Model
