@@ -141,3 +141,43 @@ func TestSBCStopsAndReports(t *testing.T) {
 		t.Fatal("sbc did not stop")
 	}
 }
+
+// TestSBCModelWithDataArguments: a model declared with data arguments is
+// refitted by calling it with the simulated data; a regression whose x
+// stays and whose y is simulated is calibrated (p > 0.01).
+func TestSBCModelWithDataArguments(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+model reg(x, y) {
+  a ~ normal(0, 1)
+  b ~ normal(0, 1)
+  y ~ normal(a + b * x, 0.5)
+}
+let r = sbc(reg(x: [0, 1, 2, 3], y: [0.1, 0.9, 2.2, 2.8]), sims: 60, seed: 1, warmup: 150, draws: 200)
+`)
+	pv := kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "r"), "p_values").(*eval.Record)
+	for _, name := range []string{"a", "b"} {
+		if p := kmltest.Num(t, pv, name); p <= 0.01 {
+			t.Errorf("%s's p-value %.4f ≤ 0.01 for a calibrated fit", name, p)
+		}
+	}
+}
+
+// BenchmarkSBCEightSchools: SBC of the non-centred eight schools model,
+// 200 simulations at sbc's default sampler settings, in parallel over the
+// simulations (the issue's check that it runs both cores).
+func BenchmarkSBCEightSchools(b *testing.B) {
+	src := `
+let y = [28, 8, -3, 7, -1, 1, 18, 12]
+let sigma = [15, 10, 16, 11, 9, 11, 10, 18]
+model schools {
+  mu ~ normal(0, 5)
+  tau ~ half_normal(5)
+  eta[8] ~ normal(0, 1)
+  theta = mu + tau * eta
+  y ~ normal(theta, sigma)
+}
+`
+	for range b.N {
+		kmltest.Run(b, src+"let r = sbc(schools, sims: 200, seed: 1)\n")
+	}
+}
