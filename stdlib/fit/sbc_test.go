@@ -33,7 +33,7 @@ model narrow {
 // TestSBCCalibrated: SBC of a correct model gives ranks whose ECDF test
 // does not reject: every parameter's p-value is above 0.01 for each of
 // three seeds (a threshold a calibrated fit passes with probability
-// about 0.99 per parameter and seed; the seeds here give 0.2–1). The
+// about 0.99 per parameter and seed; the seeds here give 0.04–0.83). The
 // result is what it says: ranks in 0..L with L = chains × ⌈draws/thin⌉,
 // thin chosen by the ESS rule.
 func TestSBCCalibrated(t *testing.T) {
