@@ -50,6 +50,11 @@ const (
 	Interpreter Stream = 0x72756e // "run"
 	// Builtin is a builtin's stream, seeded by its seed argument.
 	Builtin Stream = 0x6b6d6c // "kml"
+	// SBC is simulation k of simulation-based calibration: its prior draw,
+	// its data and its sampler's seed (indexed by simulation).
+	SBC Stream = 0x73626300 // "sbc"
+	// SBCNull draws the uniform ranks that calibrate SBC's ECDF band.
+	SBCNull Stream = 0x756e6966 // "unif"
 	// ReplayCheck places the points near a model's first point at which
 	// lang/model compares a replay of its recording with fresh walks,
 	// seeded by the number of free reals.

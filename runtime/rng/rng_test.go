@@ -27,6 +27,8 @@ var historic = map[string]struct {
 	"Builtin":            {Builtin, 0x6b6d6c},
 	"ReplayCheck":        {ReplayCheck, 0x72706c79},
 	"DPM":                {DPM, 0x64706d},
+	"SBC":                {SBC, 0x73626300},
+	"SBCNull":            {SBCNull, 0x756e6966},
 }
 
 func TestStreamsKeepTheirValues(t *testing.T) {
@@ -45,7 +47,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			t.Errorf("indexed stream %#x is %d below stream %#x, less than 2¹⁷", uint64(s), vals[i]-uint64(s), vals[i])

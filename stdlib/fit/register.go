@@ -8,4 +8,5 @@ func Register(r *eval.Registry) {
 	registerLogp(r)
 	registerApprox(r)
 	registerPredictive(r)
+	registerSBC(r)
 }

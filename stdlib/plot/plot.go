@@ -99,6 +99,8 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	case *eval.Record:
 		if isCheck {
 			fig, err = predictiveFigure(a, check)
+		} else if r, ok := sbcOf(v); ok {
+			fig, err = sbcFigure(r)
 		} else {
 			fig.single, err = plotData(a, v)
 		}
