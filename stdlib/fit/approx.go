@@ -30,7 +30,7 @@ func approxModel(a *eval.Args) (*model.Compiled, error) {
 		return nil, err
 	}
 	terms := model.Terms{Prior: true, Likelihood: true, Jacobian: true}
-	terms.Latent.Approx, _ = rgp.ParseApprox("vb")
+	terms.Latent.Approx = rgp.DefaultApprox
 	c, err := model.Compile(a.Th, a.Pos, marg.Model, nil, terms)
 	if err != nil {
 		return nil, err
