@@ -61,5 +61,11 @@ func PointCount(th *eval.Thread, c *model.Compiled) (int, error) {
 	if err := runPoint(d, pc, make([]float64, c.Dim())); err != nil {
 		return 0, err
 	}
+	if pc.Conditional {
+		// A GP's held-out points need the predictive given the training
+		// rows, p(y_i | y_train, θ); scoring the held-out rows as a model
+		// of their own would condition on the other held-out rows instead.
+		return 0, fmt.Errorf("kfold of a model whose points are not independent given its parameters (a GP, f ~ gp(...)) is not yet available: its held-out points need the predictive given the training data; loo of a GP regression is exact leave-one-out")
+	}
 	return len(pc.Out), nil
 }

@@ -178,6 +178,12 @@ type PointwiseCollector struct {
 	ev      *Eval
 	Out     []float64
 	Refused error
+	// Conditional says some points came from a PointwiseFamily or a
+	// PointwiseLatent: their values are densities given the other points
+	// (a GP's), not given the parameters alone, so the points are not
+	// independent given the parameters and cannot be scored apart from
+	// the data they were left out of (kfold refuses them).
+	Conditional bool
 }
 
 // NewPointwiseCollector makes the collector for runs of d.
@@ -196,6 +202,7 @@ func (pc *PointwiseCollector) Observed(o Observation) {
 	var err error
 	if pf, ok := o.Family.(PointwiseFamily); ok {
 		xs, err = pf.Pointwise(pc.ev, o.Data)
+		pc.Conditional = true
 	} else {
 		xs, err = o.Pointwise()
 	}
@@ -220,6 +227,7 @@ func (pc *PointwiseCollector) Latent(o LatentObservation) {
 		pc.Refused = err
 		return
 	}
+	pc.Conditional = true
 	pc.Out = append(pc.Out, xs...)
 }
 

@@ -341,6 +341,14 @@ model t(y) {
   target += -0.5 * (y[1] - mu)^2
 }
 let k = kfold(t(y: y), K: 3)`, "a `target +=` term has no points"},
+		{`let x = [-1.0, -0.3, 0.4, 1.1]
+let y = [0.2, -0.1, 0.5, 0.9]
+model g(x, y) {
+  ell ~ lognormal(0, 1)
+  f ~ gp(x, rbf(ell))
+  y ~ normal(f, 0.3)
+}
+let k = kfold(g(x: x, y: y), K: 2)`, "t.kml:8:15: error: kfold: kfold of a model whose points are not independent given its parameters (a GP, f ~ gp(...)) is not yet available"},
 	} {
 		kmltest.ExpectError(t, c.src, c.want)
 	}
