@@ -108,6 +108,7 @@ var runInDefaultSuite = []string{
 	"poisson_gp.kml",
 	"two_sample.kml",
 	"two_sample_grid.kml",
+	"workflow.kml",
 }
 
 // TestExamples checks every program in examples/ with `kml check`, and runs
