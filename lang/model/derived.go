@@ -3,10 +3,10 @@ package model
 import (
 	"errors"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model/dists"
 )
 
 // Derived quantities (`NAME = EXPR` in a model) that are numbers or vectors
@@ -31,25 +31,6 @@ func (d *Density) Derived(q []float64) ([]DerivedValue, error) {
 		return nil, err
 	}
 	return dc.Out, nil
-}
-
-// numbers reads a number or vector, on the tape or not.
-func numbers(v eval.Value) ([]float64, bool, bool) {
-	switch v := v.(type) {
-	case eval.Num:
-		return []float64{float64(v)}, false, true
-	case *eval.ADNum:
-		return []float64{v.Value()}, false, true
-	case *eval.Vec:
-		return slices.Clone(v.Data), true, true
-	case *eval.ADVec:
-		xs := make([]float64, len(v.Vs))
-		for i, n := range v.Vs {
-			xs[i] = v.T.Value(n)
-		}
-		return xs, true, true
-	}
-	return nil, false, false
 }
 
 // generated runs a generated block on the values of the model's names as
@@ -94,7 +75,7 @@ func plain(v eval.Value) eval.Value {
 	case *eval.ADNum:
 		return eval.Num(v.Value())
 	case *eval.ADVec:
-		xs, _, _ := numbers(v)
+		xs, _, _ := dists.Numbers(v)
 		return &eval.Vec{Data: xs}
 	case *eval.ADMat:
 		return eval.NewMat(v.Dense())

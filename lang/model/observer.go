@@ -166,7 +166,7 @@ func (dc *DerivedCollector) Scope() Scope {
 }
 
 func (dc *DerivedCollector) Derived(name string, v eval.Value) {
-	if xs, vec, ok := numbers(v); ok {
+	if xs, vec, ok := dists.Numbers(v); ok {
 		dc.Out = append(dc.Out, DerivedValue{Name: name, Values: xs, Vector: vec})
 	}
 }

@@ -64,7 +64,7 @@ func drawVectorised(a *eval.Args, d *DistVal, n int, rng *rand.Rand) (eval.Value
 	cols := make([][]float64, len(d.Params))
 	size := -1
 	for i, p := range d.Params {
-		xs, vec, ok := numbers(p)
+		xs, vec, ok := Numbers(p)
 		if !ok {
 			return nil, a.Errorf("d", "cannot draw from %s: its parameter %d is %s, not a number or a vector", d, i+1, eval.Describe(p))
 		}

@@ -51,7 +51,7 @@ func Replicate(d Distribution, rng *rand.Rand, data eval.Value) (eval.Value, err
 	if err := drawable(d); err != nil {
 		return nil, err
 	}
-	xs, vec, ok := numbers(data)
+	xs, vec, ok := Numbers(data)
 	rows := 0
 	if m, isMat := data.(*eval.Mat); isMat {
 		r, c := m.Dims()
@@ -111,7 +111,7 @@ func drawUnivariate(d *DistVal, rng *rand.Rand, n int, vec bool) (eval.Value, er
 	}
 	cols := make([][]float64, len(d.Params))
 	for i, p := range d.Params {
-		xs, isVec, ok := numbers(p)
+		xs, isVec, ok := Numbers(p)
 		if !ok {
 			return nil, fmt.Errorf("cannot draw from %s: its parameter %d is %s, not a number or a vector", d, i+1, eval.Describe(p))
 		}

@@ -17,9 +17,9 @@ func paramLen(p eval.Value) int {
 	return 1
 }
 
-// numbers are a number's or a vector's values (on the tape or not), and
+// Numbers are a number's or a vector's values (on the tape or not), and
 // whether it is a vector; ok is false for any other value.
-func numbers(v eval.Value) (xs []float64, vec, ok bool) {
+func Numbers(v eval.Value) (xs []float64, vec, ok bool) {
 	switch v := v.(type) {
 	case eval.Num:
 		return []float64{float64(v)}, false, true

@@ -339,7 +339,7 @@ func FlatValues(v eval.Value) []float64 {
 		}
 		return columnMajor(m.Rows, xs)
 	}
-	xs, _, _ := numbers(v)
+	xs, _, _ := Numbers(v)
 	return xs
 }
 
