@@ -57,13 +57,10 @@ func fixedArg(a *eval.Args) (map[string]eval.Value, error) {
 	return infer.RecordValues(a, "fix")
 }
 
-// Limits on sampler settings: beyond them a run would exhaust memory
-// (chains × draws are kept) or never end, and the value is surely a slip.
-const (
-	maxChains    = 1024
-	maxTreeDepth = 30
-	maxDenseDim  = 2000
-)
+// maxDenseDim is the most parameters a dense metric takes: beyond it the
+// metric's matrix would exhaust memory, and the value is surely a slip
+// (the other sampler limits are infer.MaxChains and infer.MaxTreeDepth).
+const maxDenseDim = 2000
 
 func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 	var marg infer.ModelArg
@@ -72,37 +69,9 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	m := marg.Model
-	var s hmc.Settings
-	if s.Chains, err = a.IntIn("chains", 1, maxChains); err != nil {
+	s, err := infer.SamplerArgs(a)
+	if err != nil {
 		return nil, err
-	}
-	if s.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
-		return nil, err
-	}
-	s.NoWarmup = s.Warmup == 0
-	if s.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
-		return nil, err
-	}
-	if s.MaxDepth, err = a.IntIn("max_depth", 1, maxTreeDepth); err != nil {
-		return nil, err
-	}
-	if s.Chains*s.Draws > eval.MaxLength {
-		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", s.Chains, s.Draws, eval.MaxLength)
-	}
-	var metric string
-	if err = a.Unpack("adapt_delta", &s.AdaptDelta, "metric", &metric); err != nil {
-		return nil, err
-	}
-	if !(s.AdaptDelta > 0 && s.AdaptDelta < 1) {
-		return nil, a.Errorf("adapt_delta", "adapt_delta must be between 0 and 1, got %v", s.AdaptDelta)
-	}
-	switch metric {
-	case "diag":
-		s.Metric = hmc.Diag
-	case "dense":
-		s.Metric = hmc.Dense
-	default:
-		return nil, a.Errorf("metric", "metric must be \"diag\" or \"dense\", got %s", eval.Describe(a.Value("metric")))
 	}
 	if s.Seed, err = a.Seed(); err != nil {
 		return nil, err

@@ -40,7 +40,7 @@ func sbcBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	h := hmc.Settings{Metric: hmc.Diag, Init: hmc.InitPathfinder}
-	if h.Chains, err = a.IntIn("chains", 1, maxChains); err != nil {
+	if h.Chains, err = a.IntIn("chains", 1, infer.MaxChains); err != nil {
 		return nil, err
 	}
 	if h.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
@@ -50,7 +50,7 @@ func sbcBuiltin(a *eval.Args) (eval.Value, error) {
 	if h.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
 		return nil, err
 	}
-	if h.MaxDepth, err = a.IntIn("max_depth", 1, maxTreeDepth); err != nil {
+	if h.MaxDepth, err = a.IntIn("max_depth", 1, infer.MaxTreeDepth); err != nil {
 		return nil, err
 	}
 	if h.Chains*h.Draws > eval.MaxLength {

@@ -39,38 +39,9 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	case m.Family == nil:
 		return nil, a.Errorf("m", "model %s takes no data arguments, so it cannot be refitted on part of its data: declare it with them, model %s(x, y) { ... }, and call it with its data, %s(x: x, y: y)", m.Name, m.Name, m.Name)
 	}
-	var s hmc.Settings
-	var err error
-	if s.Chains, err = a.IntIn("chains", 1, 1024); err != nil {
+	s, err := infer.SamplerArgs(a)
+	if err != nil {
 		return nil, err
-	}
-	if s.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
-		return nil, err
-	}
-	s.NoWarmup = s.Warmup == 0
-	if s.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
-		return nil, err
-	}
-	if s.MaxDepth, err = a.IntIn("max_depth", 1, 30); err != nil {
-		return nil, err
-	}
-	if s.Chains*s.Draws > eval.MaxLength {
-		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", s.Chains, s.Draws, eval.MaxLength)
-	}
-	var metric string
-	if err = a.Unpack("adapt_delta", &s.AdaptDelta, "metric", &metric); err != nil {
-		return nil, err
-	}
-	if !(s.AdaptDelta > 0 && s.AdaptDelta < 1) {
-		return nil, a.Errorf("adapt_delta", "adapt_delta must be between 0 and 1, got %v", s.AdaptDelta)
-	}
-	switch metric {
-	case "diag":
-		s.Metric = hmc.Diag
-	case "dense":
-		s.Metric = hmc.Dense
-	default:
-		return nil, a.Errorf("metric", "metric must be \"diag\" or \"dense\", got %s", eval.Describe(a.Value("metric")))
 	}
 	seed, err := a.Seed()
 	if err != nil {
@@ -206,6 +177,10 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	fseeds := make([]float64, K)
 	for k, v := range seeds {
 		fseeds[k] = float64(v)
+	}
+	metric := "diag"
+	if s.Metric == hmc.Dense {
+		metric = "dense"
 	}
 	return newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, split, s, metric), nil
 }
