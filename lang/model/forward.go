@@ -23,7 +23,9 @@ import (
 // What cannot be drawn is refused at its statement: `target +=` (a term
 // of the density with no generative form), an observation family such as
 // bke (a pseudolikelihood, not a distribution for data), an observation of
-// a latent GP (its draw at the inputs is not implemented), a flat() prior
+// a latent GP (f ~ gp(...) has no forward draw here: drawing f at the inputs
+// needs the GP's own sampler, so prior_predictive, ppc and sbc refuse it
+// with that reason, docs/language.md "Predictive checks"), a flat() prior
 // when priors are drawn (improper: no draws), and a distribution whose
 // parameters are not numbers.
 
