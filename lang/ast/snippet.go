@@ -9,6 +9,12 @@ import (
 	"unicode/utf8"
 )
 
+// snippetWidth is the most characters of a source line a snippet shows: a
+// longer line (generated code, a data literal on one line) is cut to this
+// many around the column, with "..." where it was cut, so that one error
+// does not print a 60,000-character line.
+const snippetWidth = 200
+
 // Snippet returns the source line of pos and a caret under its column, each
 // ending in a newline, or "" when the line is not in src. Tabs before the
 // column are kept in the caret line so the caret lines up in a terminal.
@@ -29,6 +35,9 @@ func Snippet(src string, pos Pos) string {
 		rest = rest[:j]
 	}
 	rest = strings.TrimRight(rest, "\r")
+	if utf8.RuneCountInString(rest) > snippetWidth {
+		rest, pos = clip(rest, pos)
+	}
 	var caret strings.Builder
 	col := 1
 	for _, r := range rest {
@@ -83,4 +92,29 @@ func (s Sources) printOne(w io.Writer, e *Error) {
 	for _, n := range e.NoteLines() {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// clip cuts line to snippetWidth characters around pos's column, marking
+// each cut with "...", and returns the part and the column moved with it.
+func clip(line string, pos Pos) (string, Pos) {
+	runes := []rune(line)
+	start := pos.Col - 1 - snippetWidth/2
+	if start < 0 {
+		start = 0
+	}
+	end := start + snippetWidth
+	if end > len(runes) {
+		end = len(runes)
+		start = max(0, end-snippetWidth)
+	}
+	out := string(runes[start:end])
+	pos.Col -= start
+	if start > 0 {
+		out = "..." + out
+		pos.Col += 3
+	}
+	if end < len(runes) {
+		out += "..."
+	}
+	return out, pos
 }
