@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -66,6 +67,28 @@ const cmpPrec = 3
 type exprParser struct {
 	lex  *lexer.PeekingLexer
 	errs ast.ErrorList
+	// depth bounds how deeply the expression being read nests (see
+	// MaxNesting).
+	depth int
+}
+
+// MaxNesting is how deeply an expression may nest: parentheses, brackets,
+// braces, calls, prefix operators, a ^ chain and the operands of a chain of
+// binary operators all count. Every stage after the parser walks the tree
+// recursively, and 300,000 nested parentheses overflowed the goroutine stack
+// (a Go fatal error, not a message); no program written by hand nests a
+// hundredth of this, and a generated one gets a positioned error instead.
+const MaxNesting = 10000
+
+// nest enters levels of nesting, or fails at token at when the expression
+// then nests deeper than MaxNesting; the caller undoes it with
+// p.depth -= levels.
+func (p *exprParser) nest(levels int, at *lexer.Token) error {
+	p.depth += levels
+	if p.depth > MaxNesting {
+		return &participle.UnexpectedTokenError{Unexpected: *at, Expect: fmt.Sprintf("an expression nested at most %d deep (split it with let)", MaxNesting)}
+	}
+	return nil
 }
 
 func astPos(p lexer.Position) ast.Pos {
@@ -95,6 +118,10 @@ func (p *exprParser) unexpected(want string) error {
 }
 
 func (p *exprParser) expr() (ast.Expr, error) {
+	if err := p.nest(1, p.peek()); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if p.is(tokKeyword, "if") {
 		at := astPos(p.lex.Next().Pos)
 		cond, err := p.expr()
@@ -128,6 +155,8 @@ func (p *exprParser) binary(minPrec int) (ast.Expr, error) {
 		return nil, err
 	}
 	lastCmp := false
+	spine := 0
+	defer func() { p.depth -= spine }()
 	for {
 		t := p.peek()
 		prec, ok := precedence[t.Value]
@@ -140,6 +169,10 @@ func (p *exprParser) binary(minPrec int) (ast.Expr, error) {
 		}
 		if !startsExpr(p.peek()) || p.is(tokKeyword, "if") {
 			return nil, p.unexpected("an operand")
+		}
+		spine++
+		if err := p.nest(1, t); err != nil {
+			return nil, err
 		}
 		rhs, err := p.binary(prec + 1)
 		if err != nil {
@@ -157,12 +190,20 @@ func (p *exprParser) power() (ast.Expr, error) {
 	for p.punct("-") || p.punct("!") {
 		prefixes = append(prefixes, p.lex.Next())
 	}
+	// A level for the right of ^ (a ^ chain recurses here), and below one
+	// for each prefix operator left as a node of its own.
+	levels := 0
+	defer func() { p.depth -= levels }()
 	x, err := p.postfix()
 	if err != nil {
 		return nil, err
 	}
 	if p.punct("^") {
 		op := p.lex.Next()
+		levels++
+		if err := p.nest(1, op); err != nil {
+			return nil, err
+		}
 		rhs, err := p.power()
 		if err != nil {
 			return nil, err
@@ -187,6 +228,12 @@ func (p *exprParser) power() (ast.Expr, error) {
 			i = j
 		}
 	}
+	if i >= 0 {
+		levels += i + 1
+		if err := p.nest(i+1, prefixes[0]); err != nil {
+			return nil, err
+		}
+	}
 	for ; i >= 0; i-- {
 		op := prefixes[i]
 		x = &ast.Unary{OpPos: astPos(op.Pos), Op: op.Value, X: x}
@@ -199,7 +246,15 @@ func (p *exprParser) postfix() (ast.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	chain := 0 // each call, index and field wraps x in one more node
+	defer func() { p.depth -= chain }()
 	for {
+		if p.punct("(") || p.punct("[") || p.punct(".") {
+			chain++
+			if err := p.nest(1, p.peek()); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case p.punct("("):
 			x, err = p.call(x)

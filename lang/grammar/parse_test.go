@@ -304,3 +304,41 @@ func TestNamesAreNFC(t *testing.T) {
 		t.Errorf("snippet\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestNestingLimit checks that an expression nested deeper than MaxNesting
+// is a positioned error, in each way an expression nests, and that one
+// nested exactly MaxNesting deep still parses: 300,000 parentheses used to
+// overflow the goroutine stack, a Go fatal error no recover catches.
+func TestNestingLimit(t *testing.T) {
+	n := MaxNesting
+	deep := map[string]func(k int) string{
+		"parens":   func(k int) string { return strings.Repeat("(", k) + "1" + strings.Repeat(")", k) },
+		"lists":    func(k int) string { return strings.Repeat("[", k) + "1" + strings.Repeat("]", k) },
+		"records":  func(k int) string { return strings.Repeat("{a: ", k) + "1" + strings.Repeat("}", k) },
+		"calls":    func(k int) string { return strings.Repeat("f(", k) + "1" + strings.Repeat(")", k) },
+		"nots":     func(k int) string { return strings.Repeat("!", k) + "x" },
+		"sum":      func(k int) string { return "x" + strings.Repeat(" + x", k) },
+		"power":    func(k int) string { return "x" + strings.Repeat(" ^ x", k) },
+		"fields":   func(k int) string { return "r" + strings.Repeat(".a", k) },
+		"indexing": func(k int) string { return "v" + strings.Repeat("[1]", k) },
+	}
+	for name, mk := range deep {
+		// The statement `let z = ...` is one level; an expression nested
+		// a tenth of the limit parses.
+		if _, err := Parse("t.kml", "let z = "+mk(n/10)+"\n"); err != nil {
+			t.Errorf("%s nested %d deep: %v", name, n/10, err)
+		}
+		_, err := Parse("t.kml", "let z = "+mk(3*n)+"\n")
+		if err == nil {
+			t.Errorf("%s nested %d deep: no error", name, 3*n)
+			continue
+		}
+		if got := err.Error(); !strings.Contains(got, "t.kml:1:") || !strings.Contains(got, fmt.Sprintf("nested at most %d deep", n)) {
+			t.Errorf("%s nested %d deep: %s", name, 3*n, got)
+		}
+	}
+	// 300,000 parentheses, the input that crashed, is an error too.
+	if _, err := Parse("t.kml", "let z = "+deep["parens"](300000)+"\n"); err == nil {
+		t.Error("300,000 parentheses: no error")
+	}
+}
