@@ -2,8 +2,10 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -246,24 +248,24 @@ func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (V
 // EvalFile runs a file; relative paths inside it resolve against its
 // directory.
 func (in *Interpreter) EvalFile(path string) (Value, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
 	in.pushBase(path)
 	defer in.popBase()
-	return in.Eval(path, string(src))
+	return in.Eval(path, src)
 }
 
 // CheckFile parses and checks a file without running it.
 func (in *Interpreter) CheckFile(path string) error {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
 		return err
 	}
 	in.pushBase(path)
 	defer in.popBase()
-	return in.Check(path, string(src))
+	return in.Check(path, src)
 }
 
 func (in *Interpreter) pushBase(file string) {
@@ -325,8 +327,13 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	if f, ok := in.parsed[real]; ok {
 		return real, f, nil
 	}
-	src, err := os.ReadFile(real)
+	src, err := ReadSource(real)
 	if err != nil {
+		// Name the file as the import wrote it, not by its absolute path.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", path, pe.Err)
+		}
 		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
 	}
 	// Errors in the imported file name it as the user wrote it, relative.
@@ -334,8 +341,8 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	if filepath.IsAbs(path) || pos.File == "" {
 		name = path
 	}
-	in.sources[name] = string(src)
-	f, err := grammar.Parse(name, string(src))
+	in.sources[name] = src
+	f, err := grammar.Parse(name, src)
 	if err != nil {
 		return "", nil, err
 	}
@@ -346,11 +353,11 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 
 // EvalFileContext is EvalFile with its own cancellation context.
 func (in *Interpreter) EvalFileContext(ctx context.Context, path string) (Value, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
 	in.pushBase(path)
 	defer in.popBase()
-	return in.EvalContext(ctx, path, string(src))
+	return in.EvalContext(ctx, path, src)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -92,11 +91,11 @@ func (im *fileImporter) Import(pos ast.Pos, path string) (string, *ast.File, err
 	if f, ok := im.parsed[real]; ok {
 		return real, f, nil
 	}
-	src, err := os.ReadFile(real)
+	src, err := eval.ReadSource(real)
 	if err != nil {
 		return "", nil, err
 	}
-	f, _ := grammar.Parse(real, string(src))
+	f, _ := grammar.Parse(real, src)
 	im.parsed[real] = f
 	return real, f, nil
 }
