@@ -51,14 +51,28 @@ type conn struct {
 }
 
 func newConn(r io.Reader, w io.Writer) *conn {
-	return &conn{r: bufio.NewReader(r), w: w}
+	return &conn{r: bufio.NewReaderSize(r, maxHeaderLine), w: w}
 }
+
+// Limits on what the editor may send: a header line longer than
+// maxHeaderLine or a body longer than maxBody ends the session with an
+// error instead of growing a buffer to the claimed size (a frame claiming
+// Content-Length 999999999999 ran the process out of memory). LSP bodies are
+// JSON text of one document; 64 MiB is far beyond any source file.
+const (
+	maxHeaderLine = 4096
+	maxBody       = 64 << 20
+)
 
 // read returns the next message's body; io.EOF at a clean end of input.
 func (c *conn) read() ([]byte, error) {
 	length := -1
 	for first := true; ; first = false {
-		line, err := c.r.ReadString('\n')
+		raw, err := c.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || len(raw) > maxHeaderLine {
+			return nil, fmt.Errorf("header line longer than %d bytes", maxHeaderLine)
+		}
+		line := string(raw)
 		if err != nil {
 			if err == io.EOF && first && line == "" {
 				return nil, io.EOF
@@ -77,6 +91,9 @@ func (c *conn) read() ([]byte, error) {
 			n, err := strconv.Atoi(strings.TrimSpace(val))
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("bad Content-Length %q", val)
+			}
+			if n > maxBody {
+				return nil, fmt.Errorf("Content-Length %d is over the limit of %d bytes", n, maxBody)
 			}
 			length = n
 		}

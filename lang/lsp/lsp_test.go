@@ -273,3 +273,97 @@ func TestPanicIsAnError(t *testing.T) {
 		t.Errorf("panic gave %v", err)
 	}
 }
+
+// TestHostileFrames checks that frames no editor sends end the session with
+// an error instead of exhausting memory: a body length of 999999999999 (which
+// allocated that much), a header line without end, and that an import of a
+// device or a FIFO is a diagnostic, not a hang.
+func TestHostileFrames(t *testing.T) {
+	for name, in := range map[string]string{
+		"huge length": "Content-Length: 999999999999\r\n\r\n{}",
+		"long header": "X-Pad: " + strings.Repeat("a", 1<<20),
+		"no length":   "Content-Type: x\r\n\r\n{}",
+	} {
+		var out strings.Builder
+		err := Serve(Config{Registry: builtins, In: strings.NewReader(in), Out: &out})
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// TestBurstOfChanges sends 3,000 changes to a document in one burst, then a
+// hover: the hover is answered, the diagnostics reach the last version, and
+// not one analysis per change is published.
+func TestBurstOfChanges(t *testing.T) {
+	dir := t.TempDir()
+	uri := pathToURI(filepath.Join(dir, "a.kml"))
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(Config{Registry: builtins, In: sr, Out: sw}) }()
+	w := newConn(cr, cw)
+	send := func(method string, params any, id int) {
+		m := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+		if id > 0 {
+			m["id"] = id
+		}
+		if err := w.write(m); err != nil {
+			t.Error(err)
+		}
+	}
+	const n = 3000
+	go func() {
+		send("initialize", map[string]any{}, 1)
+		send("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 1, "text": goodSrc}}, 0)
+		for v := 2; v <= n; v++ {
+			src := goodSrc
+			if v == n {
+				src = badSrc
+			}
+			send("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []map[string]any{{"text": src}}}, 0)
+		}
+		send("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 2, "character": 9}}, 2)
+	}()
+	published, last, errs := 0, 0, 0
+	hovered := false
+	for !hovered || last != n {
+		body, err := w.read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m message
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case m.Method == "textDocument/publishDiagnostics":
+			var p publishDiagnosticsParams
+			json.Unmarshal(m.Params, &p)
+			published++
+			last, errs = *p.Version, len(p.Diagnostics)
+		case string(m.ID) == "2":
+			hovered = true
+		}
+	}
+	if errs == 0 {
+		t.Error("the last version's error was not diagnosed")
+	}
+	if published >= n {
+		t.Errorf("%d diagnostics published for %d versions; want fewer than one per change", published, n)
+	}
+	go func() {
+		send("shutdown", nil, 3)
+		send("exit", nil, 0)
+	}()
+	for {
+		body, err := w.read()
+		var m message
+		if err != nil || json.Unmarshal(body, &m) != nil || string(m.ID) == "3" {
+			break
+		}
+	}
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/kml-lang/kml/lang/format"
@@ -32,14 +33,19 @@ type document struct {
 	path    string
 	version int
 	text    *text
+	opened  int
 }
 
 // server is one session with an editor.
 type server struct {
-	conn        *conn
-	reg         *eval.Registry
-	log         io.Writer
-	docs        map[string]*document
+	conn *conn
+	reg  *eval.Registry
+	log  io.Writer
+	docs map[string]*document
+	// stale holds the documents changed since their diagnostics were last
+	// published; opened numbers the documents in the order they opened.
+	stale       map[*document]bool
+	opened      int
 	initialized bool
 	shutdown    bool
 }
@@ -70,9 +76,18 @@ func Serve(cfg Config) error {
 	if cfg.Registry == nil {
 		cfg.Registry = eval.Builtins
 	}
-	s := &server{conn: newConn(cfg.In, cfg.Out), reg: cfg.Registry, log: cfg.Log, docs: map[string]*document{}}
+	s := &server{conn: newConn(cfg.In, cfg.Out), reg: cfg.Registry, log: cfg.Log, docs: map[string]*document{}, stale: map[*document]bool{}}
+	in := s.readAll()
 	for {
-		body, err := s.conn.read()
+		if len(in) == 0 {
+			// Nothing is waiting: bring the diagnostics of changed
+			// documents up to date before blocking.
+			if err := s.publishStale(); err != nil {
+				return err
+			}
+		}
+		r := <-in
+		body, err := r.body, r.err
 		if err == io.EOF {
 			return errors.New("input ended before exit")
 		}
@@ -102,6 +117,51 @@ func Serve(cfg Config) error {
 			fmt.Fprintf(s.log, "kml lsp: %s: %v\n", m.Method, err)
 		}
 	}
+}
+
+// framed is one message read from the editor, or the error that ended the
+// input.
+type framed struct {
+	body []byte
+	err  error
+}
+
+// readAll reads the editor's messages on a goroutine of its own, so that
+// the loop can see whether more are waiting: a burst of 3,000 didChange
+// notifications (a paste, a formatter, a script driving the editor) then
+// costs one analysis, not 3,000 before the next hover is answered.
+func (s *server) readAll() <-chan framed {
+	in := make(chan framed, 256)
+	go func() {
+		for {
+			body, err := s.conn.read()
+			in <- framed{body, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return in
+}
+
+// publishStale publishes the diagnostics of every document changed since
+// its last publication, in the order they were opened.
+func (s *server) publishStale() error {
+	if len(s.stale) == 0 {
+		return nil
+	}
+	docs := make([]*document, 0, len(s.stale))
+	for d := range s.stale {
+		docs = append(docs, d)
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].opened < docs[j].opened })
+	clear(s.stale)
+	for _, d := range docs {
+		if err := s.publish(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // safeHandle is handle with a panic (a bug in KML on text half typed)
@@ -147,9 +207,14 @@ func (s *server) handle(m *message) (any, error) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
-		d := &document{uri: p.TextDocument.URI, path: uriToPath(p.TextDocument.URI), version: p.TextDocument.Version, text: newText(p.TextDocument.Text)}
+		s.opened++
+		d := &document{uri: p.TextDocument.URI, path: uriToPath(p.TextDocument.URI), version: p.TextDocument.Version, text: newText(p.TextDocument.Text), opened: s.opened}
+		if old, ok := s.docs[d.uri]; ok {
+			delete(s.stale, old)
+		}
 		s.docs[d.uri] = d
-		return nil, s.publish(d)
+		s.stale[d] = true
+		return nil, nil
 	case "textDocument/didChange":
 		var p didChangeParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
@@ -167,12 +232,14 @@ func (s *server) handle(m *message) (any, error) {
 			d.text = newText(c.Text)
 		}
 		d.version = p.TextDocument.Version
-		return nil, s.publish(d)
+		s.stale[d] = true
+		return nil, nil
 	case "textDocument/didClose":
 		var p didCloseParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
+		delete(s.stale, s.docs[p.TextDocument.URI])
 		delete(s.docs, p.TextDocument.URI)
 		return nil, s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []diagnostic{}})
 	case "textDocument/hover":
@@ -313,11 +380,11 @@ func (s *server) definition(d *document, a *analysis, line, col int, _ position)
 	}
 	txt := d.text
 	if b.Pos.File != d.path {
-		src, err := os.ReadFile(b.Pos.File)
+		src, err := eval.ReadSource(b.Pos.File)
 		if err != nil {
 			return nil, nil
 		}
-		txt = newText(string(src))
+		txt = newText(src)
 	}
 	return []location{{URI: pathToURI(b.Pos.File), Range: txt.span(b.Pos)}}, nil
 }
