@@ -38,6 +38,17 @@ if t.approx != "nystrom" then print(1 @ 1) else 0`, ""},
 let t = mmd_test(x, x, rbf(1), approx: "exact", permutations: 20, seed: 3)`, "2:9: error: mmd_test: the test's exact Gram matrices would be 200000×200000 numbers"},
 		{`let x = cbind(draw(normal(0, 1), 4000, seed: 1))
 let h = hsic(x, x, kx: rbf(1), ky: rbf(1))`, ""},
+		// Vectors: rep, linspace, seq and elementwise results are checked
+		// before they are allocated (rep(1, 5e7) under a 100 MB budget
+		// peaked at 2.57 GB), and rep allocates once at its final size.
+		{`let v = rep(1, 5e7)`, "1:9: error: rep: the result would be 50000000 numbers (381 MB), more than the memory budget of 64 MB"},
+		{`let v = rep([1, 2], 5e6)`, "1:9: error: rep: the result would be 10000000 numbers (76.3 MB)"},
+		{`let v = linspace(0, 1, 2e7)`, "1:9: error: linspace: the result would be 20000000 numbers (153 MB)"},
+		{`let v = seq(1, 2e7)`, "1:9: error: seq: the result would be 20000000 numbers"},
+		{`let a = cbind(linspace(0, 1, 3000))
+let b = a + transpose(a)`, "2:11: error: the result of + would be 9000000 numbers (68.7 MB)"},
+		{`let v = rep([1, 2], 1e6)
+let w = v * 2 + 1`, ""},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer

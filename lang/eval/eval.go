@@ -241,6 +241,8 @@ func (th *Thread) binary(e *ast.Binary, env *Env) (Value, error) {
 		if err := th.checkMatmul(e.OpPos, x, y); err != nil {
 			return nil, err
 		}
+	} else if err := th.checkElementwise(e.OpPos, e.Op, x, y); err != nil {
+		return nil, err
 	}
 	return Binary(e.OpPos, e.Op, x, y)
 }

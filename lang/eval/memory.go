@@ -109,6 +109,50 @@ func (a *Args) CheckDense(rows, cols int, what, instead string) error {
 	return nil
 }
 
+// CheckVector refuses, before anything is allocated, a result of n numbers
+// that would not fit in the memory budget; what names it ("rep's result").
+func (a *Args) CheckVector(n int, what string) error {
+	if bytes := 8 * float64(n); bytes > float64(a.Th.in.opts.MaxMemory) {
+		return a.Fail("%s would be %d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
+			what, n, FormatBytes(bytes), FormatBytes(float64(a.Th.in.opts.MaxMemory)))
+	}
+	return nil
+}
+
+// checkElementwise refuses an elementwise x op y whose result would not fit:
+// a vector or matrix as large as the larger operand, or, for two matrices
+// broadcast against each other (n×1 with 1×d), as large as both dimensions.
+func (th *Thread) checkElementwise(pos ast.Pos, op string, x, y Value) error {
+	nx, rx, cx, mx := elements(x)
+	ny, ry, cy, my := elements(y)
+	n := max(nx, ny)
+	if mx && my {
+		n = max(n, max(rx, ry)*max(cx, cy))
+	}
+	if bytes := 8 * float64(n); bytes > float64(th.in.opts.MaxMemory) {
+		return ast.Errorf(pos, "the result of %s would be %d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
+			op, n, FormatBytes(bytes), FormatBytes(float64(th.in.opts.MaxMemory)))
+	}
+	return nil
+}
+
+// elements is how many numbers v holds, with its rows and columns when it is
+// a matrix; it reads only the shape.
+func elements(v Value) (n, rows, cols int, isMat bool) {
+	switch v := v.(type) {
+	case *Vec:
+		return len(v.Data), 0, 0, false
+	case *ADVec:
+		return len(v.Vs), 0, 0, false
+	case *Mat:
+		r, c := v.Dims()
+		return r * c, r, c, true
+	case *ADMat:
+		return v.Rows * v.Cols, v.Rows, v.Cols, true
+	}
+	return 1, 0, 0, false
+}
+
 // checkMatmul refuses a product x @ y whose result would not fit.
 func (th *Thread) checkMatmul(pos ast.Pos, x, y Value) error {
 	// Only matrix × matrix can be much larger than its operands.
