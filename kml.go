@@ -56,6 +56,13 @@ func Context(ctx context.Context) Option { return func(o *eval.Options) { o.Cont
 // instead. Default half the machine's memory.
 func MaxMemory(bytes int64) Option { return func(o *eval.Options) { o.MaxMemory = bytes } }
 
+// MaxSteps bounds the calls (of fns and builtins, each element of a map
+// counted) one Eval or EvalFile may make: past n the call fails with a
+// positioned error, so a host can stop a script that would run without end.
+// A builtin's own work is one step; bound time with Context. 0, the
+// default, is no bound.
+func MaxSteps(n int64) Option { return func(o *eval.Options) { o.MaxSteps = n } }
+
 // JSON makes print write each argument as a line of JSON.
 func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
 

@@ -70,3 +70,23 @@ func ExampleBuiltins() {
 	// write_csv([1, 2], "out.csv")
 	// ^
 }
+
+// A host bounds how many calls a script may make, so one that would run
+// without end stops with a positioned error; each Eval starts a new count.
+func ExampleMaxSteps() {
+	in := kml.New(kml.MaxSteps(1000))
+	_, err := in.Eval("fn fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)\nfib(10)")
+	fmt.Println(err == nil)
+	_, err = in.Eval("fib(25)")
+	fmt.Print(in.FormatError(err))
+	// Output:
+	// true
+	// <eval>:1:34: error: the program made more than 1000 calls, its step budget (kml run --max-steps or kml.MaxSteps sets it)
+	// fn fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)
+	//                                  ^
+	// note: in fib called at <eval>:1:34
+	// note: in fib called at <eval>:1:47
+	// note: in fib called at <eval>:1:34
+	// note: in fib called at <eval>:1:47
+	// note: in fib called at <eval>:1:34
+}

@@ -38,7 +38,7 @@ const (
 const usage = `KML — a language for Bayesian kernel methods.
 
 Usage:
-  kml run FILE.kml [--seed N] [--json] [--allow DIR]... [--max-memory SIZE]   run a program
+  kml run FILE.kml [--seed N] [--json] [--allow DIR]... [--max-memory SIZE] [--max-steps N]   run a program
   kml check FILE.kml                                       parse and check without running
   kml check --explain FILE.kml   also say, for each model, whether its gradient
                                  replays the first recording or walks the model, and why
@@ -57,6 +57,8 @@ run options:
                repl, the working directory; :load runs only files it may read)
   --max-memory SIZE  the most one dense result (a Gram matrix, a product)
                may take, e.g. 2GB (default half the machine's memory)
+  --max-steps N  the most calls (of fns and builtins, each element of a map)
+               the program may make (default no bound)
 
 check --explain runs only the statements the file's models need (no fit, no
 output), takes one gradient of each model at the origin, and prints
@@ -146,7 +148,7 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		flag := strings.HasPrefix(a, "-")
-		if flag && !hasVal && (name == "seed" || name == "allow" || name == "max-memory") && allowRunFlags {
+		if flag && !hasVal && (name == "seed" || name == "allow" || name == "max-memory" || name == "max-steps") && allowRunFlags {
 			if i+1 >= len(args) {
 				fmt.Fprintf(stderr, "error: --%s needs a value\n", name)
 				return "", opts, false
@@ -162,6 +164,13 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 				return "", opts, false
 			}
 			opts.MaxMemory = n
+		case allowRunFlags && flag && name == "max-steps":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n <= 0 {
+				fmt.Fprintf(stderr, "error: --max-steps: want a positive whole number of calls, got %q\n", val)
+				return "", opts, false
+			}
+			opts.MaxSteps = n
 		case allowRunFlags && flag && name == "json":
 			opts.JSON = true
 		case allowRunFlags && flag && name == "allow":

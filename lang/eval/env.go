@@ -82,3 +82,17 @@ func (th *Thread) cancelled(pos ast.Pos) error {
 	}
 	return nil
 }
+
+// step counts one call against Options.MaxSteps, failing at pos once the
+// evaluation has made more. Threads of one evaluation (a parallel map)
+// share the count.
+func (th *Thread) step(pos ast.Pos) error {
+	limit := th.in.opts.MaxSteps
+	if limit <= 0 {
+		return nil
+	}
+	if th.in.steps.Add(1) > limit {
+		return ast.Errorf(pos, "the program made more than %d calls, its step budget (kml run --max-steps or kml.MaxSteps sets it)", limit)
+	}
+	return nil
+}

@@ -270,6 +270,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 	if err := th.cancelled(e.Pos()); err != nil {
 		return nil, err
 	}
+	if err := th.step(e.Pos()); err != nil {
+		return nil, err
+	}
 	th.depth++
 	defer func() { th.depth-- }()
 	if th.depth > maxDepth {
@@ -429,6 +432,9 @@ func firstFrames(stack []byte) string {
 // CallValue calls a KML function value with positional arguments, for
 // builtins that take functions.
 func (th *Thread) CallValue(pos ast.Pos, fv Value, args ...Value) (Value, error) {
+	if err := th.step(pos); err != nil {
+		return nil, err
+	}
 	switch f := fv.(type) {
 	case *Func:
 		if len(args) != len(f.decl.Params) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
@@ -53,6 +54,13 @@ type Options struct {
 	// MaxMemory bounds the bytes of one dense result (a Gram matrix, a
 	// matrix product); default DefaultMemoryBudget, half the machine's memory.
 	MaxMemory int64
+	// MaxSteps, when positive, bounds the calls one evaluation (an Eval, an
+	// EvalFile, a REPL entry) may make — of fns and builtins alike, each
+	// element of a map counted — so that a host can stop a script that
+	// would run without end (a map over a huge range, an exponential
+	// recursion) with a positioned error. A builtin's own work (a fit) is
+	// one step: bound time with Context.
+	MaxSteps int64
 	// Registry supplies the builtins; default Builtins.
 	Registry *Registry
 	// NoReplay makes every evaluation of a model's log density walk the
@@ -88,6 +96,8 @@ type Interpreter struct {
 
 	runMu sync.Mutex
 	run   *evaluation // the evaluation running now, nil between them (Interrupt)
+
+	steps atomic.Int64 // calls made by the evaluation running now (MaxSteps)
 }
 
 // New makes an interpreter.

@@ -50,6 +50,7 @@ func (in *Interpreter) begin(ctx context.Context) (_ context.Context, end func()
 	if in.run != nil {
 		return ctx, func() {}
 	}
+	in.steps.Store(0)
 	ctx, cancel := context.WithCancel(ctx)
 	tok := interrupt.Begin(ctx)
 	r := &evaluation{cancel: cancel, stop: tok}
