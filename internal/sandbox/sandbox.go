@@ -14,7 +14,8 @@ import (
 // resolved against a base directory, cleaned, and followed through symbolic
 // links before the check, so neither `..` nor a link can lead outside.
 type Sandbox struct {
-	dirs []string // cleaned, absolute, links resolved
+	dirs []string      // cleaned, absolute, links resolved
+	ids  []os.FileInfo // what each directory was when granted (os.SameFile)
 }
 
 // NewSandbox grants dirs (and everything below them). Directories that do
@@ -31,8 +32,13 @@ func NewSandbox(dirs ...string) *Sandbox {
 		if err != nil {
 			continue
 		}
+		fi, err := os.Stat(real)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
 		if !slices.Contains(s.dirs, real) {
 			s.dirs = append(s.dirs, real)
+			s.ids = append(s.ids, fi)
 		}
 	}
 	return s

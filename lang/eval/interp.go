@@ -2,10 +2,8 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -337,15 +335,13 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	if f, ok := in.parsed[real]; ok {
 		return real, f, nil
 	}
-	src, err := ReadSource(real)
+	// Read through the sandbox's root, so that no link swapped in since the
+	// check above leads outside; its errors name the file as written.
+	data, err := in.sandbox.ReadFileLimit(base, path, MaxSource)
 	if err != nil {
-		// Name the file as the import wrote it, not by its absolute path.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s: %w", path, pe.Err)
-		}
 		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
 	}
+	src := string(data)
 	// Errors in the imported file name it as the user wrote it, relative.
 	name := filepath.Join(filepath.Dir(pos.File), path)
 	if filepath.IsAbs(path) || pos.File == "" {

@@ -15,7 +15,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 )
@@ -92,11 +91,7 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("missing", `missing must be "error" or "drop", got %q`, missing)
 	}
 	in := a.Th.Interp()
-	real, err := in.Sandbox().ReadPath(in.BaseDir(), path)
-	if err != nil {
-		return nil, a.Errorf("path", "%v", err)
-	}
-	data, err := os.ReadFile(real)
+	data, err := in.Sandbox().ReadFile(in.BaseDir(), path)
 	if err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
@@ -296,7 +291,9 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 		}
 		return nil, a.Errorf("path", "%s is %s; write_csv replaces only .csv files unless overwrite: true", a.Value("path"), what)
 	}
-	if err := sandbox.WriteFileAtomic(path, data); err != nil {
+	given, _ := a.Str("path") // writePath has read it
+	in := a.Th.Interp()
+	if err := in.Sandbox().WriteFile(in.BaseDir(), given, data); err != nil {
 		return nil, a.Errorf("path", "%v", err)
 	}
 	return nil, nil
@@ -338,11 +335,11 @@ func save(a *eval.Args) (eval.Value, error) {
 	default:
 		return nil, a.Errorf("to", "to must end in .csv or .json, got %q", to)
 	}
-	path, err := writePath(a, "to")
-	if err != nil {
+	if _, err := writePath(a, "to"); err != nil {
 		return nil, err
 	}
-	if err := sandbox.WriteFileAtomic(path, data); err != nil {
+	in := a.Th.Interp()
+	if err := in.Sandbox().WriteFile(in.BaseDir(), to, data); err != nil {
 		return nil, a.Errorf("to", "%v", err)
 	}
 	return nil, nil
@@ -365,18 +362,17 @@ func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
 	files := make([][]byte, len(paths))
 	for c := range paths {
 		name := fmt.Sprintf("%s_%d.csv", stem, c+1)
-		real, err := in.Sandbox().WritePath(in.BaseDir(), name)
-		if err != nil {
+		if _, err := in.Sandbox().WritePath(in.BaseDir(), name); err != nil {
 			return nil, a.Errorf("to", "%v", err)
 		}
 		var b bytes.Buffer
 		if err := post.WriteCmdStan(&b, c, filepath.Base(name)); err != nil {
 			return nil, a.Fail("%v", err)
 		}
-		paths[c], files[c] = real, b.Bytes()
+		paths[c], files[c] = name, b.Bytes()
 	}
 	for c, p := range paths {
-		if err := sandbox.WriteFileAtomic(p, files[c]); err != nil {
+		if err := in.Sandbox().WriteFile(in.BaseDir(), p, files[c]); err != nil {
 			return nil, a.Errorf("to", "%v", err)
 		}
 	}

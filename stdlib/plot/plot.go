@@ -18,7 +18,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
@@ -135,7 +134,8 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, a.Fail("%v", err)
 	}
-	if err := sandbox.WriteFileAtomic(path, data); err != nil {
+	in := a.Th.Interp()
+	if err := in.Sandbox().WriteFile(in.BaseDir(), to, data); err != nil {
 		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
 	}
 	return eval.Str(to), nil
