@@ -55,7 +55,7 @@ func (g *gpLatent) Pointwise(ev *model.Eval, lik *dists.DistVal, loc int, data e
 func (g *gpLatent) latentPointwise(ev *model.Eval, lik *dists.DistVal, loc int, y []float64) ([]float64, error) {
 	obj := ev.Objective()
 	if obj.Loss != model.LossLikelihood || !obj.Name.Marginal() {
-		return nil, fmt.Errorf("leave-one-out of a latent GP observed through %s needs an approximate posterior of f (approx \"vb\", \"laplace\" or \"ep\" with the marginal likelihood); objective %q has none", lik.Family.Name(), obj.Name)
+		return nil, fmt.Errorf("leave-one-out of a latent GP observed through %s needs an approximate posterior of f, which objective %q (a joint MAP or SVM objective) does not make: fit with objective: \"ml\" and approx: \"ep\", \"laplace\" or \"vb\"", lik.Family.Name(), obj.Name)
 	}
 	l, _, err := nonGaussianLik(lik, loc, y)
 	if err != nil {
