@@ -159,34 +159,7 @@ func TestLatentCavitiesAreSitesRemoved(t *testing.T) {
 		K, _ := kernels.Gram(k, x)
 		n := len(y)
 		for _, ac := range looApprox {
-			var tau, nu []float64
-			switch ac.inf.(type) {
-			case EP:
-				s, err := FitEP(K, y, lc.lik)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tau, nu = s.Tau, s.Nu
-			case LaplaceApprox:
-				f, _, _, err := LaplaceMode(K, y, lc.lik)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tau, nu = make([]float64, n), make([]float64, n)
-				for i := range f {
-					_, g1, g2, _ := lc.lik.derivs(y[i], f[i])
-					tau[i], nu[i] = -g2, -g2*f[i]+g1
-				}
-			case VB:
-				s, err := FitSites(K, y, lc.lik, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tau, nu = make([]float64, n), make([]float64, n)
-				for i := range tau {
-					tau[i], nu[i] = 1/s.Gamma[i], s.M[i]/s.Gamma[i]
-				}
-			}
+			tau, nu := sitesOf(t, ac.inf, K, y, lc.lik)
 			c, err := LatentCavities(ac.inf, K, y, lc.lik)
 			if err != nil {
 				t.Fatalf("%s, %s: %v", ac.name, lc.name, err)
@@ -347,4 +320,39 @@ func maxOf(x []float64) float64 {
 		m = math.Max(m, v)
 	}
 	return m
+}
+
+// sitesOf are the Gaussian sites of inf fitted at K, written out from the
+// fit: precisions tau and natural means nu (EP's τ̃, ν̃; Laplace's W,
+// Wf̂ + ∇log p; VB's 1/γ, m/γ).
+func sitesOf(t *testing.T, inf Inference, K *mat.SymDense, y []float64, l Lik) (tau, nu []float64) {
+	n := len(y)
+	switch inf.(type) {
+	case EP:
+		s, err := FitEP(K, y, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Tau, s.Nu
+	case LaplaceApprox:
+		f, _, _, err := LaplaceMode(K, y, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tau, nu = make([]float64, n), make([]float64, n)
+		for i := range f {
+			_, g1, g2, _ := l.derivs(y[i], f[i])
+			tau[i], nu[i] = -g2, -g2*f[i]+g1
+		}
+		return tau, nu
+	}
+	s, err := FitSites(K, y, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tau, nu = make([]float64, n), make([]float64, n)
+	for i := range tau {
+		tau[i], nu[i] = 1/s.Gamma[i], s.M[i]/s.Gamma[i]
+	}
+	return tau, nu
 }

@@ -22,10 +22,10 @@ import (
 // a model.PointwiseLatent.
 func (g *gpLatent) Pointwise(ev *model.Eval, lik *dists.DistVal, loc int, data eval.Value) ([]float64, error) {
 	if g.classes > 0 {
-		return nil, fmt.Errorf("leave-one-out of a multi-class latent GP is not yet available")
+		return nil, fmt.Errorf("leave-one-out (loo, kfold) of a multi-class latent GP is not yet available")
 	}
 	if g.lowRank() {
-		return nil, fmt.Errorf("leave-one-out with inducing points (the Nyström path) is not yet available; use inducing: \"exact\"")
+		return nil, fmt.Errorf("leave-one-out (loo, kfold) with inducing points (the Nyström path) is not yet available; use inducing: \"exact\"")
 	}
 	y, err := g.observations(data)
 	if err != nil {
@@ -50,35 +50,45 @@ func (g *gpLatent) Pointwise(ev *model.Eval, lik *dists.DistVal, loc int, data e
 
 // latentPointwise is Pointwise for non-Gaussian observations: the LOO
 // cavities of the marginal likelihood's approximation (runtime/gp's
-// LatentLOO). The joint MAP objectives ("map", "mkl", "rr") and the SVM
-// losses have no approximate posterior to leave a point out of.
+// LatentLOO).
 func (g *gpLatent) latentPointwise(ev *model.Eval, lik *dists.DistVal, loc int, y []float64) ([]float64, error) {
-	obj := ev.Objective()
-	if obj.Loss != model.LossLikelihood || !obj.Name.Marginal() {
-		return nil, fmt.Errorf("leave-one-out of a latent GP observed through %s needs an approximate posterior of f, which objective %q (a joint MAP or SVM objective) does not make: fit with objective: \"ml\" and approx: \"ep\", \"laplace\" or \"vb\"", lik.Family.Name(), obj.Name)
-	}
-	l, _, err := nonGaussianLik(lik, loc, y)
+	inf, l, err := g.looApprox(ev.Objective(), lik, loc, y)
 	if err != nil {
 		return nil, err
-	}
-	info, err := obj.Approx.Info()
-	if err != nil {
-		return nil, err
-	}
-	if info.Refuse != nil {
-		if err := info.Refuse(l.Kind); err != nil {
-			return nil, err
-		}
 	}
 	K, err := kernels.Gram(g.kernel.K, g.x)
 	if err != nil {
 		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
 	}
-	lp, err := rgp.LatentLOO(info.New(), K, y, l)
+	lp, err := rgp.LatentLOO(inf, K, y, l)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s, approx %q)", err, g.kernel.K, info.Name)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
 	}
 	return lp, nil
+}
+
+// looApprox is the approximation of objective obj whose posterior of f
+// leave-one-out and held-out scores use, and the likelihood of lik (y's
+// labels made ±1). The joint MAP objectives ("map", "mkl", "rr") and the
+// SVM losses have no approximate posterior to leave a point out of.
+func (g *gpLatent) looApprox(obj model.Objective, lik *dists.DistVal, loc int, y []float64) (rgp.Inference, rgp.Lik, error) {
+	if obj.Loss != model.LossLikelihood || !obj.Name.Marginal() {
+		return nil, rgp.Lik{}, fmt.Errorf("leave-one-out of a latent GP observed through %s needs an approximate posterior of f, which objective %q (a joint MAP or SVM objective) does not make: fit with objective: \"ml\" and approx: \"ep\", \"laplace\" or \"vb\"", lik.Family.Name(), obj.Name)
+	}
+	l, _, err := nonGaussianLik(lik, loc, y)
+	if err != nil {
+		return nil, rgp.Lik{}, err
+	}
+	info, err := obj.Approx.Info()
+	if err != nil {
+		return nil, rgp.Lik{}, err
+	}
+	if info.Refuse != nil {
+		if err := info.Refuse(l.Kind); err != nil {
+			return nil, rgp.Lik{}, err
+		}
+	}
+	return info.New(), l, nil
 }
 
 var _ model.PointwiseLatent = (*gpLatent)(nil)
