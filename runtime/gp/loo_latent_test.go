@@ -356,3 +356,21 @@ func sitesOf(t *testing.T, inf Inference, K *mat.SymDense, y []float64, l Lik) (
 	}
 	return tau, nu
 }
+
+// BenchmarkLatentLOO is one draw's LOO of a latent GP classifier with 200
+// points under each approximation: the fit, the cavities and 200 1-D
+// integrals (what loo pays per posterior draw).
+func BenchmarkLatentLOO(b *testing.B) {
+	l := Lik{Kind: Logit}
+	k, x, y := smallProblem(b, 200, l)
+	K, _ := kernels.Gram(k, x)
+	for _, ac := range looApprox {
+		b.Run(ac.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := LatentLOO(ac.inf, K, y, l); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
