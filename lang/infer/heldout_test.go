@@ -38,8 +38,8 @@ let test = m(y: [0.7, 3.0])
 	}
 	ctrain, ctest := compile("train"), compile("test")
 	th := in.NewThread(context.Background())
-	if n, err := infer.PointCount(th, ctest); err != nil || n != 2 {
-		t.Fatalf("PointCount %d, %v; want 2", n, err)
+	if n, cond, err := infer.PointCount(th, ctest); err != nil || n != 2 || cond {
+		t.Fatalf("PointCount %d, %v, %v; want 2, false", n, cond, err)
 	}
 	post, err := infer.Sample(th.Context(), th, ctrain, hmc.Settings{Chains: 2, Warmup: 100, Draws: 30, Seed: 36, Workers: 2})
 	if err != nil {

@@ -28,6 +28,31 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 			return nil, ast.Errorf(t.Value.Pos(), "loo and waic need the log likelihood point by point, and a `target +=` term has no points; write the likelihood as observations (DATA ~ DIST)")
 		}
 	}
+	return pointMatrix(ctx, th, post, func(d *model.Density) pointRun {
+		return collectorRun{model.NewPointwiseCollector(d)}
+	})
+}
+
+// A pointRun gives one draw's points: the pointwise log likelihood, or
+// the held-out predictive densities (heldout.go).
+type pointRun interface {
+	points(d *model.Density, q []float64) ([]float64, error)
+}
+
+// collectorRun is the pointRun of the pointwise log likelihood.
+type collectorRun struct{ pc *model.PointwiseCollector }
+
+func (r collectorRun) points(d *model.Density, q []float64) ([]float64, error) {
+	if err := runPoint(d, r.pc, q); err != nil {
+		return nil, err
+	}
+	return r.pc.Out, nil
+}
+
+// pointMatrix is the points that newRun's runs give at every draw of post,
+// point by point (out[i][s]), in parallel on every core, checking ctx,
+// with progress: PointwiseLogLik's work for any pointRun.
+func pointMatrix(ctx context.Context, th *eval.Thread, post *Posterior, newRun func(*model.Density) pointRun) ([][]float64, error) {
 	var draws [][]float64
 	for _, ch := range post.Result.Chains {
 		draws = append(draws, ch.Draws...)
@@ -40,18 +65,18 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 	// The first draw tells the number of points; every draw then writes
 	// its column of the matrix in place.
 	d0 := c.NewDensity(th.Fork())
-	pc0 := model.NewPointwiseCollector(d0)
-	if err := runPoint(d0, pc0, draws[0]); err != nil {
+	p0, err := newRun(d0).points(d0, draws[0])
+	if err != nil {
 		return nil, err
 	}
-	n := len(pc0.Out)
+	n := len(p0)
 	if n == 0 {
 		return nil, fmt.Errorf("model %s has no observations (DATA ~ DIST) to leave out", post.Model.Name)
 	}
 	out := make([][]float64, n)
 	for i := range out {
 		out[i] = make([]float64, S)
-		out[i][0] = pc0.Out[i]
+		out[i][0] = p0[i]
 	}
 	task := progress.Start(ctx, "draws", S)
 	defer task.Done()
@@ -69,7 +94,7 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 		go func() {
 			defer wg.Done()
 			d := c.NewDensity(th.Fork())
-			pc := model.NewPointwiseCollector(d)
+			run := newRun(d)
 			buf := make([]float64, block*n)
 			for !failed.Load() {
 				s0 := int(next.Add(block)) - block
@@ -79,19 +104,20 @@ func PointwiseLogLik(ctx context.Context, th *eval.Thread, post *Posterior) ([][
 				s1 := min(s0+block, S)
 				for s := s0; s < s1; s++ {
 					err := ctx.Err()
+					var pts []float64
 					if err == nil {
-						err = runPoint(d, pc, draws[s])
+						pts, err = run.points(d, draws[s])
 					}
-					if err == nil && len(pc.Out) != n {
+					if err == nil && len(pts) != n {
 						// A run stops at an observation outside its support.
-						err = fmt.Errorf("at draw %d the model has %d pointwise log likelihoods, at the first %d: an observation is outside its support there", s+1, len(pc.Out), n)
+						err = fmt.Errorf("at draw %d the model has %d pointwise log likelihoods, at the first %d: an observation is outside its support there", s+1, len(pts), n)
 					}
 					if err != nil {
 						errs[w] = err
 						failed.Store(true)
 						return
 					}
-					copy(buf[(s-s0)*n:], pc.Out)
+					copy(buf[(s-s0)*n:], pts)
 				}
 				for i := range out {
 					row := out[i][s0:s1]

@@ -66,25 +66,26 @@ model m {
 	}
 }
 
-// TestPointwiseRefusesLatent: a latent GP observed through a likelihood
-// whose leave-one-out is not available yet says so (a GP regression's
-// exact one is stdlib/gp's TestGPLOOMixesTheExactConditionals).
+// TestPointwiseRefusesLatent: a latent GP whose leave-one-out is not
+// available yet (a multi-class GP) says so (a GP regression's exact one is
+// stdlib/gp's TestGPLOOMixesTheExactConditionals, the approximations'
+// TestGPLOOLatentMixesTheCavities).
 func TestPointwiseRefusesLatent(t *testing.T) {
 	in := eval.New(eval.Options{})
 	src := `
 let X = [[0.0], [1.0], [2.0]]
-let c = [0, 1, 1]
+let c = [1, 2, 3]
 model g {
   ell ~ lognormal(0, 1)
-  f ~ gp(X, rbf(ell))
-  c ~ bernoulli_logit(f)
+  f ~ gp(X, rbf(ell), classes: 3)
+  c ~ categorical_logit(f)
 }
 `
 	if _, err := in.Eval("latent.kml", src); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := in.Lookup("g")
-	c, err := model.CompileFor(in, v.(*eval.Model), nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true})
+	c, err := model.CompileFor(in, v.(*eval.Model), nil, model.Terms{Prior: true, Likelihood: true, Jacobian: true, Latent: model.Objective{Approx: "laplace"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,9 @@ import (
 // the data arguments, and each fit is the family called on the training
 // rows, each score the family called on the held-out rows.
 
-const kfoldSig = `kfold(m, K = 10, seed?, split?, chains = 4, warmup = 1000, draws = 1000, adapt_delta = 0.8, max_depth = 10, metric = "diag")`
+const kfoldSig = `kfold(m, K = 10, seed?, split?, chains = 4, warmup = 1000, draws = 1000, adapt_delta = 0.8, max_depth = 10, metric = "diag", approx = "vb")`
 
-const kfoldHelp = `K-fold cross-validation (Vehtari, Gelman and Gabry 2017, §4) of a model that takes data, m = reg(x: x, y: y): the observed points (as loo counts them) are split at random into K folds (seed); the model is refitted with NUTS on the data without each fold (chains, warmup, draws, adapt_delta, max_depth, metric as sample; fold k's seed is drawn from seed), and each held-out point scored by log(1/S Σ_s p(y_i | θ_s)) at the training draws. The data arguments split are those whose length (a vector) or rows (a matrix) equal the number of points; split: ["x", "y"] names them when that is ambiguous. The full data are fitted too (with seed) for p_kfold = lpd − elpd_kfold. Returns elpd_kfold, p_kfold, kfoldic with standard errors, the pointwise elpd_kfold_i, p_kfold_i, kfoldic_i, folds (each point's fold), seeds, split and the settings; loo_compare takes it beside loo results.`
+const kfoldHelp = `K-fold cross-validation (Vehtari, Gelman and Gabry 2017, §4) of a model that takes data, m = reg(x: x, y: y): the observed points (as loo counts them) are split at random into K folds (seed); the model is refitted with NUTS on the data without each fold (chains, warmup, draws, adapt_delta, max_depth, metric as sample; fold k's seed is drawn from seed), and each held-out point scored by log(1/S Σ_s p(y_i | θ_s)) at the training draws; for a GP model (f ~ gp(...)), whose points are not independent given θ, by log(1/S Σ_s p(y_i | y_train, θ_s)), the GP's predictive given the training rows (exact for normal observations; for others the Gaussian predictive of approx, "vb", "laplace" or "ep", the approximation the fits sample under, integrated against the likelihood). The data arguments split are those whose length (a vector) or rows (a matrix) equal the number of points; split: ["x", "y"] names them when that is ambiguous. The full data are fitted too (with seed) for p_kfold = lpd − elpd_kfold. Returns elpd_kfold, p_kfold, kfoldic with standard errors, the pointwise elpd_kfold_i, p_kfold_i, kfoldic_i, folds (each point's fold), seeds, split and the settings; loo_compare takes it beside loo results.`
 
 func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	m, ok := a.Value("m").(*eval.Model)
@@ -49,6 +49,9 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	s.Init = hmc.InitPathfinder
 	terms := model.Terms{Prior: true, Likelihood: true, Jacobian: true}
+	if terms.Latent.Approx, err = model.LatentApprox(a); err != nil {
+		return nil, err
+	}
 	th := a.Th
 	full, err := model.Compile(th, a.Pos, m, nil, terms)
 	if err != nil {
@@ -57,7 +60,7 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	if full.Dim() == 0 {
 		return nil, a.Errorf("m", "model %s has no free parameters to sample", m.Name)
 	}
-	n, err := infer.PointCount(th, full)
+	n, conditional, err := infer.PointCount(th, full)
 	if err != nil {
 		return nil, refusal(a, err)
 	}
@@ -128,7 +131,18 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, fitFailed(a, err, "the fit to all the data")
 	}
 	warn("the fit to all the data: ", post)
-	ll, err := infer.PointwiseLogLik(ctx, th, post)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	var ll [][]float64
+	if conditional {
+		// A GP's lpd is the in-sample predictive log p(y_i | y, θ), not
+		// the LOO densities its pointwise log likelihood gives.
+		ll, err = infer.HeldOutPredictive(ctx, th, post, full, all, true)
+	} else {
+		ll, err = infer.PointwiseLogLik(ctx, th, post)
+	}
 	if err != nil {
 		return nil, refusal(a, err)
 	}
@@ -156,11 +170,18 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, fitFailed(a, err, fold)
 		}
 		warn(fold+": ", post)
-		ctest, err := instance(a, fam, data, split, test, terms, fold+" (held-out rows)")
-		if err != nil {
-			return nil, err
+		var ll [][]float64
+		if conditional {
+			// A GP's held-out points are scored by its predictive given
+			// the training rows, from the model on all the data.
+			ll, err = infer.HeldOutPredictive(ctx, th, post, full, test, false)
+		} else {
+			var ctest *model.Compiled
+			if ctest, err = instance(a, fam, data, split, test, terms, fold+" (held-out rows)"); err != nil {
+				return nil, err
+			}
+			ll, err = infer.HeldOutLogLik(ctx, th, post, ctest)
 		}
-		ll, err := infer.HeldOutLogLik(ctx, th, post, ctest)
 		if err != nil {
 			return nil, refusal(a, err)
 		}
@@ -182,7 +203,9 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	if s.Metric == hmc.Dense {
 		metric = "dense"
 	}
-	return newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, split, s, metric), nil
+	kv := newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, split, s, metric)
+	kv.Approx = terms.Latent.Approx.String()
+	return kv, nil
 }
 
 // splitArgs are the names of the data arguments split into folds: those

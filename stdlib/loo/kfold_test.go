@@ -345,10 +345,18 @@ let k = kfold(t(y: y), K: 3)`, "a `target +=` term has no points"},
 let y = [0.2, -0.1, 0.5, 0.9]
 model g(x, y) {
   ell ~ lognormal(0, 1)
-  f ~ gp(x, rbf(ell))
+  f ~ gp(x, rbf(ell), inducing: 2)
   y ~ normal(f, 0.3)
 }
-let k = kfold(g(x: x, y: y), K: 2)`, "t.kml:8:15: error: kfold: kfold of a model whose points are not independent given its parameters (a GP, f ~ gp(...)) is not yet available"},
+let k = kfold(g(x: x, y: y), K: 2)`, "with inducing points (the Nyström path) is not yet available"},
+		{`let x = [-1.0, -0.3, 0.4, 1.1]
+let c = [1, 2, 3, 1]
+model g(x, c) {
+  ell ~ lognormal(0, 1)
+  f ~ gp(x, rbf(ell), classes: 3)
+  c ~ categorical_logit(f)
+}
+let k = kfold(g(x: x, c: c), K: 2, approx: "laplace")`, "an observation of a latent GP (f ~ gp(...)) is not yet available"},
 	} {
 		kmltest.ExpectError(t, c.src, c.want)
 	}

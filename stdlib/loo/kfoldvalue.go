@@ -26,6 +26,9 @@ type KFoldValue struct {
 	Split       []string
 	Settings    hmc.Settings
 	Metric      string
+	// Approx is the approximation a latent GP's fits sample under (and
+	// its held-out predictive uses), the approx argument.
+	Approx string
 }
 
 var _ eval.HasAttrs = (*KFoldValue)(nil)
@@ -80,7 +83,7 @@ func (k *KFoldValue) String() string {
 
 var kfoldAttrs = []string{"elpd_kfold", "se_elpd_kfold", "p_kfold", "se_p_kfold", "kfoldic", "se_kfoldic",
 	"elpd_kfold_i", "p_kfold_i", "kfoldic_i", "elpd_full", "K", "folds", "seed", "seeds", "split",
-	"observations", "chains", "warmup", "draws", "adapt_delta", "max_depth", "metric"}
+	"observations", "chains", "warmup", "draws", "adapt_delta", "max_depth", "metric", "approx"}
 
 func (k *KFoldValue) AttrNames() []string { return kfoldAttrs }
 
@@ -136,6 +139,8 @@ func (k *KFoldValue) Attr(name string) (eval.Value, bool) {
 		return eval.Num(k.Settings.AdaptDelta), true
 	case "max_depth":
 		return eval.Num(k.Settings.MaxDepth), true
+	case "approx":
+		return eval.Str(k.Approx), true
 	case "metric":
 		return eval.Str(k.Metric), true
 	}

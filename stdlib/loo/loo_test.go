@@ -193,13 +193,13 @@ let l = waic(sample(m, seed: 1, chains: 1, draws: 50, warmup: 50))
 `, "bke is a pseudolikelihood")
 	kmltest.ExpectError(t, `
 let X = [[0.0], [1.0], [2.0]]
-let c = [0, 1, 1]
+let c = [1, 2, 3]
 model g {
   ell ~ lognormal(0, 1)
-  f ~ gp(X, rbf(ell))
-  c ~ bernoulli_logit(f)
+  f ~ gp(X, rbf(ell), classes: 3)
+  c ~ categorical_logit(f)
 }
-let l = loo(sample(g, seed: 1, chains: 1, draws: 50, warmup: 50))
+let l = loo(sample(g, seed: 1, chains: 1, draws: 50, warmup: 50, approx: "laplace"))
 `, "not yet available")
 	kmltest.ExpectError(t, `let c = loo_compare(1, 2)`, "loo_compare: each model must be a loo or kfold result or a posterior, got")
 	kmltest.ExpectError(t, `

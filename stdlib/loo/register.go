@@ -14,7 +14,7 @@ import (
 // Register adds the package's builtins to r.
 func Register(r *eval.Registry) {
 	r.Register(`loo(post, r_eff = 1)`,
-		`Leave-one-out cross-validation of a posterior by Pareto-smoothed importance sampling (PSIS-LOO; Vehtari, Gelman and Gabry 2017; Vehtari et al. 2024), with the log likelihood of each observed point taken from the model's observation statements (an observation of a vector is one point per element, a matrix observed by multi_normal one point per row, any other multivariate observation one point). Returns elpd_loo, p_loo and looic with their standard errors (se_elpd_loo, ...), the pointwise elpd_loo_i, p_loo_i, looic_i and pareto_k, and k_threshold = min(1 − 1/log10 S, 0.7): points whose k̂ is above it are reported in a warning. r_eff: the draws' relative efficiency, which sets the smoothed tail's length ⌈min(S/5, 3√(S/r_eff))⌉. A model with target += or a bke observation is refused.`,
+		`Leave-one-out cross-validation of a posterior by Pareto-smoothed importance sampling (PSIS-LOO; Vehtari, Gelman and Gabry 2017; Vehtari et al. 2024), with the log likelihood of each observed point taken from the model's observation statements (an observation of a vector is one point per element, a matrix observed by multi_normal one point per row, any other multivariate observation one point). Returns elpd_loo, p_loo and looic with their standard errors (se_elpd_loo, ...), the pointwise elpd_loo_i, p_loo_i, looic_i and pareto_k, and k_threshold = min(1 − 1/log10 S, 0.7): points whose k̂ is above it are reported in a warning. r_eff: the draws' relative efficiency, which sets the smoothed tail's length ⌈min(S/5, 3√(S/r_eff))⌉. A model with target += or a bke observation is refused. For a GP model, post may also be what optimize returned (objective: "ml"): each point's log p(y_i | y_−i, θ̂) at the fitted hyperparameters (exact for normal observations, the approximation's cavities otherwise), conditional on them — no draws, no PSIS, no k̂ or p_loo; the result has conditional: true and the values it is conditional on.`,
 		looBuiltin)
 	r.Register(`waic(post)`,
 		`The widely applicable information criterion of a posterior (Watanabe 2010; as computed by Vehtari, Gelman and Gabry 2017): elpd_waic = lpd − p_waic, p_waic the pointwise variance of the log likelihood over the draws, waic = −2 elpd_waic, with standard errors and pointwise values; warns when some p_waic_i exceed 0.4 (use loo then).`,
@@ -26,6 +26,9 @@ func Register(r *eval.Registry) {
 }
 
 func looBuiltin(a *eval.Args) (eval.Value, error) {
+	if rec, ok := a.Value("post").(*eval.Record); ok {
+		return looFit(a, rec)
+	}
 	var p infer.PosteriorArg
 	var reff float64
 	if err := a.Unpack("post", &p, "r_eff", &reff); err != nil {
@@ -108,6 +111,8 @@ func compareBuiltin(a *eval.Args) (eval.Value, error) {
 		case *LOOValue:
 			l = v
 		case *KFoldValue:
+			l = &LOOValue{LOO: v.LOO(), Model: v.Model}
+		case *FitLOOValue:
 			l = &LOOValue{LOO: v.LOO(), Model: v.Model}
 		case *infer.Posterior:
 			var err error
