@@ -227,13 +227,21 @@ func (m *Model) blamed(stmt ast.Stmt, ae *ast.Error) (*dataArg, string) {
 		}
 		return nil
 	}
-	var mm *MatmulMismatch
-	if errors.As(ae, &mm) {
+	var mm interface{ Wants(left bool) string }
+	var mat *MatmulMismatch
+	var elem *ElementwiseMismatch
+	switch {
+	case errors.As(ae, &mat):
+		mm = mat
+	case errors.As(ae, &elem):
+		mm = elem
+	}
+	if mm != nil {
 		var found *dataArg
 		var wants string
 		ast.Inspect(stmt, func(n ast.Node) bool {
 			b, ok := n.(*ast.Binary)
-			if !ok || found != nil || b.Op != "@" || b.OpPos != ae.Pos {
+			if !ok || found != nil || b.OpPos != ae.Pos {
 				return found == nil
 			}
 			if a := arg(b.X); a != nil {

@@ -357,7 +357,8 @@ func broadcast(pos ast.Pos, op string, a, b array) (out array, ia, ib func(i int
 	same := func(i int) int { return i }
 	zero := func(int) int { return 0 }
 	mismatch := func() error {
-		return ast.Errorf(pos, "shapes do not match for %s: %s and %s", op, describeArray(a), describeArray(b))
+		return &ast.Error{Pos: pos, Msg: fmt.Sprintf("shapes do not match for %s: %s and %s", op, describeArray(a), describeArray(b)),
+			Cause: &ElementwiseMismatch{Op: op, Left: describeArray(a), Right: describeArray(b)}}
 	}
 	switch {
 	case a.rank == 0:
@@ -619,6 +620,27 @@ func (e *MatmulMismatch) Wants(left bool) string {
 		return fmt.Sprintf("a vector of length %d", e.LeftInner)
 	}
 	return fmt.Sprintf("a matrix with %d rows", e.LeftInner)
+}
+
+// ElementwiseMismatch is the cause of an elementwise operation whose
+// operands' shapes do not broadcast: each operand's shape as the message
+// describes it, so that Model.BlameData can say that a data argument
+// should have the other's shape.
+type ElementwiseMismatch struct {
+	Op, Left, Right string
+}
+
+func (e *ElementwiseMismatch) Error() string {
+	return fmt.Sprintf("%s of %s and %s", e.Op, e.Left, e.Right)
+}
+
+// Wants is the shape an operand on the left (left) or on the right should
+// have: the other's (a number would broadcast too).
+func (e *ElementwiseMismatch) Wants(left bool) string {
+	if left {
+		return "a " + e.Right
+	}
+	return "a " + e.Left
 }
 
 // matmul is `@`: matrix–matrix, matrix–vector, vector–matrix and the dot

@@ -9,7 +9,8 @@ import (
 
 // callModels are models with data arguments whose data must have shapes
 // that only running them tells: x @ beta with beta[2], v on the right of
-// @, y as long as x has rows, a GP's y as long as X has rows.
+// @, y as long as x has rows, a GP's y as long as X has rows, x as long
+// as w elementwise.
 const callModels = `model reg(x, y) {
   beta[2] ~ normal(0, 1)
   y ~ normal(x @ beta, 1)
@@ -27,32 +28,38 @@ model cnt(y) {
   lam ~ gamma(2, 1)
   y ~ poisson(lam)
 }
+model add(x, y) {
+  w[3] ~ normal(0, 1)
+  y ~ normal(w * x, 1)
+}
 `
 
 // TestDataErrorAtCall: data that do not fit are an error at the call
 // that gives them — before any fit — positioned at the argument, naming
 // it, the shape given and, for an operand of @, the shape wanted. The
-// model sources are 17 lines, so each call is on line 18.
+// model sources are 21 lines, so each call is on line 22.
 func TestDataErrorAtCall(t *testing.T) {
 	for _, c := range []struct{ call, want string }{
 		{"let a = reg(x: [[1, 2, 3], [4, 5, 6]], y: [1, 2])",
-			"t.kml:18:16: error: reg: x (matrix 2×3) does not fit the model: `x @ beta` wants a matrix with 2 columns; shapes do not match for @: matrix 2×3 and vector of length 2"},
+			"t.kml:22:16: error: reg: x (matrix 2×3) does not fit the model: `x @ beta` wants a matrix with 2 columns; shapes do not match for @: matrix 2×3 and vector of length 2"},
 		{"let a = reg([[1, 2, 3], [4, 5, 6]], [1, 2])",
-			"t.kml:18:13: error: reg: x (matrix 2×3) does not fit the model: `x @ beta` wants a matrix with 2 columns"},
+			"t.kml:22:13: error: reg: x (matrix 2×3) does not fit the model: `x @ beta` wants a matrix with 2 columns"},
 		{"let a = reg(x: [[1, 2], [4, 5]], y: [1, 2, 3])",
-			"t.kml:18:37: error: reg: y (vector of length 3) does not fit the model: y has 3 values but the parameters of normal have 2"},
+			"t.kml:22:37: error: reg: y (vector of length 3) does not fit the model: y has 3 values but the parameters of normal have 2"},
 		{`let a = reg(x: [[1, 2], [4, 5]], y: "a")`,
-			`t.kml:18:37: error: reg: y (string "a") does not fit the model: y must be numbers`},
+			`t.kml:22:37: error: reg: y (string "a") does not fit the model: y must be numbers`},
 		{"let a = right(v: [[1], [2], [3]], y: [1])",
-			"t.kml:18:18: error: right: v (matrix 3×1) does not fit the model: `z @ v` wants a matrix with 2 rows"},
+			"t.kml:22:18: error: right: v (matrix 3×1) does not fit the model: `z @ v` wants a matrix with 2 rows"},
 		{"let a = gpm(X: [[1], [2], [3]], y: [1, 2])",
-			"t.kml:18:36: error: gpm: y (vector of length 2) does not fit the model: 2 observations for a latent GP at 3 input rows"},
+			"t.kml:22:36: error: gpm: y (vector of length 2) does not fit the model: 2 observations for a latent GP at 3 input rows"},
+		{"let a = add(x: [1, 2], y: [1, 2, 3])",
+			"t.kml:22:16: error: add: x (vector of length 2) does not fit the model: `w * x` wants a vector of length 3; shapes do not match for *"},
 		{"let a = cnt(y: [1.5, 2])",
-			"t.kml:18:16: error: cnt: y (vector of length 2) does not fit the model: y has element 1 = 1.5 outside the support of poisson"},
+			"t.kml:22:16: error: cnt: y (vector of length 2) does not fit the model: y has element 1 = 1.5 outside the support of poisson"},
 		{"fn f(d) = reg(x: d, y: [1, 2])\nlet a = f([[1, 2, 3], [4, 5, 6]])",
-			"t.kml:18:18: error: reg: x (matrix 2×3) does not fit the model"},
+			"t.kml:22:18: error: reg: x (matrix 2×3) does not fit the model"},
 		{"fn g(d) = reg(x: d.x, y: [1, 2])\nlet a = map([{x: [[1, 2], [3, 4]]}, {x: [[1, 2, 3], [4, 5, 6]]}], g)",
-			"t.kml:18:18: error: reg: x (matrix 2×3) does not fit the model"},
+			"t.kml:22:18: error: reg: x (matrix 2×3) does not fit the model"},
 	} {
 		in := eval.New(eval.Options{})
 		_, err := in.Eval("t.kml", callModels+c.call+"\n")
@@ -74,7 +81,7 @@ func TestCallCheckOncePerShapes(t *testing.T) {
 		t.Fatalf("the second call was checked again: %v", err)
 	}
 	_, err = in.Eval("t.kml", "optimize(b, seed: 1)\n")
-	want := "t.kml:19:16: error: cnt: y (vector of length 2) does not fit the model: y has element 1 = 1.5"
+	want := "t.kml:23:16: error: cnt: y (vector of length 2) does not fit the model: y has element 1 = 1.5"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("fit of b:\n got  %v\n want %s", err, want)
 	}
