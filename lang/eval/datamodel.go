@@ -86,10 +86,12 @@ func (f *ModelFamily) Lookup(key string) (any, bool) {
 	return v, ok
 }
 
-// dataArg is one data argument of an instance: where the call gave it.
+// dataArg is one data argument of an instance: where the call gave it,
+// and its value.
 type dataArg struct {
 	name string
 	pos  ast.Pos
+	val  Value
 }
 
 // instantiate makes the model for one call of f: the arguments are bound
@@ -106,7 +108,7 @@ func (th *Thread) instantiate(f *ModelFamily, vals []Value, poss []ast.Pos) (Val
 			return nil, ast.Errorf(poss[i], "%s: %s must be data, got %s", f.Name, p.Name, Describe(v))
 		}
 		menv.Define(p.Name, v)
-		args[i] = dataArg{name: p.Name, pos: poss[i]}
+		args[i] = dataArg{name: p.Name, pos: poss[i], val: v}
 		shapes[i] = p.Name + ": " + shapeOf(v)
 	}
 	m, err := th.makeModel(f.decl, menv)
@@ -120,8 +122,24 @@ func (th *Thread) instantiate(f *ModelFamily, vals []Value, poss []ast.Pos) (Val
 		}
 	}
 	m.Shapes = strings.Join(shapes, ", ")
+	if instanceCheck != nil {
+		if err := instanceCheck(th, m); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
+
+// instanceCheck checks a new instance of a model family against its data
+// at the call, so that data that do not fit are an error at the argument
+// there rather than at the first fit. lang/model sets it
+// (SetInstanceCheck): checking runs the model, which this package cannot
+// do without importing lang/model, which imports it.
+var instanceCheck func(th *Thread, m *Model) error
+
+// SetInstanceCheck makes check the check of every new instance of a model
+// family; lang/model calls it once, when it is loaded.
+func SetInstanceCheck(check func(th *Thread, m *Model) error) { instanceCheck = check }
 
 // shapeOf is the shape of a data argument as the compile cache keys it: a
 // vector's length and a matrix's dimensions; a number's value, because a
@@ -145,10 +163,12 @@ func shapeOf(v Value) string {
 
 // BlameData places an error found while running an instance of a model
 // family (compiling it, or fixing its sizes) at the argument of the call
-// that made the instance: the first data argument the failing statement of
-// the model uses. The original position is kept as a note. Errors of a
-// model declared without data arguments, and interruptions, are returned
-// as they are.
+// that made the instance, and says the argument's shape: the argument that
+// is an operand of a failing `@` (with the shape it should have), else the
+// data an observation at the failing `~` observes, else the first data
+// argument the failing statement uses. The original position is kept as a
+// note. Errors of a model declared without data arguments, and
+// interruptions, are returned as they are.
 func (m *Model) BlameData(err error) error {
 	var ae *ast.Error
 	if m.Family == nil || !errors.As(err, &ae) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -158,6 +178,88 @@ func (m *Model) BlameData(err error) error {
 	if stmt == nil || ae.Pos.Line < m.decl.At.Line {
 		return err
 	}
+	a, wants := m.blamed(stmt, ae)
+	if a == nil {
+		return err
+	}
+	msg := ae.Msg
+	if wants != "" {
+		msg = wants + "; " + msg
+	}
+	given := ""
+	switch v := a.val.(type) {
+	case nil:
+	case Num:
+		given = " (number " + v.String() + ")"
+	default:
+		given = " (" + Describe(v) + ")"
+	}
+	notes := append([]string{fmt.Sprintf("in model %s at %s", m.Name, ae.Pos)}, ae.Notes...)
+	return &ast.Error{Pos: a.pos, Msg: fmt.Sprintf("%s: %s%s does not fit the model: %s", m.Name, a.name, given, msg),
+		Notes: notes, Cause: &dataError{err}}
+}
+
+// dataError marks an error BlameData placed at a call's argument.
+type dataError struct{ err error }
+
+func (e *dataError) Error() string { return e.err.Error() }
+func (e *dataError) Unwrap() error { return e.err }
+
+// IsDataError reports whether err is data that do not fit a model, placed
+// at the argument of the call by BlameData.
+func IsDataError(err error) bool {
+	var d *dataError
+	return errors.As(err, &d)
+}
+
+// blamed is the data argument an error in statement stmt is placed at, and
+// what shape it should have when that is known ("" otherwise).
+func (m *Model) blamed(stmt ast.Stmt, ae *ast.Error) (*dataArg, string) {
+	arg := func(e ast.Expr) *dataArg {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		for i := range m.args {
+			if m.args[i].name == id.Name && m.args[i].pos.IsValid() {
+				return &m.args[i]
+			}
+		}
+		return nil
+	}
+	var mm interface{ Wants(left bool) string }
+	var mat *MatmulMismatch
+	var elem *ElementwiseMismatch
+	switch {
+	case errors.As(ae, &mat):
+		mm = mat
+	case errors.As(ae, &elem):
+		mm = elem
+	}
+	if mm != nil {
+		var found *dataArg
+		var wants string
+		ast.Inspect(stmt, func(n ast.Node) bool {
+			b, ok := n.(*ast.Binary)
+			if !ok || found != nil || b.OpPos != ae.Pos {
+				return found == nil
+			}
+			if a := arg(b.X); a != nil {
+				found, wants = a, fmt.Sprintf("`%s` wants %s", formatBare(b), mm.Wants(true))
+			} else if a := arg(b.Y); a != nil {
+				found, wants = a, fmt.Sprintf("`%s` wants %s", formatBare(b), mm.Wants(false))
+			}
+			return false
+		})
+		if found != nil {
+			return found, wants
+		}
+	}
+	if t, ok := stmt.(*ast.Tilde); ok && t.Kind == ast.Observe && t.At == ae.Pos {
+		if a := arg(t.LHS); a != nil {
+			return a, ""
+		}
+	}
 	used := map[string]bool{}
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
@@ -165,15 +267,22 @@ func (m *Model) BlameData(err error) error {
 		}
 		return true
 	})
-	for _, a := range m.args {
-		if !used[a.name] || !a.pos.IsValid() {
-			continue
+	for i, a := range m.args {
+		if used[a.name] && a.pos.IsValid() {
+			return &m.args[i], ""
 		}
-		notes := append([]string{fmt.Sprintf("in model %s at %s", m.Name, ae.Pos)}, ae.Notes...)
-		return &ast.Error{Pos: a.pos, Msg: fmt.Sprintf("%s: %s does not fit the model: %s", m.Name, a.name, ae.Msg),
-			Notes: notes, Cause: err}
 	}
-	return err
+	return nil, ""
+}
+
+// formatBare is e as written, without the parentheses ast.Format puts
+// around a binary expression.
+func formatBare(e ast.Expr) string {
+	s := ast.Format(e)
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // stmtAt is the statement of body that holds pos (the last one starting

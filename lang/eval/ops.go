@@ -357,7 +357,8 @@ func broadcast(pos ast.Pos, op string, a, b array) (out array, ia, ib func(i int
 	same := func(i int) int { return i }
 	zero := func(int) int { return 0 }
 	mismatch := func() error {
-		return ast.Errorf(pos, "shapes do not match for %s: %s and %s", op, describeArray(a), describeArray(b))
+		return &ast.Error{Pos: pos, Msg: fmt.Sprintf("shapes do not match for %s: %s and %s", op, describeArray(a), describeArray(b)),
+			Cause: &ElementwiseMismatch{Op: op, Left: describeArray(a), Right: describeArray(b)}}
 	}
 	switch {
 	case a.rank == 0:
@@ -593,6 +594,55 @@ func compareArrays(pos ast.Pos, op string, cmp func(x, y float64) bool, a, b arr
 	return arrayValue(out, res, nil, nil), nil
 }
 
+// MatmulMismatch is the cause of an `@` whose operands' inner dimensions
+// differ: their ranks (1 a vector, 2 a matrix) and the inner dimension
+// each brings, so that Model.BlameData can say which shape a data
+// argument in either place should have.
+type MatmulMismatch struct {
+	Left, Right           int
+	LeftInner, RightInner int
+}
+
+func (e *MatmulMismatch) Error() string {
+	return fmt.Sprintf("@ with inner dimensions %d and %d", e.LeftInner, e.RightInner)
+}
+
+// Wants is the shape an operand on the left (left) or on the right should
+// have to match the other one.
+func (e *MatmulMismatch) Wants(left bool) string {
+	if left {
+		if e.Left == 1 {
+			return fmt.Sprintf("a vector of length %d", e.RightInner)
+		}
+		return fmt.Sprintf("a matrix with %d columns", e.RightInner)
+	}
+	if e.Right == 1 {
+		return fmt.Sprintf("a vector of length %d", e.LeftInner)
+	}
+	return fmt.Sprintf("a matrix with %d rows", e.LeftInner)
+}
+
+// ElementwiseMismatch is the cause of an elementwise operation whose
+// operands' shapes do not broadcast: each operand's shape as the message
+// describes it, so that Model.BlameData can say that a data argument
+// should have the other's shape.
+type ElementwiseMismatch struct {
+	Op, Left, Right string
+}
+
+func (e *ElementwiseMismatch) Error() string {
+	return fmt.Sprintf("%s of %s and %s", e.Op, e.Left, e.Right)
+}
+
+// Wants is the shape an operand on the left (left) or on the right should
+// have: the other's (a number would broadcast too).
+func (e *ElementwiseMismatch) Wants(left bool) string {
+	if left {
+		return "a " + e.Right
+	}
+	return "a " + e.Left
+}
+
 // matmul is `@`: matrix–matrix, matrix–vector, vector–matrix and the dot
 // product of two vectors.
 func matmul(pos ast.Pos, x, y Value) (Value, error) {
@@ -611,7 +661,8 @@ func matmul(pos ast.Pos, x, y Value) (Value, error) {
 		return ar.rows
 	}
 	if inner(a, true) != inner(b, false) {
-		return nil, ast.Errorf(pos, "shapes do not match for @: %s and %s", describeArray(a), describeArray(b))
+		return nil, &ast.Error{Pos: pos, Msg: fmt.Sprintf("shapes do not match for @: %s and %s", describeArray(a), describeArray(b)),
+			Cause: &MatmulMismatch{Left: a.rank, Right: b.rank, LeftInner: inner(a, true), RightInner: inner(b, false)}}
 	}
 	if inner(a, true) == 0 && a.rank == 1 && b.rank == 1 {
 		return Num(0), nil // the empty dot product

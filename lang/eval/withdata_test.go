@@ -11,6 +11,7 @@ import (
 // for a plain model the model whose scope holds the new values; a name
 // the model computes itself is refused.
 func TestWithData(t *testing.T) {
+	withoutInstanceCheck(t)
 	in := New(Options{Registry: testRegistry()})
 	src := "model f(k, y) {\n  w[k] ~ twice(1)\n}\nlet a = f(k: 2, y: [1, 2])\nlet b = f(k: 3, y: [1, 2])\n" +
 		"let k = 2\nmodel p {\n  v[k] ~ twice(1)\n  z = k\n}\n"

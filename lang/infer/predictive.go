@@ -29,6 +29,11 @@ type Predictive struct {
 	// Data are the observation statements' replicates, one row per draw,
 	// beside the observed data, flattened row by row.
 	Data []PredictiveData
+	// Latents are the latent GPs' draws at their inputs, one row per
+	// draw, and what each was drawn from ("prior", "exact", or the
+	// approximation whose q(f) the posterior draw took).
+	Latents []PredictiveColumn
+	Method  []string
 }
 
 // PredictiveColumn is one parameter's draws: Rows[i] holds draw i's
@@ -50,6 +55,7 @@ type PredictiveData struct {
 // prior, then the data.
 func PriorPredictive(ctx context.Context, th *eval.Thread, m *eval.Model, n int, seed uint64) (*Predictive, error) {
 	r := rng.New(seed, rng.Builtin)
+	opt := model.ForwardOptions{Latent: rng.New(seed, rng.ForwardLatent)}
 	p := &Predictive{Kind: "prior_predictive", Draws: n, Seed: seed}
 	task := progress.Start(ctx, "draws", n)
 	defer task.Done()
@@ -57,7 +63,7 @@ func PriorPredictive(ctx context.Context, th *eval.Thread, m *eval.Model, n int,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fd, err := model.Forward(th, m, r, nil)
+		fd, err := model.ForwardWith(th, m, r, nil, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -81,6 +87,7 @@ func PosteriorPredictive(ctx context.Context, th *eval.Thread, post *Posterior, 
 		return nil, fmt.Errorf("draws = %d is more than the posterior's %d draws", n, len(rows))
 	}
 	r := rng.New(seed, rng.Builtin)
+	opt := model.ForwardOptions{Latent: rng.New(seed, rng.ForwardLatent), Approx: post.Comp.Terms.Latent.Approx}
 	p := &Predictive{Kind: "posterior_predictive", Draws: n, Seed: seed}
 	cols := post.Comp.Columns()
 	task := progress.Start(ctx, "draws", n)
@@ -90,7 +97,7 @@ func PosteriorPredictive(ctx context.Context, th *eval.Thread, post *Posterior, 
 			return nil, err
 		}
 		row := rows[i*len(rows)/n]
-		fd, err := model.Forward(th, post.Model, r, post.Comp.Record(row[:cols]))
+		fd, err := model.ForwardWith(th, post.Model, r, post.Comp.Record(row[:cols]), opt)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +123,10 @@ func (p *Predictive) add(fd *model.ForwardDraw) error {
 			}
 			p.Data = append(p.Data, PredictiveData{Name: r.Name, Observed: obs})
 		}
+		for _, l := range fd.Latents {
+			p.Latents = append(p.Latents, PredictiveColumn{Name: l.Name, Vector: true})
+			p.Method = append(p.Method, l.Method)
+		}
 	}
 	for i, nv := range fd.Params {
 		p.Params[i].Rows = append(p.Params[i].Rows, paramValues(nv.Value))
@@ -123,6 +134,12 @@ func (p *Predictive) add(fd *model.ForwardDraw) error {
 	for i, r := range fd.Data {
 		xs, _ := flat(r.Value)
 		p.Data[i].Rows = append(p.Data[i].Rows, xs)
+	}
+	if len(fd.Latents) != len(p.Latents) {
+		return fmt.Errorf("a forward draw drew %d latent GPs where the first drew %d", len(fd.Latents), len(p.Latents))
+	}
+	for i, l := range fd.Latents {
+		p.Latents[i].Rows = append(p.Latents[i].Rows, l.Value.Data)
 	}
 	return nil
 }
@@ -164,7 +181,9 @@ func flat(v eval.Value) ([]float64, bool) {
 // Record is the check as the user reads it: kind, draws and seed; params,
 // a record of each parameter's draws (a vector, or a draws × K matrix);
 // yrep, a record of each observed variable's replicates (a draws × n
-// matrix, one draw per row); and y, the observed data. It keeps p for
+// matrix, one draw per row); and y, the observed data. A model with a
+// latent GP adds latent, each latent GP's draws at its inputs (a draws × n
+// matrix), and latent_method, what each was drawn from. It keeps p for
 // plot.
 func (p *Predictive) Record() *eval.Record {
 	params := eval.NewRecord()
@@ -183,6 +202,14 @@ func (p *Predictive) Record() *eval.Record {
 		Set("params", params).
 		Set("yrep", yrep).
 		Set("y", y)
+	if len(p.Latents) > 0 {
+		lat, how := eval.NewRecord(), eval.NewRecord()
+		for i, c := range p.Latents {
+			lat.Set(c.Name, rowsValue(c.Rows, true))
+			how.Set(c.Name, eval.Str(p.Method[i]))
+		}
+		rec.Set("latent", lat).Set("latent_method", how)
+	}
 	return rec.SetOf(p)
 }
 

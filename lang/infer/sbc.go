@@ -174,7 +174,7 @@ func sbcOne(ctx context.Context, th *eval.Thread, pos ast.Pos, sim, fit *eval.Mo
 		}
 	}()
 	r := rng.New(s.Seed, rng.SBC.Index(k))
-	fd, err := model.Forward(th, sim, r, nil)
+	fd, err := model.ForwardWith(th, sim, r, nil, model.ForwardOptions{Latent: rng.New(s.Seed, rng.ForwardLatent.Index(k))})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,10 +3,12 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model/dists"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 )
 
 // Forward (ancestral) sampling walks the model's statements once in order,
@@ -20,20 +22,52 @@ import (
 // numbers, so every distribution it meets can draw (dists.DrawParam,
 // dists.Replicate).
 //
+// A latent GP, `f ~ gp(X, KERNEL)` observed through `y ~ LIK(f, ...)`, is
+// drawn at the observation, the first place its values are needed: from
+// the GP prior N(0, K_θ(X)) when the parameters were drawn from their
+// priors, and from its posterior given the observed y and the draw's θ
+// when they are given (exact for normal noise; for other likelihoods the
+// Gaussian q(f) of the approximation the fit used). The latent's value is
+// a LatentSampler's (stdlib's gp); the draws go to ForwardDraw.Latents and
+// y's replicate is drawn from LIK with f in its place.
+//
 // What cannot be drawn is refused at its statement: `target +=` (a term
 // of the density with no generative form), an observation family such as
-// bke (a pseudolikelihood, not a distribution for data), an observation of
-// a latent GP (f ~ gp(...) has no forward draw here: drawing f at the inputs
-// needs the GP's own sampler, so prior_predictive, ppc and sbc refuse it
-// with that reason, docs/language.md "Predictive checks"), a flat() prior
-// when priors are drawn (improper: no draws), and a distribution whose
-// parameters are not numbers.
+// bke (a pseudolikelihood, not a distribution for data), a multi-class
+// latent GP (classes:, whose joint posterior forward sampling does not
+// draw yet), a flat() prior when priors are drawn (improper: no draws),
+// and a distribution whose parameters are not numbers.
 
 // ForwardDraw is one forward run of a model: each parameter's value and
 // each observation's replicated data, in statement order.
 type ForwardDraw struct {
 	Params []NamedValue
-	Data   []Replicate
+	// Latents are the latent GPs' values at their inputs, by the name
+	// the model gives them (f), in the order they were drawn.
+	Latents []LatentDraw
+	Data    []Replicate
+}
+
+// LatentDraw is a latent GP's values at its inputs in one forward run and
+// what they were drawn from (LatentSampler.DrawLatent's method).
+type LatentDraw struct {
+	Name   string
+	Value  *eval.Vec
+	Method string
+}
+
+// ForwardOptions are what a forward run needs beyond the model and its
+// stream; the zero value draws latent GPs from the run's stream under
+// VB's q(f).
+type ForwardOptions struct {
+	// Latent is the stream latent GPs' values are drawn from (nil: the
+	// run's own). Callers give it its own stream (rng.ForwardLatent) so
+	// that a model without a latent GP draws as it always has.
+	Latent *rand.Rand
+	// Approx is the approximation the posterior was fitted with, whose
+	// Gaussian q(f) gives a latent GP's posterior draws for non-Gaussian
+	// observations (unset: VB's).
+	Approx rgp.Approx
 }
 
 // NamedValue is a parameter's value in one forward run.
@@ -59,6 +93,16 @@ type Replicate struct {
 // observations are drawn (the posterior predictive). An error names the
 // statement that cannot be drawn, FILE:LINE:COL at its `~` or `+=`.
 func Forward(th *eval.Thread, m *eval.Model, rng *rand.Rand, given *eval.Record) (*ForwardDraw, error) {
+	return ForwardWith(th, m, rng, given, ForwardOptions{})
+}
+
+// ForwardWith is Forward with options: the stream of the latent GPs' draws
+// and the approximation their posterior draws follow.
+func ForwardWith(th *eval.Thread, m *eval.Model, rng *rand.Rand, given *eval.Record, opt ForwardOptions) (*ForwardDraw, error) {
+	if opt.Latent == nil {
+		opt.Latent = rng
+	}
+	fw := &forwardRun{opt: opt, posterior: given != nil, names: map[Latent]string{}, drawn: map[Latent][]float64{}, method: map[Latent]string{}}
 	params := map[*ast.Tilde]eval.ModelParam{}
 	for _, p := range m.Params {
 		params[p.Stmt] = p
@@ -84,13 +128,20 @@ func Forward(th *eval.Thread, m *eval.Model, rng *rand.Rand, given *eval.Record)
 				if err != nil {
 					return nil, err
 				}
+				if l, ok := v.(Latent); ok {
+					fw.names[l] = st.Name.Name
+				}
 				env.Define(st.Name.Name, v)
 			case ast.Observe:
-				rep, err := forwardObserve(th, st, env, rng)
+				rep, err := fw.observe(th, st, env, rng)
 				if err != nil {
 					return nil, err
 				}
 				out.Data = append(out.Data, *rep)
+				for _, l := range fw.order {
+					out.Latents = append(out.Latents, LatentDraw{Name: fw.names[l], Value: &eval.Vec{Data: fw.drawn[l]}, Method: fw.method[l]})
+				}
+				fw.order = nil
 			default:
 				p := params[st]
 				x, err := forwardParam(th, st, env, rng, p, given)
@@ -129,8 +180,20 @@ func forwardParam(th *eval.Thread, st *ast.Tilde, env *eval.Env, rng *rand.Rand,
 	return x, nil
 }
 
-// forwardObserve draws one observation statement's replicated data.
-func forwardObserve(th *eval.Thread, st *ast.Tilde, env *eval.Env, rng *rand.Rand) (*Replicate, error) {
+// forwardRun is one forward run's state for its latent GPs: their names,
+// the values drawn (a latent observed twice under the prior keeps its
+// draw), those drawn by the last observation, and the options.
+type forwardRun struct {
+	opt       ForwardOptions
+	posterior bool
+	names     map[Latent]string
+	drawn     map[Latent][]float64
+	method    map[Latent]string
+	order     []Latent
+}
+
+// observe draws one observation statement's replicated data.
+func (fw *forwardRun) observe(th *eval.Thread, st *ast.Tilde, env *eval.Env, rng *rand.Rand) (*Replicate, error) {
 	data, err := th.Expr(st.LHS, env)
 	if err != nil {
 		return nil, err
@@ -150,19 +213,83 @@ func forwardObserve(th *eval.Thread, st *ast.Tilde, env *eval.Env, rng *rand.Ran
 	if !ok {
 		return nil, ast.Errorf(st.Dist.Pos(), "the right of `~` must be a distribution or an observation family, got %s", eval.Describe(rhs))
 	}
-	if dv, ok := d.(*dists.DistVal); ok {
-		for _, p := range dv.Params {
-			if _, ok := p.(Latent); ok {
-				return nil, refuse("it observes a latent GP, whose draws at the inputs forward sampling does not make")
-			}
-		}
-	}
 	if cl, ok := d.(*dists.CategoricalLogit); ok && cl.OfLatent {
-		return nil, refuse("it observes a latent GP, whose draws at the inputs forward sampling does not make")
+		return nil, refuse("it observes a multi-class latent GP (classes:), whose draws forward sampling does not make in this version")
+	}
+	if dv, ok := d.(*dists.DistVal); ok {
+		if d, err = fw.latentDraw(st, dv, data, refuse); err != nil {
+			return nil, err
+		}
 	}
 	x, err := dists.Replicate(d, rng, data)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	if dv, ok := d.(*dists.DistVal); ok && dv.Family.Name() == "bernoulli_logit" {
+		x = signCoded(x, data)
+	}
 	return &Replicate{Name: what, At: st.At, Observed: data, Value: x}, nil
+}
+
+// latentDraw replaces a latent GP among lik's parameters by its values at
+// the inputs, drawn from its prior or its posterior given data; lik
+// itself when it has none.
+func (fw *forwardRun) latentDraw(st *ast.Tilde, lik *dists.DistVal, data eval.Value, refuse func(string, ...any) error) (*dists.DistVal, error) {
+	out := lik
+	for i, p := range lik.Params {
+		l, ok := p.(Latent)
+		if !ok {
+			continue
+		}
+		ls, ok := l.(LatentSampler)
+		if !ok {
+			return nil, refuse("it observes %s, which has no forward draws", eval.Describe(l))
+		}
+		f, seen := fw.drawn[l]
+		if seen && fw.posterior {
+			return nil, refuse("the latent GP %s is observed twice; its posterior draw needs all of its data in one statement", fw.names[l])
+		}
+		if !seen {
+			var given eval.Value
+			if fw.posterior {
+				given = data
+			}
+			var err error
+			var how string
+			if f, how, err = ls.DrawLatent(fw.opt.Latent, lik, i, given, fw.opt.Approx); err != nil {
+				return nil, refuse("%v", err)
+			}
+			fw.drawn[l], fw.method[l] = f, how
+			fw.order = append(fw.order, l)
+		}
+		if out == lik {
+			cp := *lik
+			cp.Params = append([]eval.Value(nil), lik.Params...)
+			out = &cp
+		}
+		out.Params[i] = &eval.Vec{Data: f}
+	}
+	return out, nil
+}
+
+// signCoded codes bernoulli_logit's replicated 0/1 labels as −1/1 when the
+// observed labels are so coded (a latent GP takes either).
+func signCoded(x, data eval.Value) eval.Value {
+	obs, _, _ := dists.Numbers(data)
+	if !slices.Contains(obs, -1) {
+		return x
+	}
+	switch x := x.(type) {
+	case eval.Num:
+		if x == 0 {
+			return eval.Num(-1)
+		}
+	case *eval.Vec:
+		out := make([]float64, len(x.Data))
+		for i, v := range x.Data {
+			out[i] = 2*v - 1
+		}
+		return &eval.Vec{Data: out}
+	}
+	return x
 }

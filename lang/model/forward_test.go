@@ -140,14 +140,22 @@ model m {
   ell ~ gamma(2, 2)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)
 }`, `^fwd\.kml:6:5: error: cannot draw x: bke.*observation family.*pseudolikelihood`},
-		{"latent", `
+		{"multiclass", `
+let X = [[0.0], [1.0], [2.0]]
+let c = [1, 2, 1]
+model m {
+  ell ~ lognormal(0, 1)
+  f ~ gp(X, rbf(ell), classes: 2)
+  c ~ categorical_logit(f)
+}`, `^fwd\.kml:7:5: error: cannot draw c: it observes a multi-class latent GP`},
+		{"nystrom", `
 let X = [[0.0], [1.0], [2.0]]
 let y = [0.1, 0.3, -0.2]
 model m {
   ell ~ lognormal(0, 1)
-  f ~ gp(X, rbf(ell))
+  f ~ gp(X, rbf(ell), inducing: 2)
   y ~ normal(f, 0.1)
-}`, `^fwd\.kml:7:5: error: cannot draw y: it observes a latent GP`},
+}`, `^fwd\.kml:7:5: error: cannot draw y: .*Nyström path`},
 	} {
 		in, m := forwardModel(t, tc.src)
 		_, err := model.Forward(in.NewThread(nil), m, rand.New(rand.NewPCG(36, 3)), nil)

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math/rand/v2"
+
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model/dists"
 	rgp "github.com/kml-lang/kml/runtime/gp"
@@ -118,4 +120,18 @@ type LatentObservation struct {
 	Lik    *dists.DistVal
 	Loc    int
 	Data   eval.Value
+}
+
+// LatentSampler is a Latent that forward sampling (Forward: the prior and
+// posterior predictive, SBC) can draw at its inputs.
+type LatentSampler interface {
+	Latent
+	// DrawLatent draws the latent function's values at its n inputs from
+	// r, at the hyperparameters it was made with (plain numbers): from
+	// the GP prior N(0, K_θ(X)) when data is nil, else from its posterior
+	// given data observed through lik, with the latent function lik's
+	// parameter loc — exact for normal noise, else the Gaussian q(f) of
+	// approx (unset: VB's). method says which: "prior", "exact" or the
+	// approximation's name.
+	DrawLatent(r *rand.Rand, lik *dists.DistVal, loc int, data eval.Value, approx rgp.Approx) (f []float64, method string, err error)
 }

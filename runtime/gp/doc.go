@@ -44,5 +44,6 @@
 // fill and contraction for sums of scaled rbf, linear, white and constant
 // kernels), symfactor.go and potrf.go (the marginal's factor, with jitter,
 // and inverse by recursive blocking over matrix products), lowrank.go,
-// doubleloop.go, svm.go.
+// doubleloop.go, svm.go, draw.go (draws of f at the inputs for forward
+// sampling: prior, regression posterior, q(f)).
 package gp

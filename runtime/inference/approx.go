@@ -2,8 +2,6 @@ package inference
 
 import (
 	"math"
-
-	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // Approx is a Gaussian approximation's draws on the unconstrained scale,
@@ -25,16 +23,6 @@ type Approx struct {
 	PathELBO  []float64
 	PathIters []int
 }
-
-// Streams of the approximations' draws, beside those of runtime/rng.
-const (
-	// laplaceStream draws Laplace's Gaussian.
-	laplaceStream rng.Stream = 0x6c706c63 // "lplc"
-	// pathfinderFitPath is a Pathfinder fit's path p (indexed by path).
-	pathfinderFitPath rng.Stream = 0x70667061 // "pfpa"
-	// pathfinderFitResample resamples the pooled draws of a Pathfinder fit.
-	pathfinderFitResample rng.Stream = 0x70667273 // "pfrs"
-)
 
 // khatOf is the Pareto k̂ of the ratios exp(logP − logQ).
 func khatOf(logP, logQ []float64) float64 {

@@ -74,7 +74,7 @@ func Laplace(ctx context.Context, m Model, mode []float64, draws int, seed uint6
 	for i := range dim {
 		halfLogDet += math.Log(u.At(i, i))
 	}
-	rnd := rng.New(seed, laplaceStream)
+	rnd := rng.New(seed, rng.LaplaceSample)
 	res := &Approx{}
 	z := mat.NewVecDense(dim, nil)
 	var x mat.VecDense

@@ -80,7 +80,7 @@ func PathfinderFit(ctx context.Context, models []Model, s PathfinderSettings) (*
 	}
 	outs := make([]pathOut, s.Paths)
 	panics := ForEach(models, s.Paths, func(p int, m Model) {
-		rnd := rng.New(s.Seed, pathfinderFitPath.Index(p))
+		rnd := rng.New(s.Seed, rng.PathfinderFitPath.Index(p))
 		ev := &evaluator{m: m, grad: make([]float64, dim)}
 		o := &outs[p]
 		o.draws, o.logP, o.logQ, o.elbo, o.iters, o.err = fitPath(ctx, ev, rnd, s)
@@ -129,7 +129,7 @@ func PathfinderFit(ctx context.Context, models []Model, s PathfinderSettings) (*
 		}
 	}
 	lw, _ := PSIS(lr)
-	picks := resampleWithReplacement(lw, s.Draws, rng.New(s.Seed, pathfinderFitResample))
+	picks := resampleWithReplacement(lw, s.Draws, rng.New(s.Seed, rng.PathfinderFitResample))
 	if picks == nil {
 		return nil, errors.New("every Pathfinder draw had zero importance weight")
 	}

@@ -59,6 +59,22 @@ const (
 	// lang/model compares a replay of its recording with fresh walks,
 	// seeded by the number of free reals.
 	ReplayCheck Stream = 0x72706c79 // "rply"
+	// LaplaceSample draws laplace_sample's Gaussian at the mode.
+	LaplaceSample Stream = 0x6c706c63 // "lplc"
+	// PathfinderFitPath is pathfinder path p's optimisation and its
+	// Monte Carlo ELBO draws (indexed by path). It was 0x70667061
+	// ("pfpa"), 65012 above Permutation, whose test b drew path b −
+	// 65012's stream, and 530 below the resampling's stream, which path
+	// 530 (of up to 1024) drew.
+	PathfinderFitPath Stream = 0x70667061 // "pfpa"
+	// PathfinderFitResample draws pathfinder's importance resampling (it
+	// was 0x70667273, "pfrs", within Permutation's indices too).
+	PathfinderFitResample Stream = 0x72737066 // "rspf"
+	// ForwardLatent draws a latent GP's values at its inputs in forward
+	// sampling: prior_predictive and ppc (one stream per call), sbc
+	// (indexed by simulation). A model without a latent GP never draws
+	// from it, so its draws are as before.
+	ForwardLatent Stream = 0x66776466 // "fwdf"
 )
 
 // Index returns the stream of the i-th unit of work (chain, start, path,
