@@ -7,4 +7,5 @@ func Register(r *eval.Registry) {
 	registerKtests(r)
 	registerBKL(r)
 	registerKSD(r)
+	registerDHSIC(r)
 }
