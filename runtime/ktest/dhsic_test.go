@@ -166,10 +166,10 @@ func dhsicRejections(t *testing.T, reps, n int, method Method, seed uint64, gen 
 
 // TestDHSICLevel: under joint independence (three variables, one of them
 // Student-t(3)) the rejection rate at 0.05 lies within 3 binomial SE of
-// α for both nulls: 100 replications of 50 rows in the suite,
+// α for both nulls: 60 replications of 50 rows in the suite,
 // KML_LONG=1 400.
 func TestDHSICLevel(t *testing.T) {
-	reps := 100
+	reps := 60
 	if os.Getenv("KML_LONG") != "" {
 		reps = 400
 	}
