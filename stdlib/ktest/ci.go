@@ -1,0 +1,100 @@
+package ktest
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	rcausal "github.com/kml-lang/kml/runtime/causal"
+	"github.com/kml-lang/kml/runtime/kernels"
+	rktest "github.com/kml-lang/kml/runtime/ktest"
+	"github.com/kml-lang/kml/stdlib/kernel"
+)
+
+// CIMethods are ci_test's methods that this package runs (the others are
+// stdlib/causal's GP-residual HSIC test).
+var CIMethods = map[string]bool{"kci": true, "rcit": true}
+
+// CITest runs ci_test(x, y, z, kx, ky, method: "kci" | "rcit",
+// features:, seed:) on x, y and z as read by ci_test (z may be empty for
+// RCIT), each standardised to mean 0 and sd 1 first, and returns its
+// record.
+func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error) {
+	seed, err := a.Seed()
+	if err != nil {
+		return nil, err
+	}
+	std := func(name string, m *mat.Dense) (*mat.Dense, error) {
+		if m == nil || m.IsEmpty() {
+			return nil, nil
+		}
+		s, err := rcausal.Standardise(m)
+		if err != nil {
+			return nil, a.Errorf(name, "%v", err)
+		}
+		return s, nil
+	}
+	if x, err = std("x", x); err != nil {
+		return nil, err
+	}
+	if y, err = std("y", y); err != nil {
+		return nil, err
+	}
+	if z, err = std("z", z); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	rec := eval.NewRecord()
+	switch method {
+	case "kci":
+		if z == nil {
+			return nil, a.Errorf("z", `KCI needs a conditioning set: with z empty use method: "gamma" or "permutation" (hsic_test)`)
+		}
+		if err := a.CheckDense(n, 8*n, "KCI's n×n matrices", `use method: "rcit" (random features, no n×n matrix)`); err != nil {
+			return nil, err
+		}
+		ks := make([]kernels.Kernel, 2)
+		for i, name := range []string{"kx", "ky"} {
+			switch v := a.Value(name).(type) {
+			case *kernel.KernelVal:
+				ks[i] = v.K
+			case eval.Str:
+				if v != "median" {
+					return nil, a.Errorf(name, `with method "kci", %s must be a kernel or "median", got %q`, name, string(v))
+				}
+			default:
+				return nil, a.Errorf(name, `with method "kci", %s must be a kernel or "median", got %s`, name, eval.Describe(v))
+			}
+		}
+		r, err := rktest.KCITest(x, y, z, ks[0], ks[1], nil, 0, seed)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).Set("method", eval.Str("kci")).
+			Set("null", eval.NewRecord().Set("approx", eval.Str("gamma")).Set("mean", eval.Num(r.NullMean)).Set("variance", eval.Num(r.NullVar))).
+			Set("kernel_x", eval.Str(r.KernelX)).Set("kernel_y", eval.Str(r.KernelY)).Set("kernel_z", eval.Str(r.KernelZ)).
+			Set("epsilon", eval.Num(r.Epsilon)).Set("n", eval.Num(n))
+	case "rcit":
+		for _, name := range []string{"kx", "ky"} {
+			if v, ok := a.Value(name).(eval.Str); !ok || v != "median" {
+				return nil, a.Errorf(name, `with method "rcit", %s must be "median" (the random features are of rbf at each variable's median heuristic)`, name)
+			}
+		}
+		f, err := a.IntIn("features", 1, 10000)
+		if err != nil {
+			return nil, err
+		}
+		r, err := rktest.RCITTest(x, y, z, f, 0, seed)
+		if err != nil {
+			return nil, a.Fail("%v", err)
+		}
+		ell := eval.NewRecord().Set("x", eval.Num(r.Ell[0])).Set("y", eval.Num(r.Ell[1]))
+		if z != nil {
+			ell.Set("z", eval.Num(r.Ell[2]))
+		}
+		rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).Set("method", eval.Str("rcit")).
+			Set("null", eval.NewRecord().Set("approx", eval.Str("gamma")).Set("mean", eval.Num(r.NullMean)).Set("variance", eval.Num(r.NullVar))).
+			Set("features", eval.NewRecord().Set("z", eval.Num(r.Features)).Set("xy", eval.Num(r.FeaturesXY))).
+			Set("ell", ell).Set("seed", eval.Num(float64(seed))).Set("n", eval.Num(n))
+	}
+	return rec, nil
+}
