@@ -34,8 +34,7 @@ const KCIEpsilon = 1e-3
 
 // KCITest is the kernel conditional-independence test of Zhang, Peters,
 // Janzing and Schölkopf (2011) with its gamma approximation, for data the
-// caller has standardised (causal.Standardise), z with at least one
-// column. With centred Gram matrices K̃ = HKH of ẍ = (x, z/2) (x augmented
+// caller has standardised (causal.Standardise). With centred Gram matrices K̃ = HKH of ẍ = (x, z/2) (x augmented
 // with z, as the paper and causal-learn do), of y and of z, and
 // R_z = ε(K̃_z + εI)⁻¹, the residual kernels are K_ẍ|z = R_z K̃_ẍ R_z and
 // K_y|z = R_z K̃_y R_z, and the statistic is T = tr(K_ẍ|z K_y|z). Under H0,
@@ -44,38 +43,50 @@ const KCIEpsilon = 1e-3
 // 2‖K_ẍ|z ∘ K_y|z‖²_F (causal-learn's trace of uuᵀ and of its square,
 // computed without the eigendecompositions: uuᵀ = K_ẍ|z ∘ K_y|z) give the
 // gamma approximation. kx, ky or kz nil: rbf at the median heuristic of
-// ẍ, y or z. Cost O(n³) (one Cholesky factorisation and two products).
+// ẍ, y or z. With z nil or empty, R_z = I and ẍ = x: the statistic is
+// n²·HSIC_b with the same gamma approximation. Cost O(n³) (one Cholesky
+// factorisation and two products).
 func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed uint64) (CIResult, error) {
 	n, dx := x.Dims()
 	if r, _ := y.Dims(); r != n {
 		return CIResult{}, fmt.Errorf("x has %d rows but y has %d", n, r)
 	}
-	if z == nil || z.IsEmpty() {
-		return CIResult{}, fmt.Errorf("KCI needs a conditioning set z (with z empty, use hsic_test)")
-	}
-	if r, _ := z.Dims(); r != n {
-		return CIResult{}, fmt.Errorf("x has %d rows but z has %d", n, r)
+	if z != nil && z.IsEmpty() {
+		z = nil
 	}
 	if eps <= 0 {
 		eps = KCIEpsilon
 	}
-	_, dz := z.Dims()
-	xa := mat.NewDense(n, dx+dz, nil)
-	for i := 0; i < n; i++ {
-		row := xa.RawRowView(i)
-		copy(row, x.RawRowView(i))
-		for j, v := range z.RawRowView(i) {
-			row[dx+j] = v / 2
+	xa := x
+	if z != nil {
+		if r, _ := z.Dims(); r != n {
+			return CIResult{}, fmt.Errorf("x has %d rows but z has %d", n, r)
+		}
+		_, dz := z.Dims()
+		xa = mat.NewDense(n, dx+dz, nil)
+		for i := 0; i < n; i++ {
+			row := xa.RawRowView(i)
+			copy(row, x.RawRowView(i))
+			for j, v := range z.RawRowView(i) {
+				row[dx+j] = v / 2
+			}
 		}
 	}
 	var err error
 	res := CIResult{Epsilon: eps}
-	grams := make([][]float64, 3)
-	for i, v := range []struct {
+	type side struct {
 		k    *kernels.Kernel
 		data *mat.Dense
 		name *string
-	}{{&kx, xa, &res.KernelX}, {&ky, y, &res.KernelY}, {&kz, z, &res.KernelZ}} {
+	}
+	sides := []side{{&kx, xa, &res.KernelX}, {&ky, y, &res.KernelY}}
+	if z != nil {
+		sides = append(sides, side{&kz, z, &res.KernelZ})
+	} else {
+		res.Epsilon = 0
+	}
+	grams := make([][]float64, 3)
+	for i, v := range sides {
 		if *v.k == nil {
 			c, err := Choose(context.Background(), ChoiceMedian, v.data, seed)
 			if err != nil {
@@ -90,9 +101,11 @@ func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed ui
 		}
 		centre(grams[i], n)
 	}
-	kxr, kyr, err := kciResiduals(grams[0], grams[1], grams[2], n, eps)
-	if err != nil {
-		return CIResult{}, err
+	kxr, kyr := grams[0], grams[1]
+	if z != nil {
+		if kxr, kyr, err = kciResiduals(grams[0], grams[1], grams[2], n, eps); err != nil {
+			return CIResult{}, err
+		}
 	}
 	res.Statistic, res.NullMean, res.NullVar = kciMoments(kxr, kyr, n)
 	res.PValue = gammaSurvival(res.Statistic, res.NullMean, res.NullVar)

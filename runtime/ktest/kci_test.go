@@ -139,6 +139,26 @@ func TestKCIAgainstReference(t *testing.T) {
 	}
 }
 
+// TestKCIWithoutZ: with no conditioning set KCI's statistic is n²·HSIC_b
+// of x and y.
+func TestKCIWithoutZ(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 32))
+	n := 30
+	x, y := randMat(r, n, 2), randMat(r, n, 1)
+	kx, ky := rbfKernel(t, 1.2), rbfKernel(t, 0.7)
+	got, err := KCITest(x, y, nil, kx, ky, nil, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := HSIC(kx, ky, x, y, Biased)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(n*n) * h; math.Abs(got.Statistic-want) > 1e-10*want {
+		t.Errorf("statistic %.12g, n²·HSIC_b %.12g", got.Statistic, want)
+	}
+}
+
 // TestRCITAgainstLeastSquares: RCIT's partial cross-covariance is the
 // covariance of the residuals of ordinary least squares (with intercept)
 // of the x and y features on the z features, here computed by QR; and the

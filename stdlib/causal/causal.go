@@ -59,8 +59,8 @@ func ciSettings(a *eval.Args) (rktest.Method, rktest.Settings, error) {
 	if err := a.Unpack("method", &method); err != nil {
 		return "", s, err
 	}
-	if method != string(rktest.Permutation) && method != string(rktest.Gamma) {
-		return "", s, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
+	if method != string(rktest.Permutation) && method != string(rktest.Gamma) && !ktest.CIMethods[method] {
+		return "", s, a.Errorf("method", `method must be "permutation" or "gamma" (the GP-residual HSIC test), "kci" or "rcit", got %q`, method)
 	}
 	var err error
 	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
@@ -113,8 +113,6 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if m, ok := a.Value("method").(eval.Str); ok && ktest.CIMethods[string(m)] {
 		return ktest.CITest(a, string(m), x, y, z)
-	} else if ok && m != "permutation" && m != "gamma" {
-		return nil, a.Errorf("method", `method must be "permutation" or "gamma" (the GP-residual HSIC test), "kci" or "rcit", got %q`, string(m))
 	}
 	if err := a.CheckDense(n, 3*n, "the test's n×n matrices", "use a smaller sample"); err != nil {
 		return nil, err
@@ -299,6 +297,13 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	kernelDesc := eval.Value(eval.NoneValue)
 	switch test {
 	case "kernel":
+		if ktest.CIMethods[string(method)] { // KCI or RCIT, rbf at the median heuristic
+			if err := a.CheckDense(n, 8*n, "KCI's n×n matrices", `use method: "rcit"`); method == "kci" && err != nil {
+				return nil, err
+			}
+			ci, kernelDesc = ktest.CIForPC(string(method), data, rktest.RCITFeatures, s.Seed), eval.Str("median")
+			break
+		}
 		k, err := kernelSpec(a, "kernel")
 		if err != nil {
 			return nil, err

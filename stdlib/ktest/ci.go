@@ -1,6 +1,10 @@
 package ktest
 
 import (
+	"context"
+	"fmt"
+	"hash/fnv"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
@@ -15,8 +19,8 @@ import (
 var CIMethods = map[string]bool{"kci": true, "rcit": true}
 
 // CITest runs ci_test(x, y, z, kx, ky, method: "kci" | "rcit",
-// features:, seed:) on x, y and z as read by ci_test (z may be empty for
-// RCIT), each standardised to mean 0 and sd 1 first, and returns its
+// features:, seed:) on x, y and z as read by ci_test (z may be empty),
+// each standardised to mean 0 and sd 1 first, and returns its
 // record.
 func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error) {
 	seed, err := a.Seed()
@@ -46,9 +50,6 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 	rec := eval.NewRecord()
 	switch method {
 	case "kci":
-		if z == nil {
-			return nil, a.Errorf("z", `KCI needs a conditioning set: with z empty use method: "gamma" or "permutation" (hsic_test)`)
-		}
 		if err := a.CheckDense(n, 8*n, "KCI's n×n matrices", `use method: "rcit" (random features, no n×n matrix)`); err != nil {
 			return nil, err
 		}
@@ -97,4 +98,51 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 			Set("ell", ell).Set("seed", eval.Num(float64(seed))).Set("n", eval.Num(n))
 	}
 	return rec, nil
+}
+
+// CIForPC returns KCI (rbf kernels at the median heuristic) or RCIT as
+// pc's test on the columns of data: x = column i, y = column j, z the
+// columns of s, each standardised. Test (i, j, s) is seeded by seed and
+// (i, j, s), so the graph does not depend on the order of the tests.
+func CIForPC(method string, data *mat.Dense, features int, seed uint64) rcausal.CITest {
+	return func(ctx context.Context, i, j int, s []int) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		n, _ := data.Dims()
+		cols := func(idx ...int) (*mat.Dense, error) {
+			if len(idx) == 0 {
+				return nil, nil
+			}
+			m := mat.NewDense(n, len(idx), nil)
+			for c, k := range idx {
+				m.SetCol(c, mat.Col(nil, k, data))
+			}
+			return rcausal.Standardise(m)
+		}
+		x, err := cols(i)
+		if err != nil {
+			return 0, err
+		}
+		y, err := cols(j)
+		if err != nil {
+			return 0, err
+		}
+		z, err := cols(s...)
+		if err != nil {
+			return 0, err
+		}
+		h := fnv.New64a()
+		fmt.Fprint(h, i, j, s)
+		var r rktest.CIResult
+		if method == "kci" {
+			r, err = rktest.KCITest(x, y, z, nil, nil, nil, 0, seed^h.Sum64())
+		} else {
+			r, err = rktest.RCITTest(x, y, z, features, 0, seed^h.Sum64())
+		}
+		if err != nil {
+			return 0, err
+		}
+		return r.PValue, nil
+	}
 }
