@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -20,9 +21,9 @@ func BenchmarkCITest(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var err error
 				if c.method == "kci" {
-					_, err = KCITest(x, y, z, nil, nil, nil, 0, 1)
+					_, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, 1)
 				} else {
-					_, err = RCITTest(x, y, z, 0, 0, 1)
+					_, err = RCITTest(context.Background(), x, y, z, 0, 0, 1)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -7,7 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/par"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // CIResult is the outcome of a conditional-independence test of x ⟂ y | z
@@ -45,8 +47,9 @@ const KCIEpsilon = 1e-3
 // gamma approximation. kx, ky or kz nil: rbf at the median heuristic of
 // ẍ, y or z. With z nil or empty, R_z = I and ẍ = x: the statistic is
 // n²·HSIC_b with the same gamma approximation. Cost O(n³) (one Cholesky
-// factorisation and two products).
-func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed uint64) (CIResult, error) {
+// factorisation and the products R·K·R, computed in blocks of rows so
+// that a cancelled ctx stops them; it then returns ctx.Err()).
+func KCITest(ctx context.Context, x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed uint64) (CIResult, error) {
 	n, dx := x.Dims()
 	if r, _ := y.Dims(); r != n {
 		return CIResult{}, fmt.Errorf("x has %d rows but y has %d", n, r)
@@ -88,7 +91,7 @@ func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed ui
 	grams := make([][]float64, 3)
 	for i, v := range sides {
 		if *v.k == nil {
-			c, err := Choose(context.Background(), ChoiceMedian, v.data, seed)
+			c, err := Choose(ctx, ChoiceMedian, v.data, seed)
 			if err != nil {
 				return CIResult{}, err
 			}
@@ -103,7 +106,7 @@ func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed ui
 	}
 	kxr, kyr := grams[0], grams[1]
 	if z != nil {
-		if kxr, kyr, err = kciResiduals(grams[0], grams[1], grams[2], n, eps); err != nil {
+		if kxr, kyr, err = kciResiduals(ctx, grams[0], grams[1], grams[2], n, eps); err != nil {
 			return CIResult{}, err
 		}
 	}
@@ -116,8 +119,9 @@ func KCITest(x, y, z *mat.Dense, kx, ky, kz kernels.Kernel, eps float64, seed ui
 }
 
 // kciResiduals returns R K̃x R and R K̃y R with R = ε(K̃z + εI)⁻¹ (all n×n
-// row by row, the inputs centred).
-func kciResiduals(kx, ky, kz []float64, n int, eps float64) ([]float64, []float64, error) {
+// row by row, the inputs centred). The four products run in blocks of
+// kciBlock rows, the context checked between blocks.
+func kciResiduals(ctx context.Context, kx, ky, kz []float64, n int, eps float64) ([]float64, []float64, error) {
 	a := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
@@ -132,20 +136,50 @@ func kciResiduals(kx, ky, kz []float64, n int, eps float64) ([]float64, []float6
 	if !ch.Factorize(a) {
 		return nil, nil, fmt.Errorf("K_z + εI is not positive definite")
 	}
-	var r mat.Dense
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil {
 		return nil, nil, err
 	}
+	var r mat.Dense
 	r.Scale(eps, &inv)
-	out := func(k []float64) []float64 {
-		var t, u mat.Dense
-		t.Mul(&r, mat.NewDense(n, n, k))
-		u.Mul(&t, &r)
-		return u.RawMatrix().Data
+	task := progress.Start(ctx, "KCI products", 4*par.NumBlocks(n, kciBlock))
+	defer task.Done()
+	// prod sets dst = a·b (n×n) block of rows by block of rows.
+	prod := func(dst, a, b *mat.Dense) error {
+		for lo := 0; lo < n; lo += kciBlock {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(lo+kciBlock, n)
+			dst.Slice(lo, hi, 0, n).(*mat.Dense).Mul(a.Slice(lo, hi, 0, n), b)
+			task.Add(1)
+		}
+		return nil
 	}
-	return out(kx), out(ky), nil
+	out := func(k []float64) ([]float64, error) {
+		t, u := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
+		if err := prod(t, &r, mat.NewDense(n, n, k)); err != nil {
+			return nil, err
+		}
+		if err := prod(u, t, &r); err != nil {
+			return nil, err
+		}
+		return u.RawMatrix().Data, nil
+	}
+	ox, err := out(kx)
+	if err != nil {
+		return nil, nil, err
+	}
+	oy, err := out(ky)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ox, oy, nil
 }
+
+// kciBlock is how many rows of a KCI product are computed between checks
+// of the context.
+const kciBlock = 256
 
 // kciMoments returns T = Σ_ts A_ts B_ts and the gamma approximation's
 // mean Σ_t A_tt B_tt and variance 2 Σ_ts (A_ts B_ts)².

@@ -1,6 +1,7 @@
 package ktest
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -80,7 +81,7 @@ func TestKCIAgainstReference(t *testing.T) {
 	}
 	kx, ky, kz := rbfKernel(t, 1.3), rbfKernel(t, 0.9), rbfKernel(t, 1.1)
 	const eps = 1e-3
-	got, err := KCITest(x, y, z, kx, ky, kz, eps, 1)
+	got, err := KCITest(context.Background(), x, y, z, kx, ky, kz, eps, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestKCIWithoutZ(t *testing.T) {
 	n := 30
 	x, y := randMat(r, n, 2), randMat(r, n, 1)
 	kx, ky := rbfKernel(t, 1.2), rbfKernel(t, 0.7)
-	got, err := KCITest(x, y, nil, kx, ky, nil, 0, 1)
+	got, err := KCITest(context.Background(), x, y, nil, kx, ky, nil, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,9 +274,9 @@ func ciRejections(t *testing.T, method string, reps, n int, b float64, seed uint
 		var res CIResult
 		var err error
 		if method == "kci" {
-			res, err = KCITest(x, y, z, nil, nil, nil, 0, uint64(rep))
+			res, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, uint64(rep))
 		} else {
-			res, err = RCITTest(x, y, z, 0, 0, uint64(rep))
+			res, err = RCITTest(context.Background(), x, y, z, 0, 0, uint64(rep))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -318,5 +319,18 @@ func TestCIPower(t *testing.T) {
 		if rej := ciRejections(t, c.method, 10, c.n, 0.8, 900+uint64(i)); rej < 9 {
 			t.Errorf("%s: %d/10 rejections", c.method, rej)
 		}
+	}
+}
+
+// TestCICancel: a cancelled context stops KCI and RCIT.
+func TestCICancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x, y, z := ciData(rand.New(rand.NewPCG(40, 33)), 50, 0)
+	if _, err := KCITest(ctx, x, y, z, nil, nil, nil, 0, 1); err == nil {
+		t.Error("KCI: no error after cancellation")
+	}
+	if _, err := RCITTest(ctx, x, y, z, 0, 0, 1); err == nil {
+		t.Error("RCIT: no error after cancellation")
 	}
 }

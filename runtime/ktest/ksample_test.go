@@ -76,9 +76,9 @@ func TestKSampleAgainstDefinition(t *testing.T) {
 
 // TestKSampleLevel: three samples from one distribution (Student-t(3)
 // in the first column), rejection rate at 0.05 within 3 binomial SE:
-// 100 replications in the suite, KML_LONG=1 400.
+// 60 replications in the suite, KML_LONG=1 400.
 func TestKSampleLevel(t *testing.T) {
-	reps := 100
+	reps := 60
 	if os.Getenv("KML_LONG") != "" {
 		reps = 400
 	}

@@ -30,8 +30,9 @@ const (
 // package's approx = "gamma"; its default, the Lindsay–Pilla–Basak
 // approximation, is not implemented). With z nil or empty it is RIT, the
 // unconditional test (no regression). Cost O(n·F²) and no n×n matrix, so
-// it scales to large n.
-func RCITTest(x, y, z *mat.Dense, features, featuresXY int, seed uint64) (CIResult, error) {
+// it scales to large n. A cancelled ctx stops it between its stages and
+// it returns ctx.Err().
+func RCITTest(ctx context.Context, x, y, z *mat.Dense, features, featuresXY int, seed uint64) (CIResult, error) {
 	n, _ := x.Dims()
 	if r, _ := y.Dims(); r != n {
 		return CIResult{}, fmt.Errorf("x has %d rows but y has %d", n, r)
@@ -52,12 +53,15 @@ func RCITTest(x, y, z *mat.Dense, features, featuresXY int, seed uint64) (CIResu
 	}
 	res := CIResult{Features: features, FeaturesXY: featuresXY}
 	feat := func(i int, data *mat.Dense, count int) (*mat.Dense, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		// The median of the first 500 rows, as the R package.
 		sub := data
 		if r, _ := data.Dims(); r > 500 {
 			sub = data.Slice(0, 500, 0, data.RawMatrix().Cols).(*mat.Dense)
 		}
-		c, err := Choose(context.Background(), ChoiceMedian, sub, seed)
+		c, err := Choose(ctx, ChoiceMedian, sub, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +87,9 @@ func RCITTest(x, y, z *mat.Dense, features, featuresXY int, seed uint64) (CIResu
 		}
 	} else {
 		res.Features = 0
+	}
+	if err := ctx.Err(); err != nil {
+		return CIResult{}, err
 	}
 	stat, lambda, err := rcitFromFeatures(fx, fy, fz)
 	if err != nil {

@@ -66,8 +66,11 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 				return nil, a.Errorf(name, `with method "kci", %s must be a kernel or "median", got %s`, name, eval.Describe(v))
 			}
 		}
-		r, err := rktest.KCITest(x, y, z, ks[0], ks[1], nil, 0, seed)
+		r, err := rktest.KCITest(a.Context(), x, y, z, ks[0], ks[1], nil, 0, seed)
 		if err != nil {
+			if e := a.Th.Context().Err(); e != nil {
+				return nil, a.Interrupted(e)
+			}
 			return nil, a.Fail("%v", err)
 		}
 		rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).Set("method", eval.Str("kci")).
@@ -84,8 +87,11 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 		if err != nil {
 			return nil, err
 		}
-		r, err := rktest.RCITTest(x, y, z, f, 0, seed)
+		r, err := rktest.RCITTest(a.Context(), x, y, z, f, 0, seed)
 		if err != nil {
+			if e := a.Th.Context().Err(); e != nil {
+				return nil, a.Interrupted(e)
+			}
 			return nil, a.Fail("%v", err)
 		}
 		ell := eval.NewRecord().Set("x", eval.Num(r.Ell[0])).Set("y", eval.Num(r.Ell[1]))
@@ -136,9 +142,9 @@ func CIForPC(method string, data *mat.Dense, features int, seed uint64) rcausal.
 		fmt.Fprint(h, i, j, s)
 		var r rktest.CIResult
 		if method == "kci" {
-			r, err = rktest.KCITest(x, y, z, nil, nil, nil, 0, seed^h.Sum64())
+			r, err = rktest.KCITest(ctx, x, y, z, nil, nil, nil, 0, seed^h.Sum64())
 		} else {
-			r, err = rktest.RCITTest(x, y, z, features, 0, seed^h.Sum64())
+			r, err = rktest.RCITTest(ctx, x, y, z, features, 0, seed^h.Sum64())
 		}
 		if err != nil {
 			return 0, err

@@ -41,7 +41,7 @@ let r = ci_test(x, y, z, "median", "median", method: "rcit", features: 40, seed:
 	}
 	x, y, z := std("x"), std("y"), std("z")
 	k := kmltest.Lookup[*eval.Record](t, in, "k")
-	want, err := rktest.KCITest(x, y, z, rbfOf(t, 1), nil, nil, 0, 4)
+	want, err := rktest.KCITest(context.Background(), x, y, z, rbfOf(t, 1), nil, nil, 0, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ let r = ci_test(x, y, z, "median", "median", method: "rcit", features: 40, seed:
 		t.Errorf("kci record %v", k)
 	}
 	r := kmltest.Lookup[*eval.Record](t, in, "r")
-	wr, err := rktest.RCITTest(x, y, z, 40, 0, 4)
+	wr, err := rktest.RCITTest(context.Background(), x, y, z, 40, 0, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ let gr = pc(d, method: "rcit", names: ["x", "y", "w"], seed: 4)
 	}
 	h := fnv.New64a()
 	fmt.Fprint(h, 0, 2, []int{1})
-	want, err := rktest.RCITTest(col(0), col(2), col(1), 100, 0, 9^h.Sum64())
+	want, err := rktest.RCITTest(context.Background(), col(0), col(2), col(1), 100, 0, 9^h.Sum64())
 	if err != nil {
 		t.Fatal(err)
 	}
