@@ -5,7 +5,7 @@
 //	dists    distributions, ordered, mixture, truncation, multi_normal, dirichlet, lkj, draw, logpdf
 //	fit      sample, optimize, profile, summary, draws, logp, loglik
 //	kernel   kernel values and builtins, gram, median_heuristic, landmarks
-//	ktest    mmd, hsic, mmd_test, hsic_test, bkl and the test-result record
+//	ktest    mmd, hsic, mmd_test, hsic_test, ksd_test, dhsic_test, ksample_test, bkl, the test record
 //	bke      the bke observation family, split, embedding, witness
 //	gp       the latent GP gp(X, K), predict
 //	kbr      kernel Bayes' rule: kbr, cme, condition, expect, preimage, cv, abc, kbr_filter, ...

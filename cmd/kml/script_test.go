@@ -100,6 +100,7 @@ var runInDefaultSuite = []string{
 	"basics.kml",
 	"bke_embedding.kml",
 	"bke_grid.kml",
+	"goodness_of_fit.kml",
 	"independence.kml",
 	"kst_fantasy.kml",
 	"kst_toy.kml",

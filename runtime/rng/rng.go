@@ -26,6 +26,9 @@ const (
 	// Permutation is permutation b of a kernel permutation test (indexed by
 	// permutation).
 	Permutation Stream = 0x7065726d // "perm"
+	// WildBootstrap is draw b of a kernel Stein discrepancy test's wild
+	// bootstrap: its Rademacher multipliers (indexed by draw).
+	WildBootstrap Stream = 0x77696c64 // "wild"
 	// RFF draws the frequencies and phases of random Fourier features.
 	RFF Stream = 0x727666 // "rff"
 	// Median subsamples pairs for the median heuristic.

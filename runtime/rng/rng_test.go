@@ -19,6 +19,7 @@ var historic = map[string]struct {
 	"PathfinderResample":    {PathfinderResample, 0x72657361},
 	"Permutation":           {Permutation, 0x7065726d},
 	"RFF":                   {RFF, 0x727666},
+	"WildBootstrap":         {WildBootstrap, 0x77696c64},
 	"Median":                {Median, 0x6d6564},
 	"Landmarks":             {Landmarks, 0x6c616e64},
 	"BKESplit":              {BKESplit, 0x626b65},
@@ -70,7 +71,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			if knownOverlaps[[2]Stream{s, Stream(vals[i])}] {

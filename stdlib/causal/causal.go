@@ -18,8 +18,8 @@ import (
 )
 
 func registerCausal(reg *eval.Registry) {
-	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?)`,
-		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. Returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
+	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?, features = 100)`,
+		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. method "kci" (Zhang et al. 2011; kx, ky a kernel or "median") and "rcit" (Strobl et al. 2019, features random Fourier features of z, 5 of x and y; kx = ky = "median") replace the GP regression and HSIC by those tests with their gamma approximations, on standardised data, and return {statistic, pvalue, method, null: {approx, mean, variance}, n} with kernel_x, kernel_y, kernel_z, epsilon (kci) or features: {z, xy}, ell: {x, y, z}, seed (rcit). Otherwise returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
 		ciTestBuiltin)
 	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws?)`,
 		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "bayes" (draws lengthscales from each residual's BKE posterior by NUTS; slower), "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first. landmarks, noise and draws set "bkl" and "bayes" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
@@ -59,8 +59,8 @@ func ciSettings(a *eval.Args) (rktest.Method, rktest.Settings, error) {
 	if err := a.Unpack("method", &method); err != nil {
 		return "", s, err
 	}
-	if method != string(rktest.Permutation) && method != string(rktest.Gamma) {
-		return "", s, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
+	if method != string(rktest.Permutation) && method != string(rktest.Gamma) && !ktest.CIMethods[method] {
+		return "", s, a.Errorf("method", `method must be "permutation" or "gamma" (the GP-residual HSIC test), "kci" or "rcit", got %q`, method)
 	}
 	var err error
 	if s.Permutations, err = a.IntIn("permutations", 1, eval.MaxLength); err != nil {
@@ -110,6 +110,9 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if n < 10 {
 		return nil, a.Fail("ci_test needs at least 10 rows, got %d", n)
+	}
+	if m, ok := a.Value("method").(eval.Str); ok && ktest.CIMethods[string(m)] {
+		return ktest.CITest(a, string(m), x, y, z)
 	}
 	if err := a.CheckDense(n, 3*n, "the test's n×n matrices", "use a smaller sample"); err != nil {
 		return nil, err
@@ -294,6 +297,13 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	kernelDesc := eval.Value(eval.NoneValue)
 	switch test {
 	case "kernel":
+		if ktest.CIMethods[string(method)] { // KCI or RCIT, rbf at the median heuristic
+			if err := a.CheckDense(n, 8*n, "KCI's n×n matrices", `use method: "rcit"`); method == "kci" && err != nil {
+				return nil, err
+			}
+			ci, kernelDesc = ktest.CIForPC(string(method), data, rktest.RCITFeatures, s.Seed), eval.Str("median")
+			break
+		}
 		k, err := kernelSpec(a, "kernel")
 		if err != nil {
 			return nil, err

@@ -355,3 +355,7 @@ func classifyBuiltin(a *eval.Args) (eval.Value, error) {
 func (d *densityVal) LogPDFCall(a *eval.Args) (eval.Value, error) {
 	return densityLogPDF(a, "d", "x")
 }
+
+// KSTDensity gives the fitted density to ksd_test (stdlib/ktest), which
+// tests data against its score.
+func (d *densityVal) KSTDensity() rkst.Density { return d.D }

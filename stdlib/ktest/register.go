@@ -6,4 +6,6 @@ import "github.com/kml-lang/kml/lang/eval"
 func Register(r *eval.Registry) {
 	registerKtests(r)
 	registerBKL(r)
+	registerKSD(r)
+	registerDHSIC(r)
 }

@@ -1,0 +1,34 @@
+package ktest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// RCIT against KCI at n = 1000 and 10000 (KCI only at 1000: at 10000 its
+// three n×n matrices and their products need several GB):
+//
+//	go test ./runtime/ktest -run '^$' -bench 'CITest' -benchtime 1x -benchmem
+func BenchmarkCITest(b *testing.B) {
+	for _, c := range []struct {
+		method string
+		n      int
+	}{{"kci", 1000}, {"rcit", 1000}, {"rcit", 10000}} {
+		b.Run(fmt.Sprintf("%s/n=%d", c.method, c.n), func(b *testing.B) {
+			x, y, z := ciData(rand.New(rand.NewPCG(85, uint64(c.n))), c.n, 0)
+			for i := 0; i < b.N; i++ {
+				var err error
+				if c.method == "kci" {
+					_, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, 1)
+				} else {
+					_, err = RCITTest(context.Background(), x, y, z, 0, 0, 1)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
