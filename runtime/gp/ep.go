@@ -236,21 +236,16 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []f
 	if err != nil {
 		return 0, nil, err
 	}
-	var kr, krk mat.Dense
-	kr.Mul(K, R)
-	krk.Mul(&kr, K)
+	krk := sandwich(K, R)
+	k, s := K.RawSymmetric(), sigma.RawSymmetric()
 	for i := 0; i < n; i++ {
+		ki, si := k.Data[i*k.Stride:], s.Data[i*s.Stride:]
 		for j := i; j < n; j++ {
-			sigma.SetSym(i, j, K.At(i, j)-0.5*(krk.At(i, j)+krk.At(j, i)))
+			si[j] = ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
 		}
 	}
-	for a := range mu {
-		v := 0.0
-		for b := range nu {
-			v += sigma.At(a, b) * nu[b]
-		}
-		mu[a] = v
-	}
+	mv := mat.NewVecDense(n, mu)
+	mv.MulVec(sigma, mat.NewVecDense(n, nu))
 	return logdet, R, nil
 }
 
