@@ -223,11 +223,11 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 		}
 		var mean, fvar []float64
 		if g.lowRank() {
-			z, err := g.inducingPoints(nil)
+			z, err := g.inducingPoints(nil, g.kernel.K)
 			if err != nil {
 				return nil, err
 			}
-			mean, fvar, err = rgp.LowRankPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
+			mean, fvar, err = rgp.SGPRPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
 			if err != nil {
 				return nil, fmt.Errorf("gp: %v", err)
 			}
