@@ -225,6 +225,12 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 	if loc != 0 {
 		return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
 	}
+	if noise, ok, err := knownNoise(lik, len(y)); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return g.knownNoiseLogLik(ev, noise, y)
+	}
 	sigma, err := scalarParam(lik, 1)
 	if err != nil {
 		return nil, err

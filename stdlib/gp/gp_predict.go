@@ -217,6 +217,20 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 	}
 	switch lik.Family.Name() {
 	case "normal":
+		if noise, ok, err := knownNoise(lik, len(y)); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			if g.lowRank() {
+				return nil, fmt.Errorf(`a vector of known noise standard deviations needs the exact GP (inducing: "exact")`)
+			}
+			// New points' noise is not known: y_var is f_var.
+			mean, fvar, err := g.gaussianPredict(y, noise, xnew)
+			if err != nil {
+				return nil, err
+			}
+			return &drawPred{fmean: mean, fvar: fvar, ymean: mean, yvar: fvar, gaussian: true}, nil
+		}
 		sigma, err := scalarParam(lik, 1)
 		if err != nil {
 			return nil, err
