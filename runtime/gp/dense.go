@@ -60,3 +60,16 @@ func sandwich(K, R *mat.SymDense) []float64 {
 	kf := fullSym(K)
 	return gemm(n, gemm(n, kf, fullSym(R)), kf)
 }
+
+// mulSym returns a·s for a general m×n a and a symmetric n×n s by one
+// DGEMM on s's full storage (gonum's Dense·SymDense product is its pure-Go
+// Dsymm).
+func mulSym(a *mat.Dense, s *mat.SymDense) *mat.Dense {
+	m, n := a.Dims()
+	ar := a.RawMatrix()
+	c := mat.NewDense(m, n, nil)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ar,
+		blas64.General{Rows: n, Cols: n, Stride: n, Data: fullSym(s)},
+		0, c.RawMatrix())
+	return c
+}

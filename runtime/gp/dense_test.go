@@ -9,7 +9,8 @@ import (
 )
 
 // TestSandwich checks K·R·K and its diagonal on dense storage against the
-// triple sum Σₐ Σᵦ Kᵢₐ Rₐᵦ Kᵦⱼ, at an order above blas3's DGEMM threshold.
+// triple sum Σₐ Σᵦ Kᵢₐ Rₐᵦ Kᵦⱼ, and A·R against the double sum, at an order
+// above blas3's DGEMM threshold.
 func TestSandwich(t *testing.T) {
 	const n = 41
 	rng := rand.New(rand.NewPCG(39, 1))
@@ -24,6 +25,24 @@ func TestSandwich(t *testing.T) {
 	}
 	K, R := sym(), sym()
 	full := sandwich(K, R)
+	a := mat.NewDense(7, n, nil)
+	for i := range 7 {
+		for j := range n {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	as := mulSym(a, R)
+	for i := range 7 {
+		for j := range n {
+			want := 0.0
+			for b := range n {
+				want += a.At(i, b) * R.At(b, j)
+			}
+			if math.Abs(as.At(i, j)-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("(AR)[%d,%d] = %v, want %v", i, j, as.At(i, j), want)
+			}
+		}
+	}
 	diag := diagSandwich(K, R)
 	for i := range n {
 		for j := range n {
