@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/interrupt"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
@@ -45,10 +46,12 @@ type sgprStats struct {
 	w    []float64     // A⁻¹Vy
 }
 
-// blocks calls fn for each row block [i0, i1) of x with its view.
+// blocks calls fn for each row block [i0, i1) of x with its view,
+// checking for an interrupt before each (a block is milliseconds).
 func blocks(x *mat.Dense, fn func(i0, i1 int, xb *mat.Dense) error) error {
 	n, d := x.Dims()
 	for i0 := 0; i0 < n; i0 += sgprBlock {
+		interrupt.Check()
 		i1 := min(i0+sgprBlock, n)
 		if err := fn(i0, i1, x.Slice(i0, i1, 0, d).(*mat.Dense)); err != nil {
 			return err
