@@ -61,7 +61,10 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	}
 	cuts = append(cuts, hi)
 	type node struct{ f, w float64 }
-	var nodes []node
+	// The intervals of each piece first, so that the nodes are allocated
+	// once (growing the slice was a fifth of the integral's time).
+	var ks [4]int
+	total := 0
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
 		k := epCoarse
@@ -69,6 +72,13 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
+		ks[i] = k
+		total += k + 1
+	}
+	nodes := make([]node, 0, total)
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		k := ks[i]
 		h := (b - a) / float64(k)
 		for j := 0; j <= k; j++ {
 			w := 2.0
