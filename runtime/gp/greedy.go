@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/interrupt"
@@ -40,7 +42,9 @@ func GreedyVariance(k kernels.Kernel, x *mat.Dense, m int, tol float64) (*mat.De
 		top = math.Max(top, resid[i])
 	}
 	var chosen []int
-	var cols [][]float64
+	// f holds the factor's columns as an n × m row-major matrix, so that
+	// removing the chosen points' part of a kernel column is one DGEMV.
+	f := make([]float64, n*m)
 	for len(chosen) < m {
 		interrupt.Check()
 		p := 0
@@ -60,23 +64,25 @@ func GreedyVariance(k kernels.Kernel, x *mat.Dense, m int, tol float64) (*mat.De
 		if len(e) != n {
 			e = mat.Col(nil, 0, kc)
 		}
-		for _, c := range cols {
-			a := c[p]
-			for i := range e {
-				e[i] -= a * c[i]
-			}
+		j := len(chosen)
+		if j > 0 {
+			// e ← e − F[:, :j]·F[p, :j].
+			blas64.Gemv(blas.NoTrans, -1,
+				blas64.General{Rows: n, Cols: j, Stride: m, Data: f},
+				blas64.Vector{N: j, Inc: 1, Data: f[p*m : p*m+j]},
+				1, blas64.Vector{N: n, Inc: 1, Data: e})
 		}
 		s := math.Sqrt(resid[p])
 		for i := range e {
 			e[i] /= s
 			resid[i] -= e[i] * e[i]
+			f[i*m+j] = e[i]
 		}
 		resid[p] = math.Inf(-1)
 		for _, q := range chosen {
 			resid[q] = math.Inf(-1)
 		}
 		chosen = append(chosen, p)
-		cols = append(cols, e)
 	}
 	z := mat.NewDense(len(chosen), d, nil)
 	for j, p := range chosen {
