@@ -78,10 +78,9 @@ func (s *sgprStats) blockV(k kernels.Kernel, z, xb *mat.Dense) (*mat.Dense, erro
 	return &v, nil
 }
 
-// sgprPass is the first pass: the factor of K_zz (jittered as
-// linalg.CholeskyJitter does for a Nyström approximation), the sums of
-// sgprStats, and the factor of A = σ²I + VVᵀ with w = A⁻¹Vy.
-func sgprPass(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*sgprStats, error) {
+// newStats checks the shapes and factors K_zz (jittered as
+// linalg.CholeskyJitter does for a Nyström approximation).
+func newStats(k kernels.Kernel, x, z *mat.Dense, y []float64) (*sgprStats, error) {
 	n, _ := x.Dims()
 	m, _ := z.Dims()
 	if len(y) != n {
@@ -91,12 +90,25 @@ func sgprPass(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*s
 	if err != nil {
 		return nil, err
 	}
-	s := &sgprStats{n: n, m: m, P: mat.NewSymDense(m, nil), vy: make([]float64, m)}
+	s := &sgprStats{n: n, m: m}
 	var lz mat.Cholesky
 	if _, ok := linalg.CholeskyJitter(&lz, kzz, true); !ok {
 		return nil, ErrNotPD
 	}
 	lz.LTo(&s.L)
+	return s, nil
+}
+
+// sgprPass is the first pass: the factor of K_zz (jittered as
+// linalg.CholeskyJitter does for a Nyström approximation), the sums of
+// sgprStats, and the factor of A = σ²I + VVᵀ with w = A⁻¹Vy.
+func sgprPass(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*sgprStats, error) {
+	s, err := newStats(k, x, z, y)
+	if err != nil {
+		return nil, err
+	}
+	m := s.m
+	s.P, s.vy = mat.NewSymDense(m, nil), make([]float64, m)
 	err = blocks(x, func(i0, i1 int, xb *mat.Dense) error {
 		v, err := s.blockV(k, z, xb)
 		if err != nil {
@@ -265,6 +277,14 @@ func SGPRPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, 
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.predict(k, z, xnew, noise)
+}
+
+// predict is the predictive of f at xnew from a first pass whose la
+// factors A and whose w = A⁻¹(VΛ⁻¹y) for a diagonal Λ: mean V_*ᵀw and
+// variance k_** − V_*ᵀV_* + c·V_*ᵀA⁻¹V_*, in row blocks. SGPR's A is
+// σ²I + VVᵀ (c = σ²); FITC's is I + VΛ⁻¹Vᵀ (c = 1).
+func (s *sgprStats) predict(k kernels.Kernel, z, xnew *mat.Dense, c float64) (mean, fvar []float64, err error) {
 	p, _ := xnew.Dims()
 	mean = make([]float64, p)
 	fvar = make([]float64, p)
@@ -288,7 +308,7 @@ func SGPRPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, 
 			}
 			xj := xnew.RawRowView(i0 + j)
 			mean[i0+j] = linalg.Dot(col, s.w)
-			fvar[i0+j] = math.Max(k.Eval(xj, xj)-q+noise*r, 0)
+			fvar[i0+j] = math.Max(k.Eval(xj, xj)-q+c*r, 0)
 		}
 		return nil
 	})
