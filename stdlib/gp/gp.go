@@ -17,7 +17,7 @@ import (
 
 func registerGp(reg *eval.Registry) {
 	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1, sparse = "vfe", select = "kmeans", classes?)`,
-		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (sigma one number, one parameter or a vector of known per-observation standard deviations; or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. sparse: the objective on that path, "vfe" (Titsias' 2009 collapsed variational bound log N(y | 0, Q + sigma²I) − tr(K − Q)/(2 sigma²), a lower bound on the exact log marginal likelihood) or "dtc" (log N(y | 0, Q + sigma²I) alone, without the trace term). select: how a number of inducing points (or "auto"'s 512) is chosen, "kmeans" (k-means centres of x, once) or "greedy" (greedy conditional-variance selection among the rows of x, Burt, Rasmussen and van der Wilk 2020, redone with the kernel at each evaluation). classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (sigma one number, one parameter or a vector of known per-observation standard deviations; or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. sparse: the objective on that path, "vfe" (Titsias' 2009 collapsed variational bound log N(y | 0, Q + sigma²I) − tr(K − Q)/(2 sigma²), a lower bound on the exact log marginal likelihood), "fitc" (log N(y | 0, Q + diag(K − Q) + sigma²I), Snelson and Ghahramani 2006) or "dtc" (log N(y | 0, Q + sigma²I) alone, without the trace term). select: how a number of inducing points (or "auto"'s 512) is chosen, "kmeans" (k-means centres of x, once) or "greedy" (greedy conditional-variance selection among the rows of x, Burt, Rasmussen and van der Wilk 2020, redone with the kernel at each evaluation). classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
 		gpBuiltin)
 	b.AD = true
 }
@@ -35,10 +35,11 @@ type gpLatent struct {
 	seed     uint64
 	// auto says the Nyström path was chosen by size, not by the user.
 	auto bool
-	// dtc says the Nyström path maximises DTC's log N(y | 0, Q + σ²I)
-	// rather than Titsias' bound; greedy that its inducing points are
-	// chosen by rgp.GreedyVariance at each kernel rather than by k-means.
-	dtc, greedy bool
+	// sparse is the Nyström path's objective: "vfe" (Titsias' bound),
+	// "fitc" or "dtc"; greedy says its inducing points are chosen by
+	// rgp.GreedyVariance at each kernel rather than by k-means.
+	sparse string
+	greedy bool
 	// classes is C for one GP per class (classes: C), else 0.
 	classes int
 }
@@ -128,11 +129,10 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 		g.z = z
 	}
 	switch v, _ := a.Str("sparse"); v {
-	case "vfe":
-	case "dtc":
-		g.dtc = true
+	case "vfe", "fitc", "dtc":
+		g.sparse = v
 	default:
-		return nil, a.Errorf("sparse", `sparse must be "vfe" or "dtc", got %s`, eval.Describe(a.Value("sparse")))
+		return nil, a.Errorf("sparse", `sparse must be "vfe", "fitc" or "dtc", got %s`, eval.Describe(a.Value("sparse")))
 	}
 	switch v, _ := a.Str("select"); v {
 	case "kmeans":

@@ -267,8 +267,11 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 				return 0, err
 			}
 		}
-		if g.dtc {
+		switch g.sparse {
+		case "dtc":
 			return rgp.LowRankLogMarginal(kk, g.x, zz, y, sig*sig, grad)
+		case "fitc":
+			return rgp.FITCLogMarginal(kk, g.x, zz, y, sig*sig, grad)
 		}
 		return rgp.SGPRLogMarginal(kk, g.x, zz, y, sig*sig, grad)
 	}

@@ -241,7 +241,11 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 			if err != nil {
 				return nil, err
 			}
-			mean, fvar, err = rgp.SGPRPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
+			predict := rgp.SGPRPredict // DTC's predictive too
+			if g.sparse == "fitc" {
+				predict = rgp.FITCPredict
+			}
+			mean, fvar, err = predict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
 			if err != nil {
 				return nil, fmt.Errorf("gp: %v", err)
 			}

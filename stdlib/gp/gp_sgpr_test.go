@@ -14,7 +14,7 @@ import (
 
 // sparseData is 60 points of a smooth function of two inputs with 6
 // inducing points, and the same model on the exact path and on the
-// Nyström path with Titsias' bound, DTC and greedy inducing points.
+// Nyström path with Titsias' bound, DTC, FITC and greedy inducing points.
 const sparseData = `
 let x = cbind(draw(normal(0, 1), 60, seed: 1), draw(normal(0, 1), 60, seed: 2))
 let y = sin(2 * x[:, 1]) + 0.5 * x[:, 2] + draw(normal(0, 0.2), 60, seed: 3)
@@ -40,6 +40,13 @@ model dtc {
   f ~ gp(x, a * rbf(ell), inducing: z, sparse: "dtc")
   y ~ normal(f, sigma)
 }
+model fitc {
+  ell[2] ~ lognormal(0, 1)
+  a ~ lognormal(0, 1)
+  sigma ~ lognormal(-1, 1)
+  f ~ gp(x, a * rbf(ell), inducing: z, sparse: "fitc")
+  y ~ normal(f, sigma)
+}
 model greedy {
   ell[2] ~ lognormal(0, 1)
   a ~ lognormal(0, 1)
@@ -52,12 +59,16 @@ let le = loglik(exact, v)
 let lv = loglik(vfe, v)
 let ld = loglik(dtc, v)
 let lg = loglik(greedy, v)
+let lf = loglik(fitc, v)
+let pf = predict(fitc, [[0.3, 0.2], [1.0, -1.0]], values: v)
 `
 
 // TestGPSparseBound: gp()'s default Nyström objective is Titsias' bound,
 // DTC's value minus tr(K − Q)/(2σ²) with the trace formed densely here,
 // and lies below the exact log marginal likelihood; select: "greedy"
-// evaluates the bound at GreedyVariance's points for the kernel at v.
+// evaluates the bound at GreedyVariance's points for the kernel at v;
+// sparse: "fitc" is runtime/gp's FITC, predict included; the gradient of
+// each matches finite differences.
 func TestGPSparseBound(t *testing.T) {
 	in, _ := kmltest.Run(t, sparseData)
 	num := func(name string) float64 { return float64(kmltest.Lookup[eval.Num](t, in, name)) }
@@ -100,7 +111,24 @@ func TestGPSparseBound(t *testing.T) {
 	if !(lg < le) {
 		t.Errorf("greedy bound %.10g not below the exact %.10g", lg, le)
 	}
-	for _, m := range []string{"vfe", "dtc", "greedy"} {
+	lf := num("lf")
+	if want, err := rgp.FITCLogMarginal(k, x, z, y, 0.09, nil); err != nil || math.Abs(lf-want) > 1e-9*(1+math.Abs(want)) {
+		t.Errorf("fitc %.10g, FITCLogMarginal %.10g (%v)", lf, want, err)
+	}
+	xs := mat.NewDense(2, 2, []float64{0.3, 0.2, 1.0, -1.0})
+	wm, wv, err := rgp.FITCPredict(k, x, z, y, 0.09, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := kmltest.Lookup[*eval.Record](t, in, "pf")
+	fm := kmltest.Field(t, pf, "f_mean").(*eval.Vec).Data
+	fv := kmltest.Field(t, pf, "f_var").(*eval.Vec).Data
+	for j := range fm {
+		if math.Abs(fm[j]-wm[j]) > 1e-9 || math.Abs(fv[j]-wv[j]) > 1e-9 {
+			t.Errorf("fitc predict %d: %v %v, FITCPredict %v %v", j, fm[j], fv[j], wm[j], wv[j])
+		}
+	}
+	for _, m := range []string{"vfe", "dtc", "fitc", "greedy"} {
 		kmltest.CheckModelGradient(t, in, m, 1e-5, []float64{-0.2, 0.3, 0.4, -1.1}, []float64{0.1, -0.2, 0.2, -1.5})
 	}
 }
@@ -108,8 +136,8 @@ func TestGPSparseBound(t *testing.T) {
 // TestGPSparseErrors: bad sparse and select arguments are refused at the
 // argument.
 func TestGPSparseErrors(t *testing.T) {
-	kmltest.ExpectError(t, "let x = [[0], [1], [2]]\ngp(x, rbf(1), inducing: 2, sparse: \"fitc\")",
-		`t.kml:2:36: error: gp: sparse must be "vfe" or "dtc", got string "fitc"`)
+	kmltest.ExpectError(t, "let x = [[0], [1], [2]]\ngp(x, rbf(1), inducing: 2, sparse: \"pitc\")",
+		`t.kml:2:36: error: gp: sparse must be "vfe", "fitc" or "dtc", got string "pitc"`)
 	kmltest.ExpectError(t, "let x = [[0], [1], [2]]\ngp(x, rbf(1), inducing: x, select: \"greedy\")",
 		`t.kml:2:36: error: gp: select: "greedy" chooses the inducing points among the rows of x`)
 	kmltest.ExpectError(t, "let x = [[0], [1], [2]]\ngp(x, rbf(1), select: 3)",
