@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -121,4 +122,42 @@ func BenchmarkStructuredPasses(b *testing.B) {
 			contractSymPairs(grad, terms, xs, n, d, wm)
 		}
 	})
+}
+
+// BenchmarkSGPR times Titsias' bound with its gradient at n = 10⁴, 3·10⁴
+// and 10⁵, D = 8, m = 512 inducing points chosen by GreedyVariance on the
+// first 10⁴ rows (ARD rbf, 9 derivatives plus the noise): the scaling
+// table of issue 39 (time and allocated bytes per n; the slope of log
+// time in log n should be near 1), and the greedy selection itself at
+// n = 10⁴. Run one size with -bench SGPR/n=10000.
+func BenchmarkSGPR(b *testing.B) {
+	const d, m = 8, 512
+	ell := []float64{0.8, 6, 6, 7, 7, 8, 8, 9}
+	rbf, _ := kernels.NewRBF(ell)
+	k, _ := kernels.NewScaled(1.2, rbf)
+	xa, ya := testData(100000, d, 12)
+	z, err := GreedyVariance(k, mat.DenseCopyOf(xa.Slice(0, 10000, 0, d)), m, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("greedy/n=10000", func(b *testing.B) {
+		x := mat.DenseCopyOf(xa.Slice(0, 10000, 0, d))
+		for range b.N {
+			if _, err := GreedyVariance(k, x, m, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, n := range []int{10000, 30000, 100000} {
+		x := xa.Slice(0, n, 0, d).(*mat.Dense)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			grad := make([]float64, k.NumHyper()+1)
+			for range b.N {
+				if _, err := SGPRLogMarginal(k, x, z, ya[:n], 0.09, grad); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -18,8 +18,11 @@
 // classification with the softmax likelihood and one GP per class under
 // Laplace's approximation (Williams and Barber 1998; R&W Algorithms 3.3
 // and 3.4) with the gradient of its log marginal likelihood.
-// Beside them: the Nyström (subset-of-regressors) marginal likelihood and
-// predictive for large n (LowRankLogMarginal, LowRankPredict), and the
+// Beside them, for large n: Titsias' collapsed variational bound (SGPR,
+// SGPRLogMarginal, SGPRPredict, streamed in row blocks), FITC
+// (FITCLogMarginal, FITCPredict, likewise) and the Nyström
+// (subset-of-regressors/DTC) marginal likelihood (LowRankLogMarginal),
+// with greedy conditional-variance inducing points (GreedyVariance); and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
 // linearly weighted kernel (DoubleLoop); and regularised-risk MKL with the
 // SVM's hinge and ε-insensitive losses through the SVM dual (SVM). The

@@ -61,7 +61,10 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	}
 	cuts = append(cuts, hi)
 	type node struct{ f, w float64 }
-	var nodes []node
+	// The intervals of each piece first, so that the nodes are allocated
+	// once (growing the slice was a fifth of the integral's time).
+	var ks [4]int
+	total := 0
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
 		k := epCoarse
@@ -69,6 +72,13 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
+		ks[i] = k
+		total += k + 1
+	}
+	nodes := make([]node, 0, total)
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		k := ks[i]
 		h := (b - a) / float64(k)
 		for j := 0; j <= k; j++ {
 			w := 2.0
@@ -236,21 +246,16 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []f
 	if err != nil {
 		return 0, nil, err
 	}
-	var kr, krk mat.Dense
-	kr.Mul(K, R)
-	krk.Mul(&kr, K)
+	krk := sandwich(K, R)
+	k, s := K.RawSymmetric(), sigma.RawSymmetric()
 	for i := 0; i < n; i++ {
+		ki, si := k.Data[i*k.Stride:], s.Data[i*s.Stride:]
 		for j := i; j < n; j++ {
-			sigma.SetSym(i, j, K.At(i, j)-0.5*(krk.At(i, j)+krk.At(j, i)))
+			si[j] = ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
 		}
 	}
-	for a := range mu {
-		v := 0.0
-		for b := range nu {
-			v += sigma.At(a, b) * nu[b]
-		}
-		mu[a] = v
-	}
+	mv := mat.NewVecDense(n, mu)
+	mv.MulVec(sigma, mat.NewVecDense(n, nu))
 	return logdet, R, nil
 }
 

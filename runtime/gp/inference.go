@@ -82,8 +82,7 @@ func (p *Posterior) Predict(k kernels.Kernel, x, xnew *mat.Dense) (mean, fvar []
 	m, _ := xnew.Dims()
 	mv := mat.NewVecDense(m, nil)
 	mv.MulVec(ks, mat.NewVecDense(len(p.Alpha), p.Alpha))
-	var kr mat.Dense
-	kr.Mul(ks, p.r)
+	kr := mulSym(ks, p.r)
 	fvar = make([]float64, m)
 	for i := range fvar {
 		row := xnew.RawRowView(i)

@@ -112,7 +112,6 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 	b := make([]float64, n)
 	sw := make([]float64, n)
 	B := mat.NewSymDense(n, nil)
-	var ch mat.Cholesky
 	kb := mat.NewVecDense(n, nil)
 	fv := mat.NewVecDense(n, nil)
 	na := make([]float64, n)
@@ -141,16 +140,16 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 			b[i] = w[i]*f[i] + d1[i]
 		}
 		fillB(B, K, sw)
-		if !ch.Factorize(B) {
+		t, ok := potrf(B.RawSymmetric())
+		if !ok {
 			return nil, nil, it, ErrNotPD
 		}
 		kb.MulVec(K, mat.NewVecDense(n, b))
+		kd := kb.RawVector().Data
 		for i := range sw {
-			kb.SetVec(i, sw[i]*kb.AtVec(i))
+			kd[i] *= sw[i]
 		}
-		if err := linalg.IgnoreCondition(ch.SolveVecTo(kb, kb)); err != nil {
-			return nil, nil, it, err
-		}
+		solveUpper(t, kd)
 		da := make([]float64, n)
 		for i := range da {
 			da[i] = b[i] - sw[i]*kb.AtVec(i) - alpha[i]
@@ -158,7 +157,7 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		df := mat.NewVecDense(n, nil)
 		df.MulVec(K, mat.NewVecDense(n, da))
 		// Halve the step until Ψ increases.
-		_, ok := asc.step(func(t float64) float64 {
+		_, ok = asc.step(func(t float64) float64 {
 			for i := range na {
 				na[i] = alpha[i] + t*da[i]
 				nf[i] = f[i] + t*df.AtVec(i)
@@ -217,13 +216,11 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
 	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
 	// (∂f̂ = (I + KW)⁻¹∂K α̂) and ∂f̂/∂φ as (Ku)ᵀ∂(∇log P)/∂φ.
-	var kr, krk mat.Dense
-	kr.Mul(K, R)
-	krk.Mul(&kr, K)
+	krk := diagSandwich(K, R)
 	s2 := make([]float64, n)
 	sigma := make([]float64, n)
 	for i := range s2 {
-		sigma[i] = K.At(i, i) - krk.At(i, i)
+		sigma[i] = K.At(i, i) - krk[i]
 		s2[i] = 0.5 * sigma[i] * d3[i]
 	}
 	s2v := mat.NewVecDense(n, s2)
@@ -279,21 +276,24 @@ func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDens
 		for i := range sw {
 			sw[i] = math.Sqrt(w[i])
 		}
+		// B's factor and inverse in place by blas3's potrf and potri,
+		// without mat.Cholesky's condition estimate.
 		B := mat.NewSymDense(n, nil)
 		fillB(B, K, sw)
-		var ch mat.Cholesky
-		if !ch.Factorize(B) {
+		t, ok := potrf(B.RawSymmetric())
+		if !ok {
 			return 0, nil, ErrNotPD
 		}
-		logdet = ch.LogDet()
+		logdet = logDetUpper(t)
 		if needR {
-			var bi mat.SymDense
-			if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
-				return 0, nil, err
+			if !potri(t) {
+				return 0, nil, ErrNotPD
 			}
+			bi, r := t.Data, R.RawSymmetric()
 			for i := 0; i < n; i++ {
+				bri, rri := bi[i*t.Stride:], r.Data[i*r.Stride:]
 				for j := i; j < n; j++ {
-					R.SetSym(i, j, sw[i]*bi.At(i, j)*sw[j])
+					rri[j] = sw[i] * bri[j] * sw[j]
 				}
 			}
 		}

@@ -106,13 +106,13 @@ func TestLowRankAccuracy(t *testing.T) {
 
 // TestLowRankPredictExactWithAllPoints: with every training input as an
 // inducing point the Nyström model is the exact one, and so is its
-// predictive (compared with linalg.GPPredict).
+// predictive, SGPRPredict's (compared with linalg.GPPredict).
 func TestLowRankPredictExactWithAllPoints(t *testing.T) {
 	x, y := testData(30, 2, 44)
 	xnew, _ := testData(5, 2, 45)
 	rbf, _ := kernels.NewRBF([]float64{0.9, 1.4})
 	k, _ := kernels.NewScaled(1.3, rbf)
-	mean, fvar, err := LowRankPredict(k, x, x, y, 0.1, xnew)
+	mean, fvar, err := SGPRPredict(k, x, x, y, 0.1, xnew)
 	if err != nil {
 		t.Fatal(err)
 	}

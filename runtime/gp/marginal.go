@@ -63,9 +63,21 @@ func Factor(k kernels.Kernel, x *mat.Dense, noise []float64) (*mat.Cholesky, *ma
 // for sums of scaled RBF, linear, white and constant kernels the fused
 // fill and contraction of structured.go.
 func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, grad []float64) (float64, error) {
+	return LogMarginalNoise(k, x, y, []float64{noise}, grad)
+}
+
+// LogMarginalNoise is LogMarginal with noise variances noise: one common
+// σ², or one per observation (known, heteroscedastic noise), C = K +
+// diag(σ₁², ..., σₙ²). grad, when not nil (length k.NumHyper() +
+// len(noise)), receives the derivatives in k's hyperparameters then in
+// each noise variance: ½ tr W for a common one, ½ Wᵢᵢ for σᵢ².
+func LogMarginalNoise(k kernels.Kernel, x *mat.Dense, y []float64, noise []float64, grad []float64) (float64, error) {
 	n, d := x.Dims()
 	if len(y) != n {
 		return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), n)
+	}
+	if len(noise) != 1 && len(noise) != n {
+		return 0, fmt.Errorf("gp: %d noise variances for %d observations", len(noise), n)
 	}
 	xs := linalg.RowMajor(x)
 	terms, fast := structured(k, d)
@@ -86,14 +98,14 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 			}
 		}
 	}
-	fill := func() { fillSym(a, terms, xs, n, d, []float64{noise}) }
+	fill := func() { fillSym(a, terms, xs, n, d, noise) }
 	if !fast {
 		fill = func() {
 			// The generic Gram checks its inputs, which Factor's callers
 			// have done already.
 			_ = kernels.GramInto(mat.NewSymDense(n, a), k, x, 0)
 			for i := 0; i < n; i++ {
-				a[i*n+i] += noise
+				a[i*n+i] += noise[min(i, len(noise)-1)]
 			}
 		}
 	}
@@ -129,6 +141,12 @@ func LogMarginal(k kernels.Kernel, x *mat.Dense, y []float64, noise float64, gra
 	} else {
 		Contract(grad[:nh], k, x, mat.NewSymDense(n, a))
 	}
-	grad[nh] = 0.5 * tr
+	if len(noise) == 1 {
+		grad[nh] = 0.5 * tr
+	} else {
+		for i := 0; i < n; i++ {
+			grad[nh+i] = 0.5 * a[i*n+i]
+		}
+	}
 	return lml, nil
 }

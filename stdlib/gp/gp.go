@@ -11,12 +11,13 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 func registerGp(reg *eval.Registry) {
-	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1, classes?)`,
-		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
+	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1, sparse = "vfe", select = "kmeans", classes?)`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (sigma one number, one parameter or a vector of known per-observation standard deviations; or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f)). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. sparse: the objective on that path, "vfe" (Titsias' 2009 collapsed variational bound log N(y | 0, Q + sigma²I) − tr(K − Q)/(2 sigma²), a lower bound on the exact log marginal likelihood), "fitc" (log N(y | 0, Q + diag(K − Q) + sigma²I), Snelson and Ghahramani 2006) or "dtc" (log N(y | 0, Q + sigma²I) alone, without the trace term). select: how a number of inducing points (or "auto"'s 512) is chosen, "kmeans" (k-means centres of x, once) or "greedy" (greedy conditional-variance selection among the rows of x, Burt, Rasmussen and van der Wilk 2020, redone with the kernel at each evaluation). classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
 		gpBuiltin)
 	b.AD = true
 }
@@ -34,6 +35,11 @@ type gpLatent struct {
 	seed     uint64
 	// auto says the Nyström path was chosen by size, not by the user.
 	auto bool
+	// sparse is the Nyström path's objective: "vfe" (Titsias' bound),
+	// "fitc" or "dtc"; greedy says its inducing points are chosen by
+	// rgp.GreedyVariance at each kernel rather than by k-means.
+	sparse string
+	greedy bool
 	// classes is C for one GP per class (classes: C), else 0.
 	classes int
 }
@@ -122,6 +128,22 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 		}
 		g.z = z
 	}
+	switch v, _ := a.Str("sparse"); v {
+	case "vfe", "fitc", "dtc":
+		g.sparse = v
+	default:
+		return nil, a.Errorf("sparse", `sparse must be "vfe", "fitc" or "dtc", got %s`, eval.Describe(a.Value("sparse")))
+	}
+	switch v, _ := a.Str("select"); v {
+	case "kmeans":
+	case "greedy":
+		g.greedy = true
+	default:
+		return nil, a.Errorf("select", `select must be "kmeans" or "greedy", got %s`, eval.Describe(a.Value("select")))
+	}
+	if g.greedy && g.z != nil {
+		return nil, a.Errorf("select", `select: "greedy" chooses the inducing points among the rows of x; inducing gives them already`)
+	}
 	if g.classes > 0 && g.lowRank() {
 		if g.auto {
 			return nil, a.Errorf("x", "multi-class GP classification is exact only, up to %d rows; x has %d", lowRankAbove, n)
@@ -147,11 +169,16 @@ type inducingKey struct {
 	seed uint64
 }
 
-// inducingPoints returns the inducing points: the given ones, or seeded
-// k-means centres of x, computed once per model (cache nil: every call).
-func (g *gpLatent) inducingPoints(ev *model.Eval) (*mat.Dense, error) {
+// inducingPoints returns the inducing points: the given ones, those
+// rgp.GreedyVariance chooses for kernel k (select: "greedy", at every
+// call), or seeded k-means centres of x, computed once per model (cache
+// nil: every call).
+func (g *gpLatent) inducingPoints(ev *model.Eval, k kernels.Kernel) (*mat.Dense, error) {
 	if g.z != nil {
 		return g.z, nil
+	}
+	if g.greedy {
+		return rgp.GreedyVariance(k, g.x, g.inducing, 0)
 	}
 	build := func() (any, error) {
 		return kernels.Landmarks(g.x, g.inducing, g.seed, kernels.LandmarkMethod("kmeans"))

@@ -225,6 +225,12 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 	if loc != 0 {
 		return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
 	}
+	if noise, ok, err := knownNoise(lik, len(y)); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return g.knownNoiseLogLik(ev, noise, y)
+	}
 	sigma, err := scalarParam(lik, 1)
 	if err != nil {
 		return nil, err
@@ -239,17 +245,35 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		if s.Kind != rgp.MLM {
 			return nil, fmt.Errorf("the Nyström path (inducing points) gives the marginal likelihood only; objective %q needs inducing: \"exact\"", ev.Objective().Name)
 		}
-		if z, err = g.inducingPoints(ev); err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+		if !g.greedy {
+			if z, err = g.inducingPoints(ev, k); err != nil {
+				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+			}
 		}
 	}
 	// logLik is the objective at kernel kk and noise sd sig, with its
 	// gradient in kk's hyperparameters then σ² written to grad if not nil.
+	// Greedy inducing points are chosen afresh for kk: they are a
+	// piecewise-constant function of the hyperparameters, so the gradient
+	// at fixed points is the objective's almost everywhere.
 	logLik := func(kk kernels.Kernel, sig float64, grad []float64) (float64, error) {
-		if z != nil {
-			return rgp.LowRankLogMarginal(kk, g.x, z, y, sig*sig, grad)
+		if !g.lowRank() {
+			return rgp.Gaussian(s, kk, g.x, y, sig*sig, grad)
 		}
-		return rgp.Gaussian(s, kk, g.x, y, sig*sig, grad)
+		zz := z
+		if g.greedy {
+			var err error
+			if zz, err = g.inducingPoints(ev, kk); err != nil {
+				return 0, err
+			}
+		}
+		switch g.sparse {
+		case "dtc":
+			return rgp.LowRankLogMarginal(kk, g.x, zz, y, sig*sig, grad)
+		case "fitc":
+			return rgp.FITCLogMarginal(kk, g.x, zz, y, sig*sig, grad)
+		}
+		return rgp.SGPRLogMarginal(kk, g.x, zz, y, sig*sig, grad)
 	}
 	if !g.HasAD() && !eval.IsAD(lik.Params[1]) {
 		lp, err := logLik(k, sigma, nil)

@@ -217,17 +217,35 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 	}
 	switch lik.Family.Name() {
 	case "normal":
+		if noise, ok, err := knownNoise(lik, len(y)); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			if g.lowRank() {
+				return nil, fmt.Errorf(`a vector of known noise standard deviations needs the exact GP (inducing: "exact")`)
+			}
+			// New points' noise is not known: y_var is f_var.
+			mean, fvar, err := g.gaussianPredict(y, noise, xnew)
+			if err != nil {
+				return nil, err
+			}
+			return &drawPred{fmean: mean, fvar: fvar, ymean: mean, yvar: fvar, gaussian: true}, nil
+		}
 		sigma, err := scalarParam(lik, 1)
 		if err != nil {
 			return nil, err
 		}
 		var mean, fvar []float64
 		if g.lowRank() {
-			z, err := g.inducingPoints(nil)
+			z, err := g.inducingPoints(nil, g.kernel.K)
 			if err != nil {
 				return nil, err
 			}
-			mean, fvar, err = rgp.LowRankPredict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
+			predict := rgp.SGPRPredict // DTC's predictive too
+			if g.sparse == "fitc" {
+				predict = rgp.FITCPredict
+			}
+			mean, fvar, err = predict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
 			if err != nil {
 				return nil, fmt.Errorf("gp: %v", err)
 			}

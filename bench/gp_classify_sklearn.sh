@@ -1,0 +1,27 @@
+#!/bin/bash
+# GP classification ML-II with Laplace's approximation on
+# examples/gp_classify.kml's data (n = 207, D = 64), timed from
+# bench/gp/classify.kml and, after it, by bench/gp_classify_sklearn.py
+# with scikit-learn's GaussianProcessClassifier on the same split and the
+# same cores (issue 39 item 1: aim ≥ 1×, KML at least as fast). Two rounds;
+# quote the ratio from one round, with the load average it prints.
+#   bench/gp_classify_sklearn.sh
+# Needs /usr/bin/python3 with numpy, scipy and scikit-learn
+# (Debian: sudo apt-get install -y python3-sklearn).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/kml" ./cmd/kml)
+cp "$root/bench/gp/classify.kml" "$root/examples/data/digits.csv" "$tmp/"
+grep -m1 'model name' /proc/cpuinfo
+nproc
+for round in 1 2; do
+  echo "round $round: $(uptime)"
+  # The KML process's CPU seconds (user + system, all threads) over its
+  # three fits and the EP evaluation.
+  (cd "$tmp" && /usr/bin/time -f '%U %S' -o "$tmp/kml.cpu" ./kml run --json classify.kml >"$tmp/kml.json" 2>"$tmp/kml.err")
+  echo "KML process CPU seconds (3 fits + 1 EP evaluation): $(awk '{print $1 + $2}' "$tmp/kml.cpu")"
+  /usr/bin/python3 "$root/bench/gp_classify_sklearn.py" "$tmp" "$tmp/kml.json"
+done
+echo "$(uptime)"

@@ -1,0 +1,199 @@
+package gp
+
+import (
+	"math"
+	"os"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/linalg"
+)
+
+// denseSGPR is Titsias' bound log N(y | 0, Q + σ²I) − tr(K − Q)/(2σ²)
+// with Q = K_nz K_zz⁻¹ K_zn formed densely, K_zz jittered by
+// linalg.JitterStart × its mean diagonal as the Nyström path's factor is,
+// by LU inverses and determinants.
+func denseSGPR(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) float64 {
+	n, _ := x.Dims()
+	m, _ := z.Dims()
+	kzz, _ := kernels.Gram(k, z)
+	kzn, _ := kernels.Cross(k, z, x)
+	jit := 0.0
+	for i := 0; i < m; i++ {
+		jit += kzz.At(i, i)
+	}
+	jit *= linalg.JitterStart / float64(m)
+	for i := 0; i < m; i++ {
+		kzz.SetSym(i, i, kzz.At(i, i)+jit)
+	}
+	var inv, t, q, cinv mat.Dense
+	if err := inv.Inverse(kzz); err != nil {
+		panic(err)
+	}
+	t.Mul(&inv, kzn)
+	q.Mul(kzn.T(), &t)
+	gap := 0.0
+	for i := 0; i < n; i++ {
+		xi := x.RawRowView(i)
+		gap += k.Eval(xi, xi) - q.At(i, i)
+		q.Set(i, i, q.At(i, i)+noise)
+	}
+	if err := cinv.Inverse(&q); err != nil {
+		panic(err)
+	}
+	yv := mat.NewVecDense(n, y)
+	logdet, _ := mat.LogDet(&q)
+	return -0.5*mat.Inner(yv, &cinv, yv) - 0.5*logdet - 0.5*float64(n)*math.Log(2*math.Pi) - 0.5*gap/noise
+}
+
+func sgprKernel() kernels.Kernel {
+	rbf, _ := kernels.NewRBF([]float64{0.9, 1.4})
+	lin, _ := kernels.NewLinear(0.5)
+	a, _ := kernels.NewScaled(1.3, rbf)
+	b, _ := kernels.NewScaled(0.4, lin)
+	k, _ := kernels.NewSum(a, b)
+	return k
+}
+
+// TestSGPRMatchesDenseAndGradient checks the streamed bound (cut into
+// blocks of 37 rows) against the dense one at n = 200, m = 8, and its
+// gradient in every hyperparameter and the noise variance against
+// central differences of the dense bound.
+func TestSGPRMatchesDenseAndGradient(t *testing.T) {
+	defer func(b int) { sgprBlock = b }(sgprBlock)
+	sgprBlock = 37
+	x, y := testData(200, 2, 391)
+	z, _ := testData(8, 2, 392)
+	k := sgprKernel()
+	noise := 0.2
+	grad := make([]float64, k.NumHyper()+1)
+	got, err := SGPRLogMarginal(k, x, z, y, noise, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := denseSGPR(k, x, z, y, noise); math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
+		t.Fatalf("SGPR bound %.12g, dense %.12g", got, want)
+	}
+	h0 := k.Hyper(nil)
+	names := append(k.HyperNames(), "noise")
+	const eps = 1e-5
+	for i := range grad {
+		f := func(delta float64) float64 {
+			if i == len(h0) {
+				return denseSGPR(k, x, z, y, noise+delta)
+			}
+			h := append([]float64(nil), h0...)
+			h[i] += delta
+			kk, _ := k.WithHyper(h)
+			return denseSGPR(kk, x, z, y, noise)
+		}
+		fd := (f(eps) - f(-eps)) / (2 * eps)
+		if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
+			t.Errorf("∂/∂%s = %.10g, finite difference %.10g", names[i], grad[i], fd)
+		}
+	}
+}
+
+// TestSGPRBelowExact checks that the bound lies below the exact log
+// marginal likelihood, and equals it (up to K_zz's jitter) when the
+// inducing points are the data.
+func TestSGPRBelowExact(t *testing.T) {
+	x, y := testData(120, 2, 393)
+	z, _ := testData(10, 2, 394)
+	k := sgprKernel()
+	noise := 0.09
+	exact := denseLogMarginal(k, x, y, noise)
+	b, err := SGPRLogMarginal(k, x, z, y, noise, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b >= exact {
+		t.Errorf("bound %.10g not below the exact %.10g", b, exact)
+	}
+	full, err := SGPRLogMarginal(k, x, x, y, noise, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(full-exact) > 1e-5*(1+math.Abs(exact)) {
+		t.Errorf("with z = x the bound is %.10g, the exact log marginal %.10g", full, exact)
+	}
+}
+
+// TestSGPRTight checks the bound within 1% of the exact log marginal at
+// n = 3000, D = 8, m = 512 inducing points chosen by GreedyVariance (the
+// aim of issue 39) at lengthscales like an ML-II fit's to this data (y
+// depends on the first input only; the others get long lengthscales): gap
+// 0.6%. At ℓ ≈ 3 in every input the same m leaves a 26% gap: 512 points
+// cannot cover a rough function in 8 dimensions. A few seconds, so behind
+// KML_LONG.
+func TestSGPRTight(t *testing.T) {
+	if os.Getenv("KML_LONG") == "" {
+		t.Skip("set KML_LONG=1 for the n = 3000 bound against the exact marginal")
+	}
+	x, y := testData(3000, 8, 395)
+	ell := []float64{0.8, 6, 6, 7, 7, 8, 8, 9}
+	rbf, _ := kernels.NewRBF(ell)
+	k, _ := kernels.NewScaled(1.2, rbf)
+	noise := 0.09
+	z, err := GreedyVariance(k, x, 512, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := LogMarginal(k, x, y, noise, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SGPRLogMarginal(k, x, z, y, noise, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("n = 3000, D = 8, m = 512: bound %.6g, exact %.6g, relative gap %.3g", b, exact, (exact-b)/math.Abs(exact))
+	if b > exact || math.Abs(b-exact) > 0.01*math.Abs(exact) {
+		t.Errorf("bound %.8g, exact %.8g: not below it within 1%%", b, exact)
+	}
+}
+
+// TestSGPRPredict checks the streamed predictive against Titsias' eqs.
+// 10–11 formed densely: mean K_*z Σ K_zn y/σ², variance k_** − Q_** +
+// K_*z Σ K_z*, Σ = (K_zz + K_zn K_nz/σ²)⁻¹.
+func TestSGPRPredict(t *testing.T) {
+	defer func(b int) { sgprBlock = b }(sgprBlock)
+	sgprBlock = 11
+	x, y := testData(60, 2, 396)
+	z, _ := testData(9, 2, 397)
+	xs, _ := testData(25, 2, 398)
+	k := sgprKernel()
+	noise := 0.15
+	mean, fvar, err := SGPRPredict(k, x, z, y, noise, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kzz, _ := kernels.Gram(k, z)
+	kzn, _ := kernels.Cross(k, z, x)
+	kzs, _ := kernels.Cross(k, z, xs)
+	var s, si, kzzi mat.Dense
+	s.Mul(kzn, kzn.T())
+	s.Scale(1/noise, &s)
+	s.Add(&s, kzz)
+	if err := si.Inverse(&s); err != nil {
+		t.Fatal(err)
+	}
+	if err := kzzi.Inverse(kzz); err != nil {
+		t.Fatal(err)
+	}
+	var kzy mat.VecDense
+	kzy.MulVec(kzn, mat.NewVecDense(len(y), y))
+	for j := range mean {
+		ks := kzs.ColView(j)
+		var sk mat.VecDense
+		sk.MulVec(&si, ks)
+		wantMean := mat.Dot(&sk, &kzy) / noise
+		xj := xs.RawRowView(j)
+		wantVar := k.Eval(xj, xj) - mat.Inner(ks, &kzzi, ks) + mat.Dot(ks, &sk)
+		if math.Abs(mean[j]-wantMean) > 1e-7*(1+math.Abs(wantMean)) || math.Abs(fvar[j]-wantVar) > 1e-7 {
+			t.Fatalf("point %d: mean %.10g var %.10g, dense %.10g %.10g", j, mean[j], fvar[j], wantMean, wantVar)
+		}
+	}
+}
