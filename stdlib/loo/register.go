@@ -13,8 +13,8 @@ import (
 
 // Register adds the package's builtins to r.
 func Register(r *eval.Registry) {
-	r.Register(`loo(post, r_eff = 1)`,
-		`Leave-one-out cross-validation of a posterior by Pareto-smoothed importance sampling (PSIS-LOO; Vehtari, Gelman and Gabry 2017; Vehtari et al. 2024), with the log likelihood of each observed point taken from the model's observation statements (an observation of a vector is one point per element, a matrix observed by multi_normal one point per row, any other multivariate observation one point). Returns elpd_loo, p_loo and looic with their standard errors (se_elpd_loo, ...), the pointwise elpd_loo_i, p_loo_i, looic_i and pareto_k, and k_threshold = min(1 − 1/log10 S, 0.7): points whose k̂ is above it are reported in a warning. r_eff: the draws' relative efficiency, which sets the smoothed tail's length ⌈min(S/5, 3√(S/r_eff))⌉. A model with target += or a bke observation is refused.`,
+	r.Register(`loo(post, r_eff = 1, reloo = false, seed?, split?, chains = 4, warmup = 1000, draws = 1000, adapt_delta = 0.8, max_depth = 10, metric = "diag")`,
+		`Leave-one-out cross-validation of a posterior by Pareto-smoothed importance sampling (PSIS-LOO; Vehtari, Gelman and Gabry 2017; Vehtari et al. 2024), with the log likelihood of each observed point taken from the model's observation statements (an observation of a vector is one point per element, a matrix observed by multi_normal one point per row, any other multivariate observation one point). Returns elpd_loo, p_loo and looic with their standard errors (se_elpd_loo, ...), the pointwise elpd_loo_i, p_loo_i, looic_i and pareto_k, and k_threshold = min(1 − 1/log10 S, 0.7): points whose k̂ is above it are reported in a warning. r_eff: the draws' relative efficiency, which sets the smoothed tail's length ⌈min(S/5, 3√(S/r_eff))⌉. A model with target += or a bke observation is refused. reloo: true refits the points whose k̂ is above the threshold exactly, as R's reloo: for each, the model (one that takes data, m(x: x, y: y)) is refitted with NUTS on its data without the point (the rows split as kfold splits them, split: to name the arguments; chains, warmup, draws, adapt_delta, max_depth, metric as sample; refit j's seed drawn from seed), its elpd_loo_i becomes log(1/S Σ_s p(y_i | θ_s)) over the refit's draws, p_loo_i = lpd_i − elpd_loo_i, and its k̂ is set to 0; refitted (the points, 1-based), refit_k (their k̂ before) and refit_seeds report what was done.`,
 		looBuiltin)
 	r.Register(`waic(post)`,
 		`The widely applicable information criterion of a posterior (Watanabe 2010; as computed by Vehtari, Gelman and Gabry 2017): elpd_waic = lpd − p_waic, p_waic the pointwise variance of the log likelihood over the draws, waic = −2 elpd_waic, with standard errors and pointwise values; warns when some p_waic_i exceed 0.4 (use loo then).`,
@@ -28,15 +28,26 @@ func Register(r *eval.Registry) {
 func looBuiltin(a *eval.Args) (eval.Value, error) {
 	var p infer.PosteriorArg
 	var reff float64
-	if err := a.Unpack("post", &p, "r_eff", &reff); err != nil {
+	var refit bool
+	if err := a.Unpack("post", &p, "r_eff", &reff, "reloo", &refit); err != nil {
 		return nil, err
 	}
 	if !(reff > 0) {
 		return nil, a.Errorf("r_eff", "r_eff must be positive, got %v", reff)
 	}
-	l, err := computeLOO(a, p.Posterior, reff, func(f string, args ...any) error { return a.Errorf("post", f, args...) })
+	errf := func(f string, args ...any) error { return a.Errorf("post", f, args...) }
+	ll, err := pointwise(a, p.Posterior, errf)
 	if err != nil {
 		return nil, err
+	}
+	l, err := looOf(a, p.Posterior, ll, reff, errf)
+	if err != nil {
+		return nil, err
+	}
+	if refit {
+		if err := reloo(a, p.Posterior, l, ll); err != nil {
+			return nil, err
+		}
 	}
 	for _, w := range l.Warnings() {
 		a.Th.Interp().Warn(a.Pos, w)
@@ -50,6 +61,11 @@ func computeLOO(a *eval.Args, post *infer.Posterior, reff float64, errf func(str
 	if err != nil {
 		return nil, err
 	}
+	return looOf(a, post, ll, reff, errf)
+}
+
+// looOf is loo of post from its pointwise log likelihood ll.
+func looOf(a *eval.Args, post *infer.Posterior, ll [][]float64, reff float64, errf func(string, ...any) error) (*LOOValue, error) {
 	task := a.Progress("observations", len(ll))
 	defer task.Done()
 	l, err := rloo.Compute(a.Context(), ll, reff, runtime.GOMAXPROCS(0), func() { task.Add(1) })
