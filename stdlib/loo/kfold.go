@@ -7,7 +7,6 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
-	"github.com/kml-lang/kml/runtime/hmc"
 )
 
 // K-fold cross-validation (Vehtari, Gelman and Gabry 2017, §4): the
@@ -149,9 +148,5 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	for k, v := range seeds {
 		fseeds[k] = float64(v)
 	}
-	metric := "diag"
-	if s.Metric == hmc.Dense {
-		metric = "dense"
-	}
-	return newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, r.split, r.s, metric), nil
+	return newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, r.split, r.s, infer.MetricName(s.Metric)), nil
 }
