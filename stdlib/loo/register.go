@@ -23,6 +23,45 @@ func Register(r *eval.Registry) {
 		`Compares models by their PSIS-LOO estimates (Vehtari, Gelman and Gabry 2017, §5.2): loo_compare(rbf: loo(p1), matern: loo(p2)) or loo_compare(loo(p1), loo(p2)) (posteriors are accepted too and their loo computed). Rows best first: elpd_diff, the difference of each model's elpd_loo from the best's (0 for the best), and se_diff, √N times the sd of the pointwise differences. Named by the argument names when given, else by the models' names.`,
 		compareBuiltin)
 	r.Register(kfoldSig, kfoldHelp, kfoldBuiltin)
+	r.Register(`loo_pit(post, seed?, r_eff = 1, alpha = 0.05, null_sims = 2000)`,
+		`The leave-one-out probability integral transform (LOO-PIT; Gabry et al. 2019, "Visualization in Bayesian workflow"): for each observed point, p_i = Σ_s w̃_is 1[ỹ_is ≤ y_i], one replicate ỹ_s of the data drawn at each posterior draw (as ppc, with seed) weighted by the point's Pareto-smoothed leave-one-out weights (as loo's, with r_eff); for a variable whose data and replicates are all whole numbers the PIT is randomised, Σ_s w̃_is 1[ỹ_is < y_i] + U_i Σ_s w̃_is 1[ỹ_is = y_i]. A calibrated model gives uniform values: they are tested by the ECDF test sbc uses (Säilynoja, Bürkner and Vehtari 2022) on L = min(n, 100) points with a simultaneous 1 − alpha band from null_sims uniform samples. Returns a record: pit, pareto_k (warned above k_threshold), variables, discrete, p_value, L, test and the settings; plot draws the ECDF difference of the PIT values with the band. Multivariate observations (one point for several values) are refused.`,
+		looPITBuiltin)
+}
+
+func looPITBuiltin(a *eval.Args) (eval.Value, error) {
+	var p infer.PosteriorArg
+	var s infer.LOOPITSettings
+	if err := a.Unpack("post", &p, "r_eff", &s.Reff, "alpha", &s.Alpha); err != nil {
+		return nil, err
+	}
+	if !(s.Reff > 0) {
+		return nil, a.Errorf("r_eff", "r_eff must be positive, got %v", s.Reff)
+	}
+	if !(s.Alpha > 0 && s.Alpha < 1) {
+		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %v", s.Alpha)
+	}
+	var err error
+	if s.NullSims, err = a.IntIn("null_sims", 100, 1_000_000); err != nil {
+		return nil, err
+	}
+	if s.Seed, err = a.Seed(); err != nil {
+		return nil, err
+	}
+	r, err := infer.ComputeLOOPIT(a.Context(), a.Th, p.Posterior, s)
+	if err != nil {
+		if e := a.Context().Err(); e != nil {
+			return nil, a.Interrupted(e)
+		}
+		var ae *ast.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, a.Errorf("post", "%v", err)
+	}
+	for _, w := range r.Warnings() {
+		a.Th.Interp().Warn(a.Pos, w)
+	}
+	return r.Record(), nil
 }
 
 func looBuiltin(a *eval.Args) (eval.Value, error) {

@@ -101,6 +101,8 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 			fig, err = predictiveFigure(a, check)
 		} else if r, ok := sbcOf(v); ok {
 			fig, err = sbcFigure(r)
+		} else if r, ok := loopitOf(v); ok {
+			fig, err = loopitFigure(r)
 		} else {
 			fig.single, err = plotData(a, v)
 		}
