@@ -37,9 +37,11 @@ type LOOPITSettings struct {
 	NullSims int
 }
 
-// MaxPITPoints bounds the points the ECDF of PIT values is evaluated at:
-// L = min(n, MaxPITPoints), so that the band's table stays small.
-const MaxPITPoints = 100
+// PITPoints is the number of points the ECDF of PIT values is evaluated
+// at, L, whatever the number of points n: fine enough that the ECDF's
+// steps fall near the PIT values when n is small, and a band table of
+// L × (n+1) binomial probabilities that stays small when n is large.
+const PITPoints = 100
 
 // loopitStream is the stream of the discrete points' uniforms.
 const loopitStream = 0x6c6f6f706974 // "loopit"
@@ -132,7 +134,7 @@ func ComputeLOOPIT(ctx context.Context, th *eval.Thread, post *Posterior, s LOOP
 		}
 	}
 	n := len(out.PIT)
-	L := min(n, MaxPITPoints)
+	L := PITPoints
 	out.Ranks = make([]int, n)
 	for i, p := range out.PIT {
 		out.Ranks[i] = min(int(p*float64(L+1)), L)

@@ -103,7 +103,7 @@ func TestLOOPITConjugate(t *testing.T) {
 	if wrong < 3 {
 		t.Errorf("the in-sample PIT is within tolerance at %d of %d points: the test cannot tell it from LOO-PIT", len(pitY)-wrong, len(pitY))
 	}
-	L := min(len(pitY), infer.MaxPITPoints)
+	L := infer.PITPoints
 	band, err := ecdf.NewBand(len(pitY), L, 0.05, 2000, rng.New(3, rng.SBCNull))
 	if err != nil {
 		t.Fatal(err)
