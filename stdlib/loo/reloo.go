@@ -52,7 +52,7 @@ func reloo(a *eval.Args, post *infer.Posterior, l *LOOValue, ll [][]float64) err
 		return nil
 	}
 	if _, err := infer.PointCount(a.Th, post.Comp); err != nil {
-		return a.Errorf("reloo", "reloo refits as kfold does: %v", err)
+		return a.Errorf("reloo", "reloo refits the model without each point as kfold does, which this model does not allow yet: %v", err)
 	}
 	terms := model.Terms{Prior: true, Likelihood: true, Jacobian: true}
 	r, err := newRefitter(a, "loo", "post", post.Model, l.N, s, terms)
