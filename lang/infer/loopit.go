@@ -110,6 +110,11 @@ func ComputeLOOPIT(ctx context.Context, th *eval.Thread, post *Posterior, s LOOP
 					return nil, err
 				}
 			}
+			for t, x := range ll[i] {
+				if math.IsInf(x, 0) {
+					return nil, fmt.Errorf("point %d: the log likelihood at draw %d is %v: the point is impossible there, so its leave-one-out weights are not defined", i+1, t+1, x)
+				}
+			}
 			lw, k := rloo.LogWeights(ll[i], s.Reff)
 			below, equal := 0.0, 0.0
 			for t, row := range d.Rows {
