@@ -52,3 +52,12 @@ func SamplerArgs(a *eval.Args) (hmc.Settings, error) {
 	}
 	return s, nil
 }
+
+// MetricName is the metric argument that gives m: "diag" or "dense", as
+// results report it.
+func MetricName(m hmc.Metric) string {
+	if m == hmc.Dense {
+		return "dense"
+	}
+	return "diag"
+}

@@ -379,6 +379,8 @@ func (r *SBC) Record() *eval.Record {
 		Set("warmup", eval.Num(s.Sampler.Warmup)).
 		Set("draws", eval.Num(s.Sampler.Draws)).
 		Set("adapt_delta", eval.Num(s.Sampler.AdaptDelta)).
+		Set("max_depth", eval.Num(s.Sampler.MaxDepth)).
+		Set("metric", eval.Str(MetricName(s.Sampler.Metric))).
 		Set("thin", eval.Num(r.Thin)).
 		Set("thin_rule", eval.Str(rule)).
 		Set("alpha", eval.Num(s.Alpha)).

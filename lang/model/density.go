@@ -353,6 +353,12 @@ func (d *Density) observe(st *ast.Tilde, env *eval.Env, obs Observer) (eval.Valu
 		if lp, done, err := d.observeUnivariate(st, dv, data, what, obs); done {
 			return lp, err
 		}
+		if obs.Scope() == ScopePointwise {
+			// The observer takes the points' densities itself
+			// (Observation.Pointwise); the statement's sum is not needed.
+			obs.Observed(Observation{Stmt: st, Data: data, Dist: r})
+			return eval.Num(0), nil
+		}
 	}
 	if cl, ok := r.(*dists.CategoricalLogit); ok {
 		if lat, ok := cl.Beta.(Latent); ok {

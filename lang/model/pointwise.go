@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model/dists"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/dist"
 )
 
 // Leave-one-out cross-validation and WAIC need the log likelihood point by
@@ -21,13 +23,21 @@ import (
 // multivariate observation (a vector by multi_normal, dirichlet) is one
 // point for the statement, as Stan users write log_lik.
 
+// ScopePointwise is ScopeDensity for PointwiseCollector, which takes each
+// univariate observation's points itself: such a statement's summed log
+// density is not formed on the tape (its Observation has no LogLik), which
+// would cost as much again as the points.
+const ScopePointwise Scope = scopeFirst + 1
+
 // Observation is one `DATA ~ DIST` statement as a run evaluated it.
 type Observation struct {
 	Stmt   *ast.Tilde
 	Data   eval.Value
 	Dist   dists.Distribution // nil when Family is not
 	Family Family
-	LogLik eval.Value // the statement's log density: a Num or *eval.ADNum
+	// LogLik is the statement's log density, a Num or *eval.ADNum; nil
+	// for a univariate distribution in ScopePointwise.
+	LogLik eval.Value
 }
 
 // Pointwise returns the observation's log density point by point: one per
@@ -38,6 +48,9 @@ func (o Observation) Pointwise() ([]float64, error) {
 		return nil, &NotPointwise{What: o.Family.String()}
 	}
 	if dv, ok := o.Dist.(*dists.DistVal); ok {
+		if out, ok := appendScalarPoints(nil, dv, o.Data); ok {
+			return out, nil
+		}
 		// The values alone, off the tape: LogPDF's plain path then takes
 		// each element's density directly, where on the tape it would
 		// record a node per element.
@@ -63,6 +76,51 @@ func (o Observation) Pointwise() ([]float64, error) {
 		}
 	}
 	return peekAll(o.LogLik)
+}
+
+// appendScalarPoints appends to dst LogPDF's plain path for a univariate distribution whose
+// parameters are all numbers (normal(mu, sigma) with scalar mu and sigma,
+// the common case) observing a number or a vector: the parameters are read
+// and checked once, not per element, and a dist.Fixed family prepares its
+// density once (normal's log σ). The values are LogPDF's to the bit. ok is
+// false for anything else (vector parameters, a parameter outside its
+// domain, whose error LogPDF words), which takes LogPDF.
+func appendScalarPoints(dst []float64, dv *dists.DistVal, data eval.Value) (out []float64, ok bool) {
+	var xs []float64
+	switch x := data.(type) {
+	case eval.Num:
+		xs = []float64{float64(x)}
+	case *eval.Vec:
+		xs = x.Data
+	default:
+		return nil, false
+	}
+	p := make([]float64, len(dv.Params))
+	for j, par := range dv.Params {
+		switch par := par.(type) {
+		case eval.Num:
+			p[j] = float64(par)
+		case *eval.ADNum:
+			p[j] = par.T.Peek(par.V)
+		default:
+			return nil, false
+		}
+	}
+	if dv.Family.Check(p) != nil {
+		return nil, false
+	}
+	out = slices.Grow(dst, len(xs))
+	if f, ok := dv.Family.(dist.Fixed); ok {
+		lp := f.Fixed(p)
+		for _, x := range xs {
+			out = append(out, lp(x))
+		}
+		return out, true
+	}
+	for _, x := range xs {
+		out = append(out, dv.Family.LogProb(x, p))
+	}
+	return out, true
 }
 
 // rowPoints is the log density of each row of a matrix observed by
@@ -194,9 +252,19 @@ func NewPointwiseCollector(d *Density) *PointwiseCollector {
 // Reset empties the collector for the next draw.
 func (pc *PointwiseCollector) Reset() { pc.Out, pc.Refused = pc.Out[:0], nil }
 
+// Scope is ScopePointwise: the collector takes univariate observations'
+// points from their distributions.
+func (pc *PointwiseCollector) Scope() Scope { return ScopePointwise }
+
 func (pc *PointwiseCollector) Observed(o Observation) {
 	if pc.Refused != nil {
 		return
+	}
+	if dv, ok := o.Dist.(*dists.DistVal); ok && o.Family == nil {
+		if out, ok := appendScalarPoints(pc.Out, dv, o.Data); ok {
+			pc.Out = out // in place: no slice per statement and draw
+			return
+		}
 	}
 	var xs []float64
 	var err error

@@ -228,3 +228,23 @@ func parallel(ctx context.Context, n, workers int, count func(), f func(buf []fl
 	}
 	return nil
 }
+
+// Refit replaces the PSIS estimates of the observations idx by exact
+// leave-one-out values from refits without each of them, as R's reloo
+// (brms, rstanarm) does: elpd_loo_i = elpd[j] (log mean of p(y_i | θ) over
+// the refit's draws), p_loo_i = lpd[j] − elpd[j] with lpd[j] the full
+// posterior's log mean p(y_i | θ), looic_i = −2 elpd_loo_i, and k̂_i = 0
+// (the point no longer rests on importance sampling). The estimates, their
+// standard errors and Bad are recomputed.
+func (l *LOO) Refit(idx []int, elpd, lpd []float64) {
+	for j, i := range idx {
+		l.ElpdI[i], l.PI[i], l.ICI[i], l.K[i] = elpd[j], lpd[j]-elpd[j], -2*elpd[j], 0
+	}
+	l.Bad = 0
+	for _, k := range l.K {
+		if k > l.KThreshold {
+			l.Bad++
+		}
+	}
+	l.Elpd, l.P, l.IC = estimate(l.ElpdI), estimate(l.PI), estimate(l.ICI)
+}

@@ -26,10 +26,11 @@ func KThreshold(S int) float64 {
 
 // scratch is one goroutine's working memory for smoothing.
 type scratch struct {
-	idx []int
-	x   []float64
-	in  []bool
-	lpd float64 // normaliser's log Σ exp(ll)
+	idx  []int
+	x    []float64
+	in   []bool
+	keys []sortKey
+	lpd  float64 // normaliser's log Σ exp(ll)
 }
 
 // Smooth Pareto-smooths one observation's log importance ratios (for LOO,
@@ -85,7 +86,7 @@ func smoothTail(lw []float64, mx float64, tail int, sc *scratch) (float64, []int
 	// The tail is the largest values: select them, then sort only them.
 	selectLargest(idx, lw, tail)
 	top := idx[S-tail:]
-	slices.SortStableFunc(top, func(a, b int) int { return cmp.Compare(lw[a], lw[b]) })
+	sortStable(top, lw, sc)
 	cutoff := math.Inf(-1)
 	for _, i := range idx[:S-tail] {
 		if lw[i] > cutoff {
@@ -115,6 +116,36 @@ func smoothTail(lw []float64, mx float64, tail int, sc *scratch) (float64, []int
 		lw[i] = math.Log(gpdQuantile(p, k, sigma)+expCut) + mx
 	}
 	return k, top
+}
+
+// sortKey is a tail draw's value, its place in the tail as selected, and
+// its index.
+type sortKey struct {
+	v      float64
+	pos, i int
+}
+
+// sortStable sorts the indices top by their values in lw, ties kept in
+// their order in top: slices.SortStableFunc's result, by a pattern-
+// defeating quicksort of (value, place) pairs, which is several times
+// faster on a tail of a few hundred (the values are finite).
+func sortStable(top []int, lw []float64, sc *scratch) {
+	if cap(sc.keys) < len(top) {
+		sc.keys = make([]sortKey, len(top))
+	}
+	keys := sc.keys[:len(top)]
+	for j, i := range top {
+		keys[j] = sortKey{lw[i], j, i}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
+			return c
+		}
+		return a.pos - b.pos
+	})
+	for j, k := range keys {
+		top[j] = k.i
+	}
 }
 
 // selectLargest permutes idx so that its last m entries index the m largest

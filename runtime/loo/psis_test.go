@@ -1,6 +1,7 @@
 package loo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,6 +113,28 @@ func TestComputeRefusesNonFinite(t *testing.T) {
 		_, err := Compute(context.Background(), ll, 1, 1, nil)
 		if err == nil || err.Error() != "observation 2: the log likelihood at draw 2 is "+fmt.Sprint(bad) {
 			t.Errorf("%v: got %v", bad, err)
+		}
+	}
+}
+
+// TestSortStable: sortStable orders a tail as slices.SortStableFunc does,
+// ties in their order as selected, on values with many ties (NUTS repeats
+// a draw when it rejects a proposal, so equal ratios are common).
+func TestSortStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 9))
+	sc := &scratch{}
+	for range 200 {
+		n := 1 + r.IntN(300)
+		lw := make([]float64, 1000)
+		for i := range lw {
+			lw[i] = float64(r.IntN(20))
+		}
+		top := r.Perm(len(lw))[:n]
+		want := slices.Clone(top)
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(lw[a], lw[b]) })
+		sortStable(top, lw, sc)
+		if !slices.Equal(top, want) {
+			t.Fatalf("n %d: %v, want %v", n, top, want)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 // (model.Forward) and fits them as sample does.
 
 func registerSBC(reg *eval.Registry) {
-	reg.Register(`sbc(m, sims = 200, seed?, fit?, chains = 1, warmup = 500, draws = 500, thin = 0, adapt_delta = 0.8, max_depth = 10, alpha = 0.05, null_sims = 2000)`,
-		`Simulation-based calibration (Talts et al. 2018; Modrák et al. 2023): for each of sims simulations, draws the parameters of model m from their priors and data by forward sampling, fits the model (or the model fit, observing the same variables) to the simulated data with NUTS (chains × warmup + draws), and ranks each parameter's prior draw among its thinned posterior draws. thin = 0 chooses the stride as ⌈N / ESS⌉ (N = chains × draws, ESS the median over the simulations of the smallest bulk ESS), so about ESS draws are kept; the ranks are out of L. Uniformity is tested per parameter by the ECDF test of Säilynoja, Bürkner and Vehtari (2022) with a simultaneous 1 − alpha band simulated from null_sims uniform samples. For a GP model f is drawn at the inputs from N(0, K_θ(X)) and only the hyperparameters are ranked, refitted by NUTS under the marginal likelihood as sample does (exact for normal noise). Simulations run in parallel, each from its own seeded stream. Refused, at the statement, where m cannot be forward-sampled (as prior_predictive). Returns a record: params, ranks (sims × params), prior, L, p_values, test, the settings, and the fits' divergences, divergent_fits, max_rhat, rhat_fits and median_min_ess; plot draws the ECDF-difference plot with its band.`,
+	reg.Register(`sbc(m, sims = 200, seed?, fit?, chains = 1, warmup = 500, draws = 500, thin = 0, adapt_delta = 0.8, max_depth = 10, metric = "diag", alpha = 0.05, null_sims = 2000)`,
+		`Simulation-based calibration (Talts et al. 2018; Modrák et al. 2023): for each of sims simulations, draws the parameters of model m from their priors and data by forward sampling, fits the model (or the model fit, observing the same variables) to the simulated data with NUTS (chains × warmup + draws; adapt_delta, max_depth and metric as sample), and ranks each parameter's prior draw among its thinned posterior draws. thin = 0 chooses the stride as ⌈N / ESS⌉ (N = chains × draws, ESS the median over the simulations of the smallest bulk ESS), so about ESS draws are kept; the ranks are out of L. Uniformity is tested per parameter by the ECDF test of Säilynoja, Bürkner and Vehtari (2022) with a simultaneous 1 − alpha band simulated from null_sims uniform samples. For a GP model f is drawn at the inputs from N(0, K_θ(X)) and only the hyperparameters are ranked, refitted by NUTS under the marginal likelihood as sample does (exact for normal noise). Simulations run in parallel, each from its own seeded stream. Refused, at the statement, where m cannot be forward-sampled (as prior_predictive). Returns a record: params, ranks (sims × params), prior, L, p_values, test, the settings, and the fits' divergences, divergent_fits, max_rhat, rhat_fits and median_min_ess; plot draws the ECDF-difference plot with its band.`,
 		sbcBuiltin)
 }
 
@@ -39,28 +39,14 @@ func sbcBuiltin(a *eval.Args) (eval.Value, error) {
 	if s.Seed, err = a.Seed(); err != nil {
 		return nil, err
 	}
-	h := hmc.Settings{Metric: hmc.Diag, Init: hmc.InitPathfinder}
-	if h.Chains, err = a.IntIn("chains", 1, infer.MaxChains); err != nil {
+	// The NUTS settings are read as sample and kfold read them.
+	h, err := infer.SamplerArgs(a)
+	if err != nil {
 		return nil, err
 	}
-	if h.Warmup, err = a.IntIn("warmup", 0, eval.MaxLength); err != nil {
+	h.Init = hmc.InitPathfinder
+	if err = a.Unpack("alpha", &s.Alpha); err != nil {
 		return nil, err
-	}
-	h.NoWarmup = h.Warmup == 0
-	if h.Draws, err = a.IntIn("draws", 1, eval.MaxLength); err != nil {
-		return nil, err
-	}
-	if h.MaxDepth, err = a.IntIn("max_depth", 1, infer.MaxTreeDepth); err != nil {
-		return nil, err
-	}
-	if h.Chains*h.Draws > eval.MaxLength {
-		return nil, a.Errorf("draws", "%d chains × %d draws is more than the %d draws a posterior may hold", h.Chains, h.Draws, eval.MaxLength)
-	}
-	if err = a.Unpack("adapt_delta", &h.AdaptDelta, "alpha", &s.Alpha); err != nil {
-		return nil, err
-	}
-	if !(h.AdaptDelta > 0 && h.AdaptDelta < 1) {
-		return nil, a.Errorf("adapt_delta", "adapt_delta must be between 0 and 1, got %v", h.AdaptDelta)
 	}
 	if !(s.Alpha > 0 && s.Alpha < 1) {
 		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %v", s.Alpha)

@@ -226,3 +226,38 @@ let w = sbc(m, fit: wrong, sims: 40, seed: 1, warmup: 150, draws: 200)
 	}
 	t.Logf("calibrated: ell %.3f, s %.3f; wrong prior: s %.4f", kmltest.Num(t, pv, "ell"), kmltest.Num(t, pv, "s"), kmltest.Num(t, wp, "s"))
 }
+
+// TestSBCSamplerSettings: sbc reads the NUTS settings with the reader
+// sample and kfold use (infer.SamplerArgs): the same names, limits and
+// messages (compared here with sample's for the same bad value), and
+// metric, max_depth reported in the result.
+func TestSBCSamplerSettings(t *testing.T) {
+	const m = "let y = [1, 2]\nmodel m {\n  mu ~ normal(0, 1)\n  y ~ normal(mu, 1)\n}\n"
+	for _, bad := range []string{"chains: 0", "warmup: -1", "draws: 0", "max_depth: 31", "adapt_delta: 1", `metric: "full"`, "chains: 1000, draws: 10000000"} {
+		msg := func(call string) string {
+			var out bytes.Buffer
+			in := eval.New(eval.Options{Stdout: &out, Stderr: &out})
+			_, err := in.Eval("t.kml", m+call)
+			if err == nil {
+				t.Fatalf("%s: no error", call)
+			}
+			s := err.Error()
+			return s[strings.Index(s, "error:"):]
+		}
+		got, want := msg("let r = sbc(m, sims: 10, seed: 1, "+bad+")"), msg("let r = sample(m, seed: 1, "+bad+")")
+		if strings.Replace(got, "sbc", "sample", 1) != want {
+			t.Errorf("%s: sbc says %q, sample %q", bad, got, want)
+		}
+	}
+	in, _ := kmltest.Run(t, m+`let r = sbc(m, sims: 10, seed: 1, warmup: 100, draws: 100, metric: "dense", max_depth: 6)`)
+	rec := kmltest.Lookup[*eval.Record](t, in, "r")
+	if s := kmltest.Field(t, rec, "metric"); s != eval.Str("dense") {
+		t.Errorf("metric %v, want dense", s)
+	}
+	if d := kmltest.Num(t, rec, "max_depth"); d != 6 {
+		t.Errorf("max_depth %v, want 6", d)
+	}
+	if res := rec.Of().(*infer.SBC); res.Settings.Sampler.MaxDepth != 6 || infer.MetricName(res.Settings.Sampler.Metric) != "dense" {
+		t.Errorf("settings %+v", res.Settings.Sampler)
+	}
+}

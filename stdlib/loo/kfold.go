@@ -1,18 +1,12 @@
 package loo
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"strings"
 
-	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
-	"github.com/kml-lang/kml/runtime/hmc"
-	"gonum.org/v1/gonum/mat"
 )
 
 // K-fold cross-validation (Vehtari, Gelman and Gabry 2017, §4): the
@@ -36,8 +30,10 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 		if err := a.Unpack("m", &marg); err != nil {
 			return nil, err
 		}
-	case m.Family == nil:
-		return nil, a.Errorf("m", "model %s takes no data arguments, so it cannot be refitted on part of its data: declare it with them, model %s(x, y) { ... }, and call it with its data, %s(x: x, y: y)", m.Name, m.Name, m.Name)
+	default:
+		if err := takesData(a, "m", m); err != nil {
+			return nil, err
+		}
 	}
 	s, err := infer.SamplerArgs(a)
 	if err != nil {
@@ -47,7 +43,6 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Init = hmc.InitPathfinder
 	terms := model.Terms{Prior: true, Likelihood: true, Jacobian: true}
 	if terms.Latent.Approx, err = model.LatentApprox(a); err != nil {
 		return nil, err
@@ -62,7 +57,7 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	n, conditional, err := infer.PointCount(th, full)
 	if err != nil {
-		return nil, refusal(a, err)
+		return nil, refusal(a, "m", err)
 	}
 	if n == 0 {
 		return nil, a.Errorf("m", "model %s has no observations (DATA ~ DIST) to leave out", m.Name)
@@ -74,14 +69,14 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	if K > n {
 		return nil, a.Errorf("K", "K = %d folds for %d observed points: K can be at most the number of points", K, n)
 	}
-	fam := m.Family
-	data := make([]eval.Value, len(fam.Decl().Params))
-	for i, p := range fam.Decl().Params {
-		data[i], _ = m.Env().Lookup(p.Name)
-	}
-	split, err := splitArgs(a, fam, data, n)
+	r, err := newRefitter(a, "kfold", "m", m, n, s, terms)
 	if err != nil {
 		return nil, err
+	}
+	if conditional {
+		// A GP's held-out points are scored by its predictive given the
+		// training rows, from the model on all the data.
+		r.gp = full
 	}
 
 	// Folds as R's loo::kfold_split_random: a random permutation of
@@ -111,7 +106,7 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 		return train, test
 	}
 	train0, _ := trainOf(0)
-	ctrain0, err := instance(a, fam, data, split, train0, terms, fmt.Sprintf("fold 1 of %d (training rows)", K))
+	ctrain0, err := r.instance(train0, fmt.Sprintf("fold 1 of %d (training rows)", K))
 	if err != nil {
 		return nil, err
 	}
@@ -119,32 +114,25 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	ctx := a.Context()
 	task := a.Progress("folds", K+1)
 	defer task.Done()
-	warn := func(prefix string, post *infer.Posterior) {
-		for _, w := range post.Summary.Warnings {
-			th.Interp().Warn(a.Pos, prefix+w)
-		}
-	}
 	// The full data, for lpd and p_kfold.
-	s.Seed = seed
-	post, err := infer.Sample(ctx, th, full, s)
+	post, err := r.fit(full, seed, "the fit to all the data")
 	if err != nil {
-		return nil, fitFailed(a, err, "the fit to all the data")
-	}
-	warn("the fit to all the data: ", post)
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
+		return nil, err
 	}
 	var ll [][]float64
 	if conditional {
 		// A GP's lpd is the in-sample predictive log p(y_i | y, θ), not
 		// the LOO densities its pointwise log likelihood gives.
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
 		ll, err = infer.HeldOutPredictive(ctx, th, post, full, all, true)
 	} else {
 		ll, err = infer.PointwiseLogLik(ctx, th, post)
 	}
 	if err != nil {
-		return nil, refusal(a, err)
+		return nil, refusal(a, "m", err)
 	}
 	lpd := make([]float64, n)
 	for i, row := range ll {
@@ -160,36 +148,16 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 		fold := fmt.Sprintf("fold %d of %d", k+1, K)
 		ctrain := ctrain0
 		if k > 0 {
-			if ctrain, err = instance(a, fam, data, split, train, terms, fold+" (training rows)"); err != nil {
+			if ctrain, err = r.instance(train, fold+" (training rows)"); err != nil {
 				return nil, err
 			}
 		}
-		s.Seed = seeds[k]
-		post, err := infer.Sample(ctx, th, ctrain, s)
+		e, err := r.heldOut(ctrain, test, seeds[k], fold)
 		if err != nil {
-			return nil, fitFailed(a, err, fold)
-		}
-		warn(fold+": ", post)
-		var ll [][]float64
-		if conditional {
-			// A GP's held-out points are scored by its predictive given
-			// the training rows, from the model on all the data.
-			ll, err = infer.HeldOutPredictive(ctx, th, post, full, test, false)
-		} else {
-			var ctest *model.Compiled
-			if ctest, err = instance(a, fam, data, split, test, terms, fold+" (held-out rows)"); err != nil {
-				return nil, err
-			}
-			ll, err = infer.HeldOutLogLik(ctx, th, post, ctest)
-		}
-		if err != nil {
-			return nil, refusal(a, err)
-		}
-		if len(ll) != len(test) {
-			return nil, a.Errorf("m", "%s: the held-out rows make %d observed points, not the %d held out: split %s does not split the observations point by point; name the arguments to split with split:", fold, len(ll), len(test), strings.Join(split, ", "))
+			return nil, err
 		}
 		for j, i := range test {
-			elpd[i] = logMeanExp(ll[j])
+			elpd[i] = e[j]
 		}
 		if err := a.Step(task); err != nil {
 			return nil, err
@@ -199,180 +167,7 @@ func kfoldBuiltin(a *eval.Args) (eval.Value, error) {
 	for k, v := range seeds {
 		fseeds[k] = float64(v)
 	}
-	metric := "diag"
-	if s.Metric == hmc.Dense {
-		metric = "dense"
-	}
-	kv := newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, split, s, metric)
+	kv := newKFold(m.Name, elpd, lpd, folds, K, seed, fseeds, r.split, r.s, infer.MetricName(s.Metric))
 	kv.Approx = terms.Latent.Approx.String()
 	return kv, nil
-}
-
-// splitArgs are the names of the data arguments split into folds: those
-// named by split:, or else every vector of length n and matrix of n rows.
-// A square n×n matrix (a kernel or distance matrix, whose rows and columns
-// are both points) and a number equal to n (a count of the points) make
-// the choice ambiguous, and are refused naming the argument.
-func splitArgs(a *eval.Args, fam *eval.ModelFamily, data []eval.Value, n int) ([]string, error) {
-	params := fam.Decl().Params
-	rowsOf := func(v eval.Value) (int, bool) {
-		switch v := v.(type) {
-		case *eval.Vec:
-			return len(v.Data), true
-		case *eval.Mat:
-			r, _ := v.Dims()
-			return r, true
-		}
-		return 0, false
-	}
-	if sv := a.Value("split"); sv != nil {
-		l, ok := sv.(*eval.List)
-		var names []string
-		if ok {
-			for _, e := range l.Elems {
-				s, isStr := e.(eval.Str)
-				if !isStr {
-					ok = false
-					break
-				}
-				names = append(names, string(s))
-			}
-		}
-		if !ok || len(names) == 0 {
-			return nil, a.Errorf("split", "split must be a list of data argument names, as [\"x\", \"y\"], got %s", eval.Describe(sv))
-		}
-		for _, name := range names {
-			i := -1
-			for j, p := range params {
-				if p.Name == name {
-					i = j
-				}
-			}
-			if i < 0 {
-				return nil, a.Errorf("split", "model %s has no data argument %q; it has %s", fam.Name, name, fam.Signature())
-			}
-			if r, ok := rowsOf(data[i]); !ok || r != n {
-				return nil, a.Errorf("split", "%s is %s, and the model has %d observed points: an argument split into folds must be a vector of length %d or a matrix of %d rows", name, eval.Describe(data[i]), n, n, n)
-			}
-		}
-		return names, nil
-	}
-	var names []string
-	for i, p := range params {
-		switch v := data[i].(type) {
-		case eval.Num:
-			if float64(v) == float64(n) {
-				return nil, a.Errorf("m", "data argument %s is %d, the number of observed points: if it counts them it would be wrong for each fold; compute it in the model from the data, or say which arguments to split, split: [...]", p.Name, n)
-			}
-		case *eval.Mat:
-			if r, c := v.Dims(); r == n && c == n {
-				return nil, a.Errorf("m", "data argument %s is a %d×%d matrix, as many rows as columns as observed points (a kernel or distance matrix?): its rows alone cannot be split; say which arguments to split, split: [...]", p.Name, n, n)
-			}
-		}
-		if r, ok := rowsOf(data[i]); ok && r == n {
-			names = append(names, p.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil, a.Errorf("m", "model %s has %d observed points, but no data argument is a vector of length %d or a matrix of %d rows to split into folds", fam.Name, n, n, n)
-	}
-	return names, nil
-}
-
-// instance compiles the family on the rows idx of the split arguments.
-func instance(a *eval.Args, fam *eval.ModelFamily, data []eval.Value, split []string, idx []int, terms model.Terms, what string) (*model.Compiled, error) {
-	args := make([]eval.Value, len(data))
-	for i, p := range fam.Decl().Params {
-		args[i] = data[i]
-		for _, name := range split {
-			if name == p.Name {
-				args[i] = rows(data[i], idx)
-			}
-		}
-	}
-	mv, err := a.Th.CallValue(a.Pos, fam, args...)
-	if err == nil {
-		m, ok := mv.(*eval.Model)
-		if !ok {
-			return nil, a.Fail("%s: calling %s did not make a model", what, fam.Name)
-		}
-		for i, p := range m.Params {
-			if full := a.Value("m").(*eval.Model).Params[i]; p.Size != full.Size {
-				return nil, a.Errorf("m", "%s: parameter %s has %d elements with all the data and %d with these rows: its size follows the data split into folds, so its elements belong to points, and the training fit has none for the held-out points (kfold cannot score a model with a parameter per point)", what, p.Name, full.Size, p.Size)
-			}
-		}
-		var c *model.Compiled
-		if c, err = model.Compile(a.Th, a.Pos, m, nil, terms); err == nil {
-			return c, nil
-		}
-	}
-	var ae *ast.Error
-	if errors.As(err, &ae) {
-		e := *ae
-		e.Pos, e.Msg = a.PosOf("m"), fmt.Sprintf("kfold: %s: %s", what, ae.Msg)
-		e.Notes = append([]string{fmt.Sprintf("at %s", ae.Pos)}, ae.Notes...)
-		return nil, &e
-	}
-	return nil, a.Errorf("m", "%s: %v", what, err)
-}
-
-// rows is the rows idx of a vector or a matrix.
-func rows(v eval.Value, idx []int) eval.Value {
-	switch v := v.(type) {
-	case *eval.Vec:
-		out := make([]float64, len(idx))
-		for j, i := range idx {
-			out[j] = v.Data[i]
-		}
-		return &eval.Vec{Data: out}
-	case *eval.Mat:
-		_, c := v.Dims()
-		out := mat.NewDense(len(idx), c, nil)
-		for j, i := range idx {
-			out.SetRow(j, v.M.RawRowView(i))
-		}
-		return eval.NewMat(out)
-	}
-	return v
-}
-
-// refusal is an error of the pointwise log likelihood: as it is when it
-// names its statement, else at m.
-func refusal(a *eval.Args, err error) error {
-	if e := a.Context().Err(); e != nil {
-		return a.Interrupted(e)
-	}
-	var ae *ast.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	return a.Errorf("m", "%v", err)
-}
-
-// fitFailed is a fold's sampling error, "interrupted" when cancelled.
-func fitFailed(a *eval.Args, err error, what string) error {
-	if e := a.Context().Err(); e != nil {
-		return a.Interrupted(e)
-	}
-	var ae *ast.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	return a.Fail("%s: %v", what, err)
-}
-
-// logMeanExp is log(1/S Σ exp(x_s)), computed stably.
-func logMeanExp(x []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = max(mx, v)
-	}
-	if math.IsInf(mx, -1) {
-		return mx
-	}
-	sum := 0.0
-	for _, v := range x {
-		sum += math.Exp(v - mx)
-	}
-	return mx + math.Log(sum/float64(len(x)))
 }

@@ -13,6 +13,8 @@ import (
 type LOOValue struct {
 	*rloo.LOO
 	Model string
+	// Reloo, when not nil, is what reloo: true refitted.
+	Reloo *Reloo
 }
 
 var _ eval.HasAttrs = (*LOOValue)(nil)
@@ -33,6 +35,13 @@ func (l *LOOValue) String() string {
 		fmt.Fprintf(&b, "Pareto k̂: all %d ≤ %.2f (good)", l.N, l.KThreshold)
 	} else {
 		fmt.Fprintf(&b, "Pareto k̂: %d of %d > %.2f (unreliable): points %s", l.Bad, l.N, l.KThreshold, badPoints(l.K, l.KThreshold))
+	}
+	if r := l.Reloo; r != nil {
+		if len(r.Points) == 0 {
+			fmt.Fprintf(&b, "\nreloo: no point to refit")
+		} else {
+			fmt.Fprintf(&b, "\nreloo: %d point(s) refitted exactly without them (k̂ set to 0; %d chains × %d draws): points %s", len(r.Points), r.Settings.Chains, r.Settings.Draws, oneBased(r.Points))
+		}
 	}
 	return b.String()
 }
@@ -55,7 +64,28 @@ func badPoints(k []float64, t float64) string {
 var looAttrs = []string{"elpd_loo", "se_elpd_loo", "p_loo", "se_p_loo", "looic", "se_looic",
 	"elpd_loo_i", "p_loo_i", "looic_i", "pareto_k", "k_threshold", "bad_k", "draws", "observations", "r_eff", "tail"}
 
-func (l *LOOValue) AttrNames() []string { return looAttrs }
+// relooAttrs are the attributes of a loo with reloo: true.
+var relooAttrs = []string{"refitted", "refit_k", "refit_seeds", "seed"}
+
+func (l *LOOValue) AttrNames() []string {
+	if l.Reloo == nil {
+		return looAttrs
+	}
+	return append(append([]string(nil), looAttrs...), relooAttrs...)
+}
+
+// oneBased lists 0-based indices as 1-based numbers, the first ten.
+func oneBased(idx []int) string {
+	var out []string
+	for j, i := range idx {
+		if j == 10 {
+			out = append(out, "...")
+			break
+		}
+		out = append(out, fmt.Sprint(i+1))
+	}
+	return strings.Join(out, ", ")
+}
 
 func (l *LOOValue) Attr(name string) (eval.Value, bool) {
 	switch name {
@@ -91,6 +121,22 @@ func (l *LOOValue) Attr(name string) (eval.Value, bool) {
 		return eval.Num(l.Reff), true
 	case "tail":
 		return eval.Num(l.Tail), true
+	}
+	if r := l.Reloo; r != nil {
+		switch name {
+		case "refitted":
+			x := make([]float64, len(r.Points))
+			for j, i := range r.Points {
+				x[j] = float64(i + 1)
+			}
+			return &eval.Vec{Data: x}, true
+		case "refit_k":
+			return vec(r.K), true
+		case "refit_seeds":
+			return vec(r.Seeds), true
+		case "seed":
+			return eval.Num(r.Seed), true
+		}
 	}
 	return nil, false
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
@@ -57,22 +58,40 @@ func predictiveFigure(a *eval.Args, p *infer.Predictive) (figure, error) {
 	return figure{panels: panels, w: 6 * vg.Inch, h: vg.Length(len(panels)) * 3 * vg.Inch}, nil
 }
 
-// overlayPanel draws the kernel density of up to maxOverlay evenly spaced
-// replicates, thin and light, and the data's, thick and dark.
+// overlayPanel draws the replicates over the data: for whole-number data
+// (counts) the frequencies (countsPanel), else kernel densities of up to
+// maxOverlay evenly spaced replicates, thin and light, and the data's,
+// thick and dark. Every curve has the same bandwidth, Silverman's rule
+// for the observed data (overlayBandwidth), and the same grid, so a
+// replicate with little spread (most do when n is small) is not drawn as
+// a spike; the kernels are not reflected at the ends (the data are not
+// bounded there). The legend goes where the curves leave room.
 func overlayPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, error) {
+	n := min(len(d.Rows), maxOverlay)
+	reps := make([][]float64, n)
+	for i := range n {
+		reps[i] = d.Rows[i*len(d.Rows)/n]
+	}
+	if wholeNumbers(d.Observed, d.Rows) {
+		return countsPanel(p, d)
+	}
+	h, ok := overlayBandwidth(d.Observed, reps)
+	if !ok {
+		return nil, fmt.Errorf("cannot draw the density of %s: it needs two or more distinct finite values", d.Name)
+	}
+	grid := overlayGrid(d.Observed, reps, h, 200)
 	pl := plot.New()
 	pl.Title.Text = fmt.Sprintf("%s: %s", predictiveTitle(p), d.Name)
 	pl.X.Label.Text = d.Name
 	pl.Y.Label.Text = "density"
-	n := min(len(d.Rows), maxOverlay)
+	var curves []plotter.XYs
 	named := false
-	top := 0.0
-	for i := range n {
-		pts := kdeXY(d.Rows[i*len(d.Rows)/n])
+	for _, r := range reps {
+		pts := gaussianKDE(r, h, grid)
 		if pts == nil {
 			continue
 		}
-		top = math.Max(top, maxY(pts))
+		curves = append(curves, pts)
 		name := ""
 		if !named {
 			name, named = "y_rep", true
@@ -81,16 +100,252 @@ func overlayPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, erro
 			return nil, err
 		}
 	}
-	obs := kdeXY(d.Observed)
+	obs := gaussianKDE(d.Observed, h, grid)
 	if obs == nil {
 		return nil, fmt.Errorf("cannot draw the density of %s: it needs two or more distinct finite values", d.Name)
 	}
 	if err := addLineWidth(pl, obs, obsColor, "y", 2); err != nil {
 		return nil, err
 	}
-	// Every curve whole, with room for the legend at the top.
-	pl.Y.Min, pl.Y.Max = 0, math.Max(top, maxY(obs))*1.2
-	pl.Legend.Top = true
+	curves = append(curves, obs)
+	top := 0.0
+	for _, c := range curves {
+		top = math.Max(top, maxY(c))
+	}
+	pl.X.Min, pl.X.Max = grid[0], grid[len(grid)-1]
+	pl.Y.Min, pl.Y.Max = 0, top*1.05
+	placeLegend(pl, curves, 2, false)
+	return pl, nil
+}
+
+// overlayBandwidth is the bandwidth of every curve of a density overlay:
+// Silverman's rule of thumb for the observed data, 0.9 min(sd, IQR/1.34)
+// n^(−1/5) (n the number of observations), or, when the data have no
+// spread, the same rule for the replicates pooled (with the same n).
+func overlayBandwidth(obs []float64, reps [][]float64) (float64, bool) {
+	rule := func(v []float64, n int) float64 {
+		var f []float64
+		for _, x := range v {
+			if !isBad(x) {
+				f = append(f, x)
+			}
+		}
+		if len(f) < 2 {
+			return 0
+		}
+		sort.Float64s(f)
+		sd := stat.StdDev(f, nil)
+		iqr := stat.Quantile(0.75, stat.Empirical, f, nil) - stat.Quantile(0.25, stat.Empirical, f, nil)
+		if iqr <= 0 {
+			iqr = math.Inf(1) // min takes the sd
+		}
+		return 0.9 * math.Min(sd, iqr/1.34) * math.Pow(float64(n), -0.2)
+	}
+	if h := rule(obs, len(obs)); h > 0 {
+		return h, true
+	}
+	var pooled []float64
+	for _, r := range reps {
+		pooled = append(pooled, r...)
+	}
+	h := rule(pooled, len(obs))
+	return h, h > 0
+}
+
+// overlayGrid is n points from 3 bandwidths below to 3 above the values
+// drawn: all the observed ones and the central 99% of the replicates'
+// (a replicate's rare extreme value would otherwise squeeze the rest).
+func overlayGrid(obs []float64, reps [][]float64, h float64, n int) []float64 {
+	var pooled []float64
+	for _, r := range reps {
+		for _, x := range r {
+			if !isBad(x) {
+				pooled = append(pooled, x)
+			}
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	if len(pooled) > 0 {
+		sort.Float64s(pooled)
+		lo = stat.Quantile(0.005, stat.Empirical, pooled, nil)
+		hi = stat.Quantile(0.995, stat.Empirical, pooled, nil)
+	}
+	for _, x := range obs {
+		if !isBad(x) {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	lo, hi = lo-3*h, hi+3*h
+	g := make([]float64, n)
+	for i := range g {
+		g[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	return g
+}
+
+// gaussianKDE is the Gaussian kernel density of xs with bandwidth h at the
+// points of grid, nil without two finite values.
+func gaussianKDE(xs []float64, h float64, grid []float64) plotter.XYs {
+	var v []float64
+	for _, x := range xs {
+		if !isBad(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) < 2 {
+		return nil
+	}
+	norm := 1 / (float64(len(v)) * h * math.Sqrt(2*math.Pi))
+	pts := make(plotter.XYs, len(grid))
+	for i, x := range grid {
+		s := 0.0
+		for _, y := range v {
+			z := (x - y) / h
+			s += math.Exp(-0.5 * z * z)
+		}
+		pts[i] = plotter.XY{X: x, Y: s * norm}
+	}
+	return pts
+}
+
+// wholeNumbers reports data and replicates that are all whole numbers
+// (counts, categories): their overlay is of frequencies.
+func wholeNumbers(obs []float64, rows [][]float64) bool {
+	whole := func(v []float64) bool {
+		for _, x := range v {
+			if x != math.Trunc(x) || isBad(x) {
+				return false
+			}
+		}
+		return true
+	}
+	if !whole(obs) {
+		return false
+	}
+	for _, r := range rows {
+		if !whole(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxBars is the most distinct values a frequency overlay draws; wider
+// counts are grouped into maxBars bins of equal width.
+const maxBars = 40
+
+// freqs are the frequencies a counts panel draws: bins of width values
+// from lo, the data's count in each, and the replicates' median count with
+// its 5% and 95% quantiles.
+type freqs struct {
+	lo, width         float64
+	obs, med, q5, q95 []float64
+}
+
+// frequencies bins whole numbers: one bin per value from the least to the
+// largest in the data and the replicates, or maxBars bins of equal width
+// when there are more values.
+func frequencies(obs []float64, rows [][]float64) (freqs, bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range obs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	for _, r := range rows {
+		for _, x := range r {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if isBad(lo) || isBad(hi) {
+		return freqs{}, false
+	}
+	f := freqs{lo: lo, width: math.Max(1, math.Ceil((hi-lo+1)/maxBars))}
+	nb := int((hi-lo)/f.width) + 1
+	count := func(v []float64) []float64 {
+		c := make([]float64, nb)
+		for _, x := range v {
+			c[min(int((x-lo)/f.width), nb-1)]++
+		}
+		return c
+	}
+	f.obs = count(obs)
+	per := make([][]float64, nb) // per bin, each replicate's count
+	for _, r := range rows {
+		for b, c := range count(r) {
+			per[b] = append(per[b], c)
+		}
+	}
+	for b := range nb {
+		sort.Float64s(per[b])
+		f.med = append(f.med, stat.Quantile(0.5, stat.Empirical, per[b], nil))
+		f.q5 = append(f.q5, stat.Quantile(0.05, stat.Empirical, per[b], nil))
+		f.q95 = append(f.q95, stat.Quantile(0.95, stat.Empirical, per[b], nil))
+	}
+	return f, true
+}
+
+// countsPanel is the overlay for whole numbers, as bayesplot's ppc_bars:
+// bars of the data's frequency of each value, and for the replicates
+// (all of them) the median frequency of each value with its 90% interval
+// (5% and 95% quantiles over the replicates), as points with bars.
+func countsPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, error) {
+	f, ok := frequencies(d.Observed, d.Rows)
+	if !ok {
+		return nil, fmt.Errorf("cannot draw the frequencies of %s: it has no finite values", d.Name)
+	}
+	pl := plot.New()
+	pl.Title.Text = fmt.Sprintf("%s: %s", predictiveTitle(p), d.Name)
+	pl.X.Label.Text = d.Name
+	if f.width > 1 {
+		pl.X.Label.Text = fmt.Sprintf("%s (bins of %g)", d.Name, f.width)
+	}
+	pl.Y.Label.Text = "count"
+	nb := len(f.obs)
+	center := func(b int) float64 { return f.lo + float64(b)*f.width + (f.width-1)/2 }
+	bars := make(plotter.XYs, nb)
+	med := make(plotter.XYs, nb)
+	var lines []plotter.XYs
+	top := 0.0
+	for b := range nb {
+		bars[b] = plotter.XY{X: center(b), Y: f.obs[b]}
+		med[b] = plotter.XY{X: center(b), Y: f.med[b]}
+		lines = append(lines, plotter.XYs{{X: center(b), Y: f.q5[b]}, {X: center(b), Y: f.q95[b]}})
+		top = math.Max(top, math.Max(f.obs[b], f.q95[b]))
+	}
+	for b := range nb {
+		// A bar: a filled rectangle 0.8 of the bin wide.
+		x0, x1 := center(b)-0.4*f.width, center(b)+0.4*f.width
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: f.obs[b]}, {X: x0, Y: f.obs[b]}})
+		if err != nil {
+			return nil, err
+		}
+		poly.Color, poly.LineStyle.Width = repColor, 0
+		pl.Add(poly)
+		if b == 0 {
+			pl.Legend.Add("y", poly)
+		}
+	}
+	for b, l := range lines {
+		line, err := plotter.NewLine(l)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, line.Width = obsColor, vg.Points(1.5)
+		pl.Add(line)
+		if b == 0 {
+			pl.Legend.Add("y_rep 90%", line)
+		}
+	}
+	sc, err := plotter.NewScatter(med)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = obsColor, draw.CircleGlyph{}, vg.Points(2.5)
+	pl.Add(sc)
+	pl.Legend.Add("y_rep median", sc)
+	pl.X.Min, pl.X.Max = center(0)-0.6*f.width, center(nb-1)+0.6*f.width
+	pl.Y.Min, pl.Y.Max = 0, top*1.05
+	// Room for the legend from the bars, the medians and the intervals.
+	placeLegend(pl, append(lines, bars, med), 3, false)
 	return pl, nil
 }
 
@@ -101,19 +356,6 @@ func maxY(pts plotter.XYs) float64 {
 		m = math.Max(m, p.Y)
 	}
 	return m
-}
-
-// kdeXY is kde's curve as points, nil when there is none.
-func kdeXY(xs []float64) plotter.XYs {
-	gx, gy := kde(xs, 200)
-	if gx == nil {
-		return nil
-	}
-	pts := make(plotter.XYs, len(gx))
-	for i := range gx {
-		pts[i] = plotter.XY{X: gx[i], Y: gy[i]}
-	}
-	return pts
 }
 
 // predictiveTitle names the check's kind.

@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
+	"github.com/kml-lang/kml/runtime/ecdf"
 )
 
 // The SBC plot: for each parameter the ECDF of its ranks minus the uniform
@@ -61,12 +63,18 @@ func sbcFigure(r *infer.SBC) (figure, error) {
 	return figure{panels: panels, w: vg.Length(cols) * 5 * vg.Inch, h: vg.Length(rows) * 2.8 * vg.Inch}, nil
 }
 
-// sbcPanel draws scalar j: the band as a shaded region, the ECDF
-// difference K_i/n − z_i as a step line over z, a dashed line at zero.
+// sbcPanel draws scalar j's ranks.
 func sbcPanel(r *infer.SBC, j int) (*plot.Plot, error) {
-	b := r.Band
+	return ecdfDiffPanel(r.Band, r.RankColumn(j), fmt.Sprintf("%s: p = %.3g", r.Names[j], r.PValues[j]), "fractional rank")
+}
+
+// ecdfDiffPanel draws the ECDF of ranks (on b's grid) minus the uniform
+// CDF: the band as a shaded region, the ECDF difference K_i/n − z_i as a
+// step line over z, a dashed line at zero. SBC's ranks and LOO-PIT's
+// values share it.
+func ecdfDiffPanel(b *ecdf.Band, ranks []int, title, xlabel string) (*plot.Plot, error) {
 	n := float64(b.N)
-	counts := b.Counts(r.RankColumn(j))
+	counts := b.Counts(ranks)
 	// Points z_0 = 0 and z_{L+1} = 1, where the ECDF is exact, close the
 	// band and the line.
 	z := append(append([]float64{0}, b.Z...), 1)
@@ -91,8 +99,8 @@ func sbcPanel(r *infer.SBC, j int) (*plot.Plot, error) {
 		prev = d
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: p = %.3g", r.Names[j], r.PValues[j])
-	p.X.Label.Text = "fractional rank"
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "ECDF − uniform"
 	p.X.Min, p.X.Max = 0, 1
 	if err := addBand(p, z, lower, upper, sbcBand, fmt.Sprintf("%g%% simultaneous band", 100*(1-b.Alpha))); err != nil {
@@ -108,6 +116,17 @@ func sbcPanel(r *infer.SBC, j int) (*plot.Plot, error) {
 	if err := addLineWidth(p, diff, sbcLine, "ECDF difference", 1.2); err != nil {
 		return nil, err
 	}
+	// The band fills the panel's width, so no corner is free: the legend
+	// goes in a strip above it, the y axis raised by 40% of its range
+	// (two legend rows take about a fifth of a 2.8-inch panel's height).
+	ylo, yhi := 0.0, 0.0
+	for i := range z {
+		ylo, yhi = math.Min(ylo, lower[i]), math.Max(yhi, upper[i])
+	}
+	for _, q := range diff {
+		ylo, yhi = math.Min(ylo, q.Y), math.Max(yhi, q.Y)
+	}
+	p.Y.Min, p.Y.Max = ylo, yhi+0.4*(yhi-ylo)
 	p.Legend.Top = true
 	return p, nil
 }
