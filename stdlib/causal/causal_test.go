@@ -77,9 +77,39 @@ func TestCausalErrors(t *testing.T) {
 		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
 		{`pc([1, 2, 3])`, "pc needs at least 2 columns"},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["a"], ["c"]]})`, `knowledge: tiers names "c", which is not a variable`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {order: []})`, `unknown field "order"`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {required: [["a"]]})`, `each required edge must be a pair`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["b"], ["a"]], required: [["a", "b"]]})`, `the edge a → b is both required and forbidden`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["a", "b"], ["a"]]})`, `"a" is in tiers 1 and 2`},
 		{`prewhiten([1, 2, 3], order: 2)`, "too few for an autoregression of order 2"},
 		{`prewhiten([1, 2, 3], order: "bic")`, `order must be "aic" or a whole number`},
 	} {
 		kmltest.ExpectError(t, c.src, c.want)
+	}
+}
+
+// pc with a tier orients the chain x — y — z (no v-structure: the data
+// leave it undirected) as x → y → z; a required edge the data separate is
+// kept and reported with its separating set.
+func TestPCKnowledgeBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 300, seed: 1)
+let y = x + draw(normal(0, 1), 300, seed: 2)
+let z = y + draw(normal(0, 1), 300, seed: 3)
+let g = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"])
+let h = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], knowledge: {tiers: [["x"], ["y", "z"]]})
+let k = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], knowledge: {required: [["x", "z"]]})
+`)
+	for name, want := range map[string]string{"g": "x — y\ny — z", "h": "x → y\ny → z", "k": "x — y\nx → z\ny — z"} {
+		g := kmltest.Lookup[*eval.Record](t, in, name)
+		if text, _ := g.Attr("text"); string(text.(eval.Str)) != want {
+			t.Errorf("%s: graph %q, want %q", name, text, want)
+		}
+	}
+	k := kmltest.Lookup[*eval.Record](t, in, "k")
+	kc, _ := k.Attr("knowledge_conflicts")
+	if s := kc.String(); !strings.HasPrefix(s, `[{kind: "required edge separated by the data", x: "x", y: "z", sepset: ["y"], pvalue: `) {
+		t.Errorf("conflicts %s", s)
 	}
 }
