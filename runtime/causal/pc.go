@@ -89,7 +89,7 @@ func (r *Result) Edges() []Edge {
 // required edges stay, and the knowledge orients its edges first (see
 // orient); conflicts with the data are listed in Result.Knowledge.
 func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
-	sk, err := adjacencySearch(ctx, n, test, &s)
+	sk, err := adjacencySearch(ctx, n, test, &s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +111,10 @@ type skeleton struct {
 // PC. A pair the knowledge keeps apart is never tested for adjacency; if
 // it has a common neighbour at the end, a separating set is looked for
 // among the neighbours of either end (sizes 0, 1, ...), for the
-// orientation of its unshielded triples.
-func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings) (*skeleton, error) {
+// orientation of its unshielded triples. Without apart (FCI, where a
+// pair forbidden both ways may still share a latent cause), such pairs are
+// searched like any other.
+func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings, apart bool) (*skeleton, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("pc needs at least 2 variables, got %d", n)
 	}
@@ -126,11 +128,12 @@ func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings) (*ske
 	if err != nil {
 		return nil, err
 	}
+	banned := func(i, j int) bool { return apart && kn.banned(i, j) }
 	adj := make([][]bool, n)
 	for i := range adj {
 		adj[i] = make([]bool, n)
 		for j := range adj[i] {
-			adj[i][j] = i != j && !kn.banned(i, j)
+			adj[i][j] = i != j && !banned(i, j)
 		}
 	}
 	kept := boolMatrix(n) // required edges the data separated: not tested again
@@ -184,7 +187,7 @@ func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings) (*ske
 		nb := neighbours(adj)
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				if !kn.banned(i, j) || !commonNeighbour(adj, i, j) {
+				if !banned(i, j) || !commonNeighbour(adj, i, j) {
 					continue
 				}
 				found := false

@@ -113,3 +113,30 @@ let k = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], knowledge: 
 		t.Errorf("conflicts %s", s)
 	}
 }
+
+// fci on a → b ← L → c ← d with L hidden: b <-> c marks the latent common
+// cause (pc, assuming none, leaves b — c as a conflict), and a, d point
+// into it with circles at their ends; dot draws the marks.
+func TestFCIBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let n = 2000
+let a = draw(normal(0, 1), n, seed: 1)
+let d = draw(normal(0, 1), n, seed: 2)
+let l = draw(normal(0, 1), n, seed: 3)
+let b = a + l + draw(normal(0, 1), n, seed: 4)
+let c = d + l + draw(normal(0, 1), n, seed: 5)
+let g = fci(cbind(a, b, c, d), test: "fisher_z", names: ["a", "b", "c", "d"])
+let k = fci(cbind(a, b, c, d), test: "fisher_z", names: ["a", "b", "c", "d"], knowledge: {required: [["a", "b"]]})
+`)
+	g := kmltest.Lookup[*eval.Record](t, in, "g")
+	if text, _ := g.Attr("text"); string(text.(eval.Str)) != "a o-> b\nb <-> c\nd o-> c" {
+		t.Errorf("PAG %q", text)
+	}
+	if dot, _ := g.Attr("dot"); !strings.Contains(dot.String(), `"a" -> "b" [dir=both, arrowtail=odot, arrowhead=normal];`) {
+		t.Errorf("dot %s", dot)
+	}
+	k := kmltest.Lookup[*eval.Record](t, in, "k")
+	if text, _ := k.Attr("text"); string(text.(eval.Str)) != "a --> b\nb <-> c\nd o-> c" {
+		t.Errorf("PAG with knowledge %q", text)
+	}
+}
