@@ -77,6 +77,9 @@ func TestCausalErrors(t *testing.T) {
 		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
 		{`pc([1, 2, 3])`, "pc needs at least 2 columns"},
+		{`fci([1, 2, 3])`, "fci needs at least 2 columns"},
+		{kmltest.CausalData + `pc(cbind(x, y), resamples: 3, fraction: 1.5)`, "fraction must be in (0, 1]"},
+		{kmltest.CausalData + `fci(cbind(x, y), resamples: 3, fraction: 0.1)`, "at least 10 are needed"},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["a"], ["c"]]})`, `knowledge: tiers names "c", which is not a variable`},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {order: []})`, `unknown field "order"`},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {required: [["a"]]})`, `each required edge must be a pair`},
@@ -138,5 +141,44 @@ let k = fci(cbind(a, b, c, d), test: "fisher_z", names: ["a", "b", "c", "d"], kn
 	k := kmltest.Lookup[*eval.Record](t, in, "k")
 	if text, _ := k.Attr("text"); string(text.(eval.Str)) != "a --> b\nb <-> c\nd o-> c" {
 		t.Errorf("PAG with knowledge %q", text)
+	}
+}
+
+// resamples adds the stability record and each edge's frequency and
+// label; the same seed gives the same frequencies; resamples: 0 adds
+// nothing.
+func TestStabilityBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 200, seed: 1)
+let y = draw(normal(0, 1), 200, seed: 2)
+let z = x + y + draw(normal(0, 1), 200, seed: 3)
+let g = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, seed: 5)
+let h = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, seed: 5)
+let f = fci(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, fraction: 0.7, seed: 5)
+let p = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01)
+`)
+	g := kmltest.Lookup[*eval.Record](t, in, "g")
+	h := kmltest.Lookup[*eval.Record](t, in, "h")
+	gs, _ := g.Attr("stability")
+	hs, _ := h.Attr("stability")
+	if gs.String() != hs.String() {
+		t.Errorf("same seed, different frequencies:\n%s\n%s", gs, hs)
+	}
+	if s := gs.String(); !strings.HasPrefix(s, `{resamples: 30, fraction: 0.5, seed: 5, edges: [{x: "x", y: "z", adjacent: 1, types: [{type: "x → z", frequency: `) {
+		t.Errorf("stability %s", s)
+	}
+	ev, _ := g.Attr("edges")
+	e := ev.(*eval.List).Elems[0].(*eval.Record)
+	if fr, _ := e.Attr("frequency"); fr.(eval.Num) < 0.9 {
+		t.Errorf("x → z in %v of the subsamples", fr)
+	}
+	f := kmltest.Lookup[*eval.Record](t, in, "f")
+	fs, _ := f.Attr("stability")
+	if s := fs.String(); !strings.Contains(s, `fraction: 0.7`) || !strings.Contains(s, `{type: "x o-> z", frequency: `) {
+		t.Errorf("fci stability %s", s)
+	}
+	p := kmltest.Lookup[*eval.Record](t, in, "p")
+	if _, ok := p.Attr("stability"); ok {
+		t.Error("stability without resamples")
 	}
 }

@@ -28,6 +28,9 @@ func fciBuiltin(a *eval.Args) (eval.Value, error) {
 	if g.know != nil {
 		knowledgeFields(a, rec, res.Knowledge, g.names)
 	}
+	if err := stabilityFields(a, rec, g, fciGraphFunc(g, p), pagNames(g.names)); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }
 

@@ -192,5 +192,8 @@ func pcBuiltin(a *eval.Args) (eval.Value, error) {
 	if g.know != nil {
 		knowledgeFields(a, rec, res.Knowledge, g.names)
 	}
+	if err := stabilityFields(a, rec, g, pcGraphFunc(g, p), pcNames(g.names)); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }

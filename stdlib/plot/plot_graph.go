@@ -203,7 +203,8 @@ func graphPlot(names []string, edges []pcEdge) (*plot.Plot, error) {
 			return nil, err
 		}
 		if e.label != "" {
-			mid := plotter.XY{X: (tail.X + tip.X) / 2, Y: (tail.Y + tip.Y) / 2}
+			// Beside the line's middle, 0.12 inch to its left.
+			mid := plotter.XY{X: (tail.X+tip.X)/2 - 0.12*uy*sx, Y: (tail.Y+tip.Y)/2 + 0.12*ux*sy}
 			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{mid}, Labels: []string{e.label}})
 			if err != nil {
 				return nil, err
