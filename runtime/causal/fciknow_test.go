@@ -109,7 +109,7 @@ func trueObservedKnowledge(r *rand.Rand, g dag, obs int) *Knowledge {
 	if r.IntN(2) == 0 {
 		k.Tier = make([]int, obs)
 		tier := 0
-		for _, v := range g.topoOrder() {
+		for _, v := range topo(g) {
 			if v >= obs {
 				continue
 			}

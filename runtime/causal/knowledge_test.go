@@ -9,27 +9,6 @@ import (
 	"testing"
 )
 
-// topoOrder returns g's nodes in a topological order (parents first).
-func (g dag) topoOrder() []int {
-	var out []int
-	done := make([]bool, len(g))
-	var visit func(v int)
-	visit = func(v int) {
-		if done[v] {
-			return
-		}
-		done[v] = true
-		for _, p := range g[v] {
-			visit(p)
-		}
-		out = append(out, v)
-	}
-	for v := range g {
-		visit(v)
-	}
-	return out
-}
-
 func (g dag) hasEdge(u, v int) bool { return slices.Contains(g[v], u) }
 
 // trueKnowledge draws knowledge that g satisfies: tiers cut from a
@@ -41,7 +20,7 @@ func trueKnowledge(r *rand.Rand, g dag) *Knowledge {
 	if r.IntN(2) == 0 {
 		k.Tier = make([]int, n)
 		tier := 0
-		for _, v := range g.topoOrder() {
+		for _, v := range topo(g) {
 			if r.Float64() < 0.4 {
 				tier++
 			}
