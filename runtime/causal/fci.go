@@ -67,10 +67,14 @@ func FCI(ctx context.Context, n int, test CITest, s Settings) (*FCIResult, error
 	for i := range pds {
 		pds[i] = possibleDSep(g, i)
 	}
+	// The skeleton tested every subset of the final neighbours of either
+	// end (PC-stable's neighbour sets only shrink), up to MaxCond: those
+	// are skipped. A required edge stays whatever the tests say.
+	nb := neighbours(adj)
 	var jobs [][2]int
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			if adj[i][j] && (len(pds[i]) > 1 || len(pds[j]) > 1) {
+			if adj[i][j] && !kn.required(i, j) && (len(pds[i]) > 1 || len(pds[j]) > 1) {
 				jobs = append(jobs, [2]int{i, j})
 			}
 		}
@@ -80,7 +84,10 @@ func FCI(ctx context.Context, n int, test CITest, s Settings) (*FCIResult, error
 	par.Blocks(len(jobs), 1, s.Workers, func(k, _, _ int) {
 		defer task.Add(1)
 		i, j := jobs[k][0], jobs[k][1]
-		out[k] = searchSep(ctx, test, i, j, without(pds[i], j), without(pds[j], i), s.MaxCond, s.Alpha, 0)
+		tested := func(set []int) bool {
+			return subsetOf(set, without(nb[i], j)) || subsetOf(set, without(nb[j], i))
+		}
+		out[k] = searchSep(ctx, test, i, j, without(pds[i], j), without(pds[j], i), s.MaxCond, s.Alpha, tested)
 	})
 	task.Done()
 	for k, o := range out {
@@ -92,10 +99,6 @@ func FCI(ctx context.Context, n int, test CITest, s Settings) (*FCIResult, error
 			continue
 		}
 		i, j := jobs[k][0], jobs[k][1]
-		if kn.required(i, j) {
-			res.Knowledge = append(res.Knowledge, KnowledgeConflict{RequiredSeparated, i, j, o.sep, o.p})
-			continue
-		}
 		adj[i][j], adj[j][i] = false, false
 		sep[[2]int{i, j}] = o.sep
 		res.Removed = append(res.Removed, Removal{i, j, o.sep, o.p})
@@ -113,12 +116,12 @@ func FCI(ctx context.Context, n int, test CITest, s Settings) (*FCIResult, error
 }
 
 // searchSep tests i ⟂ j against the subsets of a, then of b, of sizes
-// from, from+1, ... up to the larger set (and maxCond ≥ 0), stopping at
-// the first p > alpha.
-func searchSep(ctx context.Context, test CITest, i, j int, a, b []int, maxCond int, alpha float64, from int) edgeOutcome {
+// 0, 1, ... up to the larger set (and maxCond ≥ 0), except those skip
+// reports, stopping at the first p > alpha.
+func searchSep(ctx context.Context, test CITest, i, j int, a, b []int, maxCond int, alpha float64, skip func([]int) bool) edgeOutcome {
 	var o edgeOutcome
-	for l := from; l <= max(len(a), len(b)) && (maxCond < 0 || l <= maxCond); l++ {
-		r := testEdge(ctx, test, i, j, a, b, l, alpha)
+	for l := 0; l <= max(len(a), len(b)) && (maxCond < 0 || l <= maxCond); l++ {
+		r := testEdge(ctx, test, i, j, a, b, l, alpha, skip)
 		o.tests += r.tests
 		if r.err != nil || r.removed {
 			r.tests = o.tests
@@ -126,6 +129,16 @@ func searchSep(ctx context.Context, test CITest, i, j int, a, b []int, maxCond i
 		}
 	}
 	return o
+}
+
+// subsetOf reports whether every element of s is in xs.
+func subsetOf(s, xs []int) bool {
+	for _, v := range s {
+		if !slices.Contains(xs, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // ruleR0 places the knowledge's marks, then orients every unshielded

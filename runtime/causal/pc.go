@@ -160,7 +160,7 @@ func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings, apart
 		par.Blocks(len(jobs), 1, s.Workers, func(k, _, _ int) {
 			defer task.Add(1)
 			i, j := jobs[k][0], jobs[k][1]
-			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha)
+			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha, nil)
 		})
 		for k, o := range out {
 			res.Tests += o.tests
@@ -190,22 +190,15 @@ func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings, apart
 				if !banned(i, j) || !commonNeighbour(adj, i, j) {
 					continue
 				}
-				found := false
-				a, b := nb[i], nb[j]
-				for l := 0; l <= max(len(a), len(b)) && (s.MaxCond < 0 || l <= s.MaxCond); l++ {
-					o := testEdge(ctx, test, i, j, a, b, l, s.Alpha)
-					res.Tests += o.tests
-					if o.err != nil {
-						return nil, o.err
-					}
-					if o.removed {
-						sep[[2]int{i, j}] = o.sep
-						res.Removed = append(res.Removed, Removal{i, j, o.sep, o.p})
-						found = true
-						break
-					}
+				o := searchSep(ctx, test, i, j, nb[i], nb[j], s.MaxCond, s.Alpha, nil)
+				res.Tests += o.tests
+				if o.err != nil {
+					return nil, o.err
 				}
-				if !found {
+				if o.removed {
+					sep[[2]int{i, j}] = o.sep
+					res.Removed = append(res.Removed, Removal{i, j, o.sep, o.p})
+				} else {
 					res.Knowledge = append(res.Knowledge, KnowledgeConflict{ForbiddenDependent, i, j, nil, -1})
 				}
 			}
@@ -246,14 +239,14 @@ type edgeOutcome struct {
 }
 
 // testEdge tests i — j against the l-subsets of a, then those of b not
-// already tried.
-func testEdge(ctx context.Context, test CITest, i, j int, a, b []int, l int, alpha float64) edgeOutcome {
+// already tried, skipping those skip reports (nil: none).
+func testEdge(ctx context.Context, test CITest, i, j int, a, b []int, l int, alpha float64, skip func([]int) bool) edgeOutcome {
 	var o edgeOutcome
 	tried := map[string]bool{}
 	for _, from := range [][]int{a, b} {
 		subsets(from, l, func(s []int) bool {
 			key := fmt.Sprint(s)
-			if tried[key] {
+			if tried[key] || (skip != nil && skip(s)) {
 				return true
 			}
 			tried[key] = true
