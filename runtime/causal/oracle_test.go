@@ -79,7 +79,11 @@ func (g dag) oracle() CITest {
 // cpdag computes the CPDAG by brute force: every orientation of g's
 // skeleton that is acyclic with g's v-structures is in the class; an edge
 // is directed where the whole class agrees. Returned as PC's marks.
-func (g dag) cpdag() [][]bool {
+func (g dag) cpdag() [][]bool { return g.class(nil) }
+
+// class is cpdag over the DAGs of g's equivalence class that keep accepts
+// (nil: all): the marks every accepted member agrees on.
+func (g dag) class(keep func(par [][]int) bool) [][]bool {
 	n := len(g)
 	var edges [][2]int
 	for v, ps := range g {
@@ -111,7 +115,7 @@ func (g dag) cpdag() [][]bool {
 				par[ed[0]] = append(par[ed[0]], ed[1])
 			}
 		}
-		if !acyclic(par) || fmt.Sprint(vs(par)) != fmt.Sprint(want) {
+		if !acyclic(par) || fmt.Sprint(vs(par)) != fmt.Sprint(want) || (keep != nil && !keep(par)) {
 			continue
 		}
 		for e := range edges {

@@ -14,7 +14,16 @@ import "slices"
 // a locked edge and never an edge whose orientation would close a directed
 // cycle. With correct tests of a faithful distribution neither refusal
 // happens and the result is the CPDAG.
-func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
+//
+// With knowledge kn, the edges it orients (required, or one direction
+// forbidden) are placed first, in the same order, and locked; one that
+// would close a directed cycle stays undirected and is a KnowledgeCycle
+// conflict. A v-structure arrow against a locked knowledge edge is a
+// ColliderAgainst conflict and is not placed; a triple whose ends have no
+// separating set (kept apart by knowledge, none found) orients nothing.
+// Meek's rule 4 joins rules 1–3: with knowledge, rules 1–4 give the
+// maximally oriented graph (Meek 1995).
+func orient(adj [][]bool, sep map[[2]int][]int, kn *know, kc []KnowledgeConflict) ([][]bool, [][2]int, []KnowledgeConflict) {
 	n := len(adj)
 	want := make([][]bool, n) // want[i][k]: some v-structure asks i → k
 	for i := range want {
@@ -26,7 +35,8 @@ func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
 				if !adj[i][k] || !adj[j][k] || adj[i][j] {
 					continue
 				}
-				if !slices.Contains(sep[[2]int{i, j}], k) {
+				set, ok := sep[[2]int{i, j}]
+				if ok && !slices.Contains(set, k) {
 					want[i][k], want[j][k] = true, true
 				}
 			}
@@ -42,6 +52,32 @@ func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
 	conflict := func(i, k int) {
 		locked[i][k], locked[k][i] = true, true
 		conflicts = append(conflicts, [2]int{min(i, k), max(i, k)})
+	}
+	if kn != nil {
+		for i := 0; i < n; i++ {
+			for k := 0; k < n; k++ {
+				if !a[i][k] || !kn.fixed(i, k) || locked[i][k] {
+					continue
+				}
+				if directedPath(a, k, i) {
+					locked[i][k], locked[k][i] = true, true
+					kc = append(kc, KnowledgeConflict{KnowledgeCycle, i, k, nil, -1})
+					continue
+				}
+				a[k][i] = false
+				locked[i][k], locked[k][i] = true, true
+			}
+		}
+		for i := 0; i < n; i++ {
+			for k := 0; k < n; k++ {
+				if want[i][k] && locked[i][k] {
+					want[i][k] = false
+					if a[k][i] && !a[i][k] {
+						kc = append(kc, KnowledgeConflict{ColliderAgainst, i, k, nil, -1})
+					}
+				}
+			}
+		}
 	}
 	for i := 0; i < n; i++ {
 		for k := i + 1; k < n; k++ {
@@ -68,8 +104,8 @@ func orient(adj [][]bool, sep map[[2]int][]int) ([][]bool, [][2]int) {
 		}
 		return x[1] - y[1]
 	})
-	meek(a, locked)
-	return a, conflicts
+	meek(a, locked, kn != nil)
+	return a, conflicts, kc
 }
 
 // directedPath reports whether the PDAG a has a directed path from → … → to
@@ -97,10 +133,12 @@ func directedPath(a [][]bool, from, to int) bool {
 	return false
 }
 
-// meek applies Meek's (1995) rules 1–3 to the PDAG a until none applies,
-// leaving the locked edges undirected and refusing an orientation that
-// would close a directed cycle.
-func meek(a, locked [][]bool) {
+// meek applies Meek's (1995) rules 1–3 (and rule 4 if r4) to the PDAG a
+// until none applies, never changing a locked edge and refusing an
+// orientation that would close a directed cycle. Rule 4 never fires on a
+// pattern of v-structures alone (Meek 1995), so it is left out without
+// knowledge, where a wrong test could otherwise make it fire.
+func meek(a, locked [][]bool, r4 bool) {
 	n := len(a)
 	und := func(x, y int) bool { return a[x][y] && a[y][x] }
 	dir := func(x, y int) bool { return a[x][y] && !a[y][x] }
@@ -124,6 +162,19 @@ func meek(a, locked [][]bool) {
 			for l := k + 1; l < n; l++ {
 				if und(i, l) && dir(l, j) && !adjc(k, l) {
 					return true
+				}
+			}
+		}
+		// R4: i — k → l → j, k and j not adjacent, i and l adjacent.
+		if r4 {
+			for k := 0; k < n; k++ {
+				if !und(i, k) || adjc(k, j) || k == j {
+					continue
+				}
+				for l := 0; l < n; l++ {
+					if dir(k, l) && dir(l, j) && adjc(i, l) {
+						return true
+					}
 				}
 			}
 		}

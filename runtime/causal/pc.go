@@ -25,6 +25,8 @@ type Settings struct {
 	// Workers run the tests of one conditioning-set size at once; default
 	// GOMAXPROCS.
 	Workers int
+	// Knowledge constrains the graph (nil: none); see Knowledge.
+	Knowledge *Knowledge
 }
 
 // Removal is an edge the skeleton phase removed: i ⟂ j | Sep with p-value
@@ -46,6 +48,9 @@ type Result struct {
 	Removed   []Removal
 	Tests     int
 	Conflicts [][2]int
+	// Knowledge lists where knowledge and data disagree (sorted by pair);
+	// empty without knowledge.
+	Knowledge []KnowledgeConflict
 }
 
 // Edge is an edge of the result: From → To, or From — To (From < To) when
@@ -80,7 +85,36 @@ func (r *Result) Edges() []Edge {
 // order, stopping at the first p > Alpha. The edges of one size are tested
 // in parallel and removed afterwards in a fixed order, so the result does
 // not depend on Workers. Then v-structures and Meek's rules orient it.
+// With Knowledge, pairs forbidden both ways start (and stay) apart,
+// required edges stay, and the knowledge orients its edges first (see
+// orient); conflicts with the data are listed in Result.Knowledge.
 func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
+	sk, err := adjacencySearch(ctx, n, test, &s, true)
+	if err != nil {
+		return nil, err
+	}
+	res := sk.res
+	res.Arrow, res.Conflicts, res.Knowledge = orient(sk.adj, sk.sep, sk.kn, res.Knowledge)
+	sortConflicts(res.Knowledge)
+	return res, nil
+}
+
+// skeleton is the adjacency search's output, shared by PC and FCI.
+type skeleton struct {
+	adj [][]bool
+	sep map[[2]int][]int // missing for a pair kept apart by knowledge without a set found
+	kn  *know
+	res *Result // N, Removed, Tests, Knowledge so far
+}
+
+// adjacencySearch is PC's skeleton phase (PC-stable), with knowledge: see
+// PC. A pair the knowledge keeps apart is never tested for adjacency; if
+// it has a common neighbour at the end, a separating set is looked for
+// among the neighbours of either end (sizes 0, 1, ...), for the
+// orientation of its unshielded triples. Without apart (FCI, where a
+// pair forbidden both ways may still share a latent cause), such pairs are
+// searched like any other.
+func adjacencySearch(ctx context.Context, n int, test CITest, s *Settings, apart bool) (*skeleton, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("pc needs at least 2 variables, got %d", n)
 	}
@@ -90,13 +124,19 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
+	kn, err := s.Knowledge.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	banned := func(i, j int) bool { return apart && kn.banned(i, j) }
 	adj := make([][]bool, n)
 	for i := range adj {
 		adj[i] = make([]bool, n)
 		for j := range adj[i] {
-			adj[i][j] = i != j
+			adj[i][j] = i != j && !banned(i, j)
 		}
 	}
+	kept := boolMatrix(n) // required edges the data separated: not tested again
 	res := &Result{N: n}
 	sep := map[[2]int][]int{}
 	// The number of tests is known one conditioning-set size at a time:
@@ -104,18 +144,11 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 	task := progress.Start(ctx, "tests", 0)
 	defer task.Done()
 	for l := 0; s.MaxCond < 0 || l <= s.MaxCond; l++ {
-		nb := make([][]int, n)
-		for i := range nb {
-			for j := 0; j < n; j++ {
-				if adj[i][j] {
-					nb[i] = append(nb[i], j)
-				}
-			}
-		}
+		nb := neighbours(adj)
 		var jobs [][2]int
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				if adj[i][j] && (len(nb[i])-1 >= l || len(nb[j])-1 >= l) {
+				if adj[i][j] && !kept[i][j] && (len(nb[i])-1 >= l || len(nb[j])-1 >= l) {
 					jobs = append(jobs, [2]int{i, j})
 				}
 			}
@@ -127,7 +160,7 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 		par.Blocks(len(jobs), 1, s.Workers, func(k, _, _ int) {
 			defer task.Add(1)
 			i, j := jobs[k][0], jobs[k][1]
-			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha)
+			out[k] = testEdge(ctx, test, i, j, without(nb[i], j), without(nb[j], i), l, s.Alpha, nil)
 		})
 		for k, o := range out {
 			res.Tests += o.tests
@@ -136,6 +169,11 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 			}
 			if o.removed {
 				i, j := jobs[k][0], jobs[k][1]
+				if kn.required(i, j) {
+					kept[i][j] = true
+					res.Knowledge = append(res.Knowledge, KnowledgeConflict{RequiredSeparated, i, j, o.sep, o.p})
+					continue
+				}
 				adj[i][j], adj[j][i] = false, false
 				sep[[2]int{i, j}] = o.sep
 				res.Removed = append(res.Removed, Removal{i, j, o.sep, o.p})
@@ -145,8 +183,51 @@ func PC(ctx context.Context, n int, test CITest, s Settings) (*Result, error) {
 			return nil, err
 		}
 	}
-	res.Arrow, res.Conflicts = orient(adj, sep)
-	return res, nil
+	if kn != nil {
+		nb := neighbours(adj)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				if !banned(i, j) || !commonNeighbour(adj, i, j) {
+					continue
+				}
+				o := searchSep(ctx, test, i, j, nb[i], nb[j], s.MaxCond, s.Alpha, nil)
+				res.Tests += o.tests
+				if o.err != nil {
+					return nil, o.err
+				}
+				if o.removed {
+					sep[[2]int{i, j}] = o.sep
+					res.Removed = append(res.Removed, Removal{i, j, o.sep, o.p})
+				} else {
+					res.Knowledge = append(res.Knowledge, KnowledgeConflict{ForbiddenDependent, i, j, nil, -1})
+				}
+			}
+		}
+	}
+	return &skeleton{adj: adj, sep: sep, kn: kn, res: res}, nil
+}
+
+// neighbours lists each node's neighbours in adj, ascending.
+func neighbours(adj [][]bool) [][]int {
+	n := len(adj)
+	nb := make([][]int, n)
+	for i := range nb {
+		for j := 0; j < n; j++ {
+			if adj[i][j] {
+				nb[i] = append(nb[i], j)
+			}
+		}
+	}
+	return nb
+}
+
+func commonNeighbour(adj [][]bool, i, j int) bool {
+	for k := range adj {
+		if adj[i][k] && adj[j][k] {
+			return true
+		}
+	}
+	return false
 }
 
 type edgeOutcome struct {
@@ -158,14 +239,14 @@ type edgeOutcome struct {
 }
 
 // testEdge tests i — j against the l-subsets of a, then those of b not
-// already tried.
-func testEdge(ctx context.Context, test CITest, i, j int, a, b []int, l int, alpha float64) edgeOutcome {
+// already tried, skipping those skip reports (nil: none).
+func testEdge(ctx context.Context, test CITest, i, j int, a, b []int, l int, alpha float64, skip func([]int) bool) edgeOutcome {
 	var o edgeOutcome
 	tried := map[string]bool{}
 	for _, from := range [][]int{a, b} {
 		subsets(from, l, func(s []int) bool {
 			key := fmt.Sprint(s)
-			if tried[key] {
+			if tried[key] || (skip != nil && skip(s)) {
 				return true
 			}
 			tried[key] = true

@@ -58,6 +58,9 @@ const (
 	SBC Stream = 0x73626300 // "sbc"
 	// SBCNull draws the uniform ranks that calibrate SBC's ECDF band.
 	SBCNull Stream = 0x756e6966 // "unif"
+	// Subsample draws the rows of subsample k of causal.Resampling and
+	// the seed of its tests (indexed by subsample).
+	Subsample Stream = 0x73756273 // "subs"
 	// ReplayCheck places the points near a model's first point at which
 	// lang/model compares a replay of its recording with fresh walks,
 	// seeded by the number of free reals.

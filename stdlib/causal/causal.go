@@ -2,9 +2,7 @@ package causal
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/kml-lang/kml/stdlib/kernel"
 	"github.com/kml-lang/kml/stdlib/ktest"
@@ -21,9 +19,12 @@ func registerCausal(reg *eval.Registry) {
 	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?, features = 100)`,
 		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. method "kci" (Zhang et al. 2011; kx, ky a kernel or "median") and "rcit" (Strobl et al. 2019, features random Fourier features of z, 5 of x and y; kx = ky = "median") replace the GP regression and HSIC by those tests with their gamma approximations, on standardised data, and return {statistic, pvalue, method, null: {approx, mean, variance}, n} with kernel_x, kernel_y, kernel_z, epsilon (kci) or features: {z, xy}, ell: {x, y, z}, seed (rcit). Otherwise returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
 		ciTestBuiltin)
-	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws?)`,
-		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "bayes" (draws lengthscales from each residual's BKE posterior by NUTS; slower), "aggregate", and the given method, "gamma" by default for speed, or "permutation") or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). standardise: centre and scale each column to unit sd first. landmarks, noise and draws set "bkl" and "bayes" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
+	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, knowledge?, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws?, resamples = 0, fraction = 0.5)`,
+		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "bayes" (draws lengthscales from each residual's BKE posterior by NUTS; slower), "aggregate", and the given method, "gamma" by default for speed, or "permutation"; method "kci" or "rcit" runs ci_test's KCI or RCIT instead, rbf at the median heuristic, RCIT with 100 features) or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). knowledge: background knowledge as Tetrad's Knowledge, a record {tiers: [[names], ...] (earlier tiers first: no edge from a later tier into an earlier one), required: [[from, to], ...], forbidden: [[from, to], ...]}: a pair forbidden both ways is never adjacent (and never tested back in), a required edge is never removed, the knowledge orients its edges before the data and Meek's rule 4 joins 1–3; where knowledge and data disagree the knowledge wins and the place is listed in knowledge_conflicts (kind, x, y, sepset, pvalue) with one warning. resamples > 0: the graph's stability as Tetrad's bootstrapping measures it, the algorithm run again on resamples subsamples of fraction·n rows drawn without replacement (in parallel, with progress; subsample k's rows and test seed from seed and k), added as stability: {resamples, fraction, seed, edges: [{x, y, adjacent, types: [{type, frequency}]}]}, and each edge of the graph gets frequency (of its type) and adjacent, which plot writes beside it. standardise: centre and scale each column to unit sd first. landmarks, noise and draws set "bkl" and "bayes" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
 		pcBuiltin)
+	reg.Register(`fci(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, knowledge?, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", draws?, resamples = 0, fraction = 0.5)`,
+		`The FCI algorithm (Spirtes, Glymour and Scheines 2000; Zhang 2008) on the columns of data: causal discovery that allows latent confounders. pc's skeleton (with the same tests and arguments, knowledge included), the unshielded colliders, the possible-d-sep stage (each edge tested against the subsets of the Possible-D-Sep sets of its ends, order-independent), then Zhang's complete orientation rules R1–R10. Returns a PAG: {edges: [{from, to, type}], removed: [{x, y, sepset, pvalue}], names, alpha, test, kernel, tests, possible_dsep (edges that stage removed), text, dot} with type the edge's marks: "-->" (from causes to, in every MAG of the class), "o->" (to is not an ancestor of from), "<->" (a latent common cause, neither an ancestor of the other), "o-o" (undetermined); knowledge as in pc, except that a forbidden direction i → j puts an arrowhead at i and a pair forbidden both ways is still tested (it may share a latent cause), with knowledge_conflicts. dot draws the marks (odot for a circle); plot(g) draws them too. resamples and fraction measure stability as in pc.`,
+		fciBuiltin)
 	reg.Register(`prewhiten(x, order = "aic", max_order = 10)`,
 		`Removes temporal autocorrelation from each column of x (rows in time order): the residuals of a least-squares autoregression x_t = c + a_1 x_{t-1} + ... + a_p x_{t-p} + e_t, fitted on the rows max_order+1.. for every p and column so the residuals stay paired. order: "aic" (p in 0..max_order chosen per column by AIC) or a whole number (p fixed, max_order = order). Returns {x: the residuals (the first max_order rows dropped), order: the order of each column, coef: per column [c, a_1, ..., a_p], dropped: the rows dropped}.`,
 		prewhitenBuiltin)
@@ -239,143 +240,6 @@ func varNames(a *eval.Args, p int) ([]string, error) {
 		return nil, a.Errorf("names", "%d names for %d columns", len(names), p)
 	}
 	return names, nil
-}
-
-func pcBuiltin(a *eval.Args) (eval.Value, error) {
-	var data *mat.Dense
-	var test string
-	if err := a.Unpack("data", &data, "test", &test); err != nil {
-		return nil, err
-	}
-	if data.IsEmpty() {
-		return nil, a.Errorf("data", "data is empty")
-	}
-	if err := checkFinite(a, "data", data); err != nil {
-		return nil, err
-	}
-	n, p := data.Dims()
-	if p < 2 {
-		return nil, a.Errorf("data", "pc needs at least 2 columns (variables), got %d", p)
-	}
-	if n < 10 {
-		return nil, a.Errorf("data", "pc needs at least 10 rows, got %d", n)
-	}
-	var stdz bool
-	if err := a.Unpack("standardise", &stdz); err != nil {
-		return nil, err
-	}
-	if stdz {
-		var err error
-		if data, err = rcausal.Standardise(data); err != nil {
-			return nil, a.Errorf("data", "%v", err)
-		}
-	}
-	names, err := varNames(a, p)
-	if err != nil {
-		return nil, err
-	}
-	alpha, err := a.Num("alpha")
-	if err != nil {
-		return nil, err
-	}
-	if !(alpha > 0 && alpha < 1) {
-		return nil, a.Errorf("alpha", "alpha must be between 0 and 1, got %g", alpha)
-	}
-	maxCond, err := a.IntIn("max_cond", -1, p)
-	if err != nil {
-		return nil, err
-	}
-	method, s, err := ciSettings(a)
-	if err != nil {
-		return nil, err
-	}
-	s.Workers = 1 // PC runs the tests in parallel
-	var ci rcausal.CITest
-	var mu sync.Mutex
-	fragile := map[string]float64{}
-	var bklSpec rcausal.KernelSpec
-	kernelDesc := eval.Value(eval.NoneValue)
-	switch test {
-	case "kernel":
-		if ktest.CIMethods[string(method)] { // KCI or RCIT, rbf at the median heuristic
-			if err := a.CheckDense(n, 8*n, "KCI's n×n matrices", `use method: "rcit"`); method == "kci" && err != nil {
-				return nil, err
-			}
-			ci, kernelDesc = ktest.CIForPC(string(method), data, rktest.RCITFeatures, s.Seed), eval.Str("median")
-			break
-		}
-		k, err := kernelSpec(a, "kernel")
-		if err != nil {
-			return nil, err
-		}
-		if err := a.CheckDense(n, 3*n*min(p, 4), "the tests' n×n matrices", "use a smaller sample"); err != nil {
-			return nil, err
-		}
-		kernelDesc = eval.Str(k.Choice)
-		if k.Kernel != nil {
-			kernelDesc = eval.Str(k.Kernel.String())
-		}
-		var record func(i, j int, set []int, r rcausal.CIResult)
-		if k.Choice == rktest.ChoiceBKL {
-			record = func(i, j int, set []int, r rcausal.CIResult) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, side := range []struct {
-					v int
-					c rktest.Chosen
-				}{{i, r.X}, {j, r.Y}} {
-					if side.c.Fragile != "" {
-						key := names[side.v]
-						if len(set) > 0 {
-							key += " | " + strings.Join(pick(names, set), ", ")
-						}
-						fragile[key] = side.c.Ell[0]
-					}
-				}
-			}
-		}
-		ci = rcausal.KernelTest{KX: k, KY: k, Method: method, Settings: s}.ForPC(data, s.Seed, record)
-		bklSpec = k
-	case "fisher_z":
-		if ci, err = rcausal.FisherZ(data); err != nil {
-			return nil, a.Errorf("data", "%v", err)
-		}
-	default:
-		return nil, a.Errorf("test", `test must be "kernel" or "fisher_z", got %q`, test)
-	}
-	res, err := rcausal.PC(a.Context(), p, ci, rcausal.Settings{Alpha: alpha, MaxCond: maxCond})
-	if err != nil {
-		if e := a.Context().Err(); e != nil {
-			return nil, a.Interrupted(e)
-		}
-		return nil, a.Fail("%v", err)
-	}
-	rec := pcRecord(res, names)
-	rec.Set("alpha", eval.Num(alpha)).Set("test", eval.Str(test)).Set("kernel", kernelDesc)
-	if bklSpec.Choice == rktest.ChoiceBKL {
-		setting := func(name string) eval.Value {
-			if v := a.Value(name); v != nil {
-				return v
-			}
-			return eval.Num(rktest.DefaultDraws) // draws left out
-		}
-		rec.Set("bkl", eval.NewRecord().Set("landmarks", setting("landmarks")).Set("noise", setting("noise")).
-			Set("draws", setting("draws")))
-		keys := make([]string, 0, len(fragile))
-		for key := range fragile {
-			keys = append(keys, key)
-		}
-		sort.Strings(keys)
-		fl := &eval.List{}
-		for _, key := range keys {
-			fl.Elems = append(fl.Elems, eval.Str(key))
-		}
-		rec.Set("fragile", fl)
-		if len(keys) > 0 {
-			a.Th.Interp().Warn(a.Pos, fmt.Sprintf("bkl: %d of the lengthscales chosen (residuals of variable | set) are fragile, e.g. %s (ℓ = %.3g); the list is in the result's fragile field", len(keys), keys[0], fragile[keys[0]]))
-		}
-	}
-	return rec, nil
 }
 
 // pcRecord turns PC's result into a record with names.

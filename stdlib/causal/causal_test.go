@@ -77,9 +77,108 @@ func TestCausalErrors(t *testing.T) {
 		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
 		{kmltest.CausalData + `pc(cbind(x, y), names: ["a"])`, "1 names for 2 columns"},
 		{`pc([1, 2, 3])`, "pc needs at least 2 columns"},
+		{`fci([1, 2, 3])`, "fci needs at least 2 columns"},
+		{kmltest.CausalData + `pc(cbind(x, y), resamples: 3, fraction: 1.5)`, "fraction must be in (0, 1]"},
+		{kmltest.CausalData + `fci(cbind(x, y), resamples: 3, fraction: 0.1)`, "at least 10 are needed"},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["a"], ["c"]]})`, `knowledge: tiers names "c", which is not a variable`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {order: []})`, `unknown field "order"`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {required: [["a"]]})`, `each required edge must be a pair`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["b"], ["a"]], required: [["a", "b"]]})`, `the edge a → b is both required and forbidden`},
+		{kmltest.CausalData + `pc(cbind(x, y), names: ["a", "b"], knowledge: {tiers: [["a", "b"], ["a"]]})`, `"a" is in tiers 1 and 2`},
 		{`prewhiten([1, 2, 3], order: 2)`, "too few for an autoregression of order 2"},
 		{`prewhiten([1, 2, 3], order: "bic")`, `order must be "aic" or a whole number`},
 	} {
 		kmltest.ExpectError(t, c.src, c.want)
+	}
+}
+
+// pc with a tier orients the chain x — y — z (no v-structure: the data
+// leave it undirected) as x → y → z; a required edge the data separate is
+// kept and reported with its separating set.
+func TestPCKnowledgeBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 300, seed: 1)
+let y = x + draw(normal(0, 1), 300, seed: 2)
+let z = y + draw(normal(0, 1), 300, seed: 3)
+let g = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"])
+let h = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], knowledge: {tiers: [["x"], ["y", "z"]]})
+let k = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], knowledge: {required: [["x", "z"]]})
+`)
+	for name, want := range map[string]string{"g": "x — y\ny — z", "h": "x → y\ny → z", "k": "x — y\nx → z\ny — z"} {
+		g := kmltest.Lookup[*eval.Record](t, in, name)
+		if text, _ := g.Attr("text"); string(text.(eval.Str)) != want {
+			t.Errorf("%s: graph %q, want %q", name, text, want)
+		}
+	}
+	k := kmltest.Lookup[*eval.Record](t, in, "k")
+	kc, _ := k.Attr("knowledge_conflicts")
+	if s := kc.String(); !strings.HasPrefix(s, `[{kind: "required edge separated by the data", x: "x", y: "z", sepset: ["y"], pvalue: `) {
+		t.Errorf("conflicts %s", s)
+	}
+}
+
+// fci on a → b ← L → c ← d with L hidden: b <-> c marks the latent common
+// cause (pc, assuming none, leaves b — c as a conflict), and a, d point
+// into it with circles at their ends; dot draws the marks.
+func TestFCIBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let n = 2000
+let a = draw(normal(0, 1), n, seed: 1)
+let d = draw(normal(0, 1), n, seed: 2)
+let l = draw(normal(0, 1), n, seed: 3)
+let b = a + l + draw(normal(0, 1), n, seed: 4)
+let c = d + l + draw(normal(0, 1), n, seed: 5)
+let g = fci(cbind(a, b, c, d), test: "fisher_z", names: ["a", "b", "c", "d"])
+let k = fci(cbind(a, b, c, d), test: "fisher_z", names: ["a", "b", "c", "d"], knowledge: {required: [["a", "b"]]})
+`)
+	g := kmltest.Lookup[*eval.Record](t, in, "g")
+	if text, _ := g.Attr("text"); string(text.(eval.Str)) != "a o-> b\nb <-> c\nd o-> c" {
+		t.Errorf("PAG %q", text)
+	}
+	if dot, _ := g.Attr("dot"); !strings.Contains(dot.String(), `"a" -> "b" [dir=both, arrowtail=odot, arrowhead=normal];`) {
+		t.Errorf("dot %s", dot)
+	}
+	k := kmltest.Lookup[*eval.Record](t, in, "k")
+	if text, _ := k.Attr("text"); string(text.(eval.Str)) != "a --> b\nb <-> c\nd o-> c" {
+		t.Errorf("PAG with knowledge %q", text)
+	}
+}
+
+// resamples adds the stability record and each edge's frequency and
+// label; the same seed gives the same frequencies; resamples: 0 adds
+// nothing.
+func TestStabilityBinding(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let x = draw(normal(0, 1), 200, seed: 1)
+let y = draw(normal(0, 1), 200, seed: 2)
+let z = x + y + draw(normal(0, 1), 200, seed: 3)
+let g = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, seed: 5)
+let h = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, seed: 5)
+let f = fci(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01, resamples: 30, fraction: 0.7, seed: 5)
+let p = pc(cbind(x, y, z), test: "fisher_z", names: ["x", "y", "z"], alpha: 0.01)
+`)
+	g := kmltest.Lookup[*eval.Record](t, in, "g")
+	h := kmltest.Lookup[*eval.Record](t, in, "h")
+	gs, _ := g.Attr("stability")
+	hs, _ := h.Attr("stability")
+	if gs.String() != hs.String() {
+		t.Errorf("same seed, different frequencies:\n%s\n%s", gs, hs)
+	}
+	if s := gs.String(); !strings.HasPrefix(s, `{resamples: 30, fraction: 0.5, seed: 5, edges: [{x: "x", y: "z", adjacent: 1, types: [{type: "x → z", frequency: `) {
+		t.Errorf("stability %s", s)
+	}
+	ev, _ := g.Attr("edges")
+	e := ev.(*eval.List).Elems[0].(*eval.Record)
+	if fr, _ := e.Attr("frequency"); fr.(eval.Num) < 0.9 {
+		t.Errorf("x → z in %v of the subsamples", fr)
+	}
+	f := kmltest.Lookup[*eval.Record](t, in, "f")
+	fs, _ := f.Attr("stability")
+	if s := fs.String(); !strings.Contains(s, `fraction: 0.7`) || !strings.Contains(s, `{type: "x o-> z", frequency: `) {
+		t.Errorf("fci stability %s", s)
+	}
+	p := kmltest.Lookup[*eval.Record](t, in, "p")
+	if _, ok := p.Attr("stability"); ok {
+		t.Error("stability without resamples")
 	}
 }

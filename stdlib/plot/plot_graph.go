@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,10 +14,29 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 )
 
-// pcEdge is an edge of a pc record by node index.
+// pcEdge is an edge of a pc or fci record by node index: directed (an
+// arrowhead at to, none at from) lays the nodes out in layers; tail and
+// head are the marks of an fci edge at from and to ('o' circle, '>'
+// arrowhead, '-' tail; 0 for a pc edge, drawn by directed alone); label
+// is written at the middle (stability's frequencies).
 type pcEdge struct {
-	from, to int
-	directed bool
+	from, to   int
+	directed   bool
+	tail, head byte
+	label      string
+}
+
+// pagMarks reads an fci edge type such as "o->" or "<->": the marks at
+// from and at to, with '<' at from read as an arrowhead '>'.
+func pagMarks(ty string) (tail, head byte, ok bool) {
+	if len(ty) != 3 || ty[1] != '-' || !strings.ContainsRune("o<-", rune(ty[0])) || !strings.ContainsRune("o>-", rune(ty[2])) {
+		return 0, 0, false
+	}
+	tail, head = ty[0], ty[2]
+	if tail == '<' {
+		tail = '>'
+	}
+	return tail, head, true
 }
 
 // pcGraph reads what pc returns: names and edges {from, to, type}.
@@ -54,7 +74,18 @@ func pcGraph(r *eval.Record) ([]string, []pcEdge, bool) {
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return nil, nil, false
 		}
-		edges = append(edges, pcEdge{i, j, ty == eval.Str("directed")})
+		pe := pcEdge{from: i, to: j, directed: ty == eval.Str("directed")}
+		if tys, ok := ty.(eval.Str); ok {
+			if tail, head, ok := pagMarks(string(tys)); ok {
+				pe.tail, pe.head, pe.directed = tail, head, head == '>' && tail != '>'
+			}
+		}
+		if l, ok := e.Attr("label"); ok {
+			if ls, ok := l.(eval.Str); ok {
+				pe.label = string(ls)
+			}
+		}
+		edges = append(edges, pe)
 	}
 	return names, edges, true
 }
@@ -125,7 +156,7 @@ func graphPlot(names []string, edges []pcEdge) (*plot.Plot, error) {
 	for _, e := range edges {
 		a, b := pts[e.from], pts[e.to]
 		c := color.Color(grey)
-		if e.directed {
+		if e.directed || e.tail == '>' || e.head == '>' || (e.tail == '-' && e.head != 0) {
 			c = color.Black
 		}
 		dx, dy := (b.X-a.X)/sx, (b.Y-a.Y)/sy // inches
@@ -136,17 +167,52 @@ func graphPlot(names []string, edges []pcEdge) (*plot.Plot, error) {
 		ux, uy := dx/d, dy/d
 		tail := plotter.XY{X: a.X + rim*ux*sx, Y: a.Y + rim*uy*sy}
 		tip := plotter.XY{X: b.X - rim*ux*sx, Y: b.Y - rim*uy*sy}
-		if e.directed {
-			for _, s := range []float64{1, -1} {
-				ang := math.Atan2(uy, ux) + math.Pi - s*0.4
-				head := plotter.XYs{tip, {X: tip.X + 0.13*math.Cos(ang)*sx, Y: tip.Y + 0.13*math.Sin(ang)*sy}}
-				if err := addLineWidth(p, head, c, "", 1.5); err != nil {
+		head, foot := e.head, e.tail
+		if head == 0 && e.directed {
+			head = '>'
+		}
+		// A mark at each end: an arrowhead, or a small ring whose line
+		// stops at the ring.
+		for _, end := range []struct {
+			at     *plotter.XY
+			mark   byte
+			ux, uy float64
+		}{{&tip, head, ux, uy}, {&tail, foot, -ux, -uy}} {
+			switch end.mark {
+			case '>':
+				for _, s := range []float64{1, -1} {
+					ang := math.Atan2(end.uy, end.ux) + math.Pi - s*0.4
+					arm := plotter.XYs{*end.at, {X: end.at.X + 0.13*math.Cos(ang)*sx, Y: end.at.Y + 0.13*math.Sin(ang)*sy}}
+					if err := addLineWidth(p, arm, c, "", 1.5); err != nil {
+						return nil, err
+					}
+				}
+			case 'o':
+				const r = 0.045 // inches
+				centre := plotter.XY{X: end.at.X - r*end.ux*sx, Y: end.at.Y - r*end.uy*sy}
+				ring, err := plotter.NewScatter(plotter.XYs{centre})
+				if err != nil {
 					return nil, err
 				}
+				ring.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Length(r) * vg.Inch, Shape: draw.RingGlyph{}}
+				p.Add(ring)
+				*end.at = plotter.XY{X: end.at.X - 2*r*end.ux*sx, Y: end.at.Y - 2*r*end.uy*sy}
 			}
 		}
 		if err := addLineWidth(p, plotter.XYs{tail, tip}, c, "", 1.5); err != nil {
 			return nil, err
+		}
+		if e.label != "" {
+			// Beside the line's middle, 0.12 inch to its left.
+			mid := plotter.XY{X: (tail.X+tip.X)/2 - 0.12*uy*sx, Y: (tail.Y+tip.Y)/2 + 0.12*ux*sy}
+			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{mid}, Labels: []string{e.label}})
+			if err != nil {
+				return nil, err
+			}
+			lab.TextStyle[0].XAlign = draw.XCenter
+			lab.TextStyle[0].YAlign = draw.YCenter
+			lab.TextStyle[0].Color = color.RGBA{R: 213, G: 94, B: 0, A: 255}
+			p.Add(lab)
 		}
 	}
 	sc, err := plotter.NewScatter(pts)
@@ -173,5 +239,11 @@ func graphPlot(names []string, edges []pcEdge) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = 0, 1.1
 	p.Y.Min, p.Y.Max = minY-0.3, 0.3
 	p.Title.Text = fmt.Sprintf("%d nodes, %d edges (black: directed)", len(names), len(edges))
+	for _, e := range edges {
+		if e.head != 0 {
+			p.Title.Text = fmt.Sprintf("%d nodes, %d edges (PAG: > arrowhead, o circle, no mark tail)", len(names), len(edges))
+			break
+		}
+	}
 	return p, nil
 }

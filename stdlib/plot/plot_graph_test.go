@@ -11,7 +11,7 @@ import (
 // The layers of 0 → 2 ← 1, 2 → 3, 3 — 4: 0 and 1 on top, 2 below, then 3;
 // 4 (undirected only) on top. pc's record draws to a PNG.
 func TestGraphLayoutAndPlot(t *testing.T) {
-	edges := []pcEdge{{0, 2, true}, {1, 2, true}, {2, 3, true}, {3, 4, false}}
+	edges := []pcEdge{{from: 0, to: 2, directed: true}, {from: 1, to: 2, directed: true}, {from: 2, to: 3, directed: true}, {from: 3, to: 4}}
 	pts := graphLayout(5, edges)
 	for _, c := range []struct {
 		v    int
@@ -31,6 +31,36 @@ func TestGraphLayoutAndPlot(t *testing.T) {
 let x = draw(normal(0, 1), 200, seed: 1)
 let y = draw(normal(0, 1), 200, seed: 2)
 let g = pc(cbind(x, y, x + y + draw(normal(0, 1), 200, seed: 3)), test: "fisher_z")
+plot(g, to: "g.png")
+`
+	if _, err := in.Eval("t.kml", src); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "g.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("no picture: %v", err)
+	}
+}
+
+// fci's marks are read from the edge types, and a PAG draws.
+func TestPAGMarksAndPlot(t *testing.T) {
+	for ty, want := range map[string]string{"o->": "o>", "<->": ">>", "o-o": "oo", "-->": "->", "--o": "-o"} {
+		tail, head, ok := pagMarks(ty)
+		if !ok || string([]byte{tail, head}) != want {
+			t.Errorf("%s: %c %c %v", ty, tail, head, ok)
+		}
+	}
+	for _, ty := range []string{"directed", "undirected", "o>", "x->"} {
+		if _, _, ok := pagMarks(ty); ok {
+			t.Errorf("%s read as marks", ty)
+		}
+	}
+	dir := t.TempDir()
+	in := eval.New(eval.Options{Registry: testRegistry(), Dirs: []string{dir}, BaseDir: dir})
+	src := `
+let a = draw(normal(0, 1), 500, seed: 1)
+let l = draw(normal(0, 1), 500, seed: 3)
+let d = draw(normal(0, 1), 500, seed: 2)
+let g = fci(cbind(a, a + l + draw(normal(0, 1), 500, seed: 4), d + l + draw(normal(0, 1), 500, seed: 5), d), test: "fisher_z")
 plot(g, to: "g.png")
 `
 	if _, err := in.Eval("t.kml", src); err != nil {
