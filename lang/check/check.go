@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/grammar"
 )
 
 // Universe is the set of builtins a program can call.
@@ -237,7 +238,9 @@ func (c *Checker) resolve(id *ast.Ident, scope *Scope) *Binding {
 			return nil
 		}
 	}
-	if s := closest(id.Name, scope.Visible()); s != "" {
+	if h := grammar.ForeignName(id.Name); h != "" {
+		c.errs.Add(id.At, "undefined: %s; %s", id.Name, h)
+	} else if s := closest(id.Name, scope.Visible()); s != "" {
 		c.errs.Add(id.At, "undefined: %s; did you mean %s?", id.Name, s)
 	} else {
 		c.errs.Add(id.At, "undefined: %s", id.Name)
