@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kml-lang/kml/internal/relpath"
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
@@ -327,7 +328,7 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	}
 	src, err := os.ReadFile(real)
 	if err != nil {
-		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + relpath.Err(err).Error()}
 	}
 	// Errors in the imported file name it as the user wrote it, relative.
 	name := filepath.Join(filepath.Dir(pos.File), path)
@@ -342,6 +343,23 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	in.parsed[real] = f
 	in.parsed[name] = f
 	return real, f, nil
+}
+
+// Key is the key Import gives file, so that a file importing itself is
+// seen as a cycle; "" for input that is no file.
+func (im importer) Key(file string) string {
+	if file == "" || file == "<input>" {
+		return ""
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	return real
 }
 
 // EvalFileContext is EvalFile with its own cancellation context.

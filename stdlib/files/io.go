@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/relpath"
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
@@ -98,7 +99,7 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 	}
 	data, err := os.ReadFile(real)
 	if err != nil {
-		return nil, a.Errorf("path", "%v", err)
+		return nil, a.Errorf("path", "%v", relpath.Err(err))
 	}
 	m, err := parseCSV(path, data, want, missing == "drop")
 	if err != nil {
