@@ -90,6 +90,16 @@ func columnOf(values [][][]float64, k int) [][]float64 {
 	return chains
 }
 
+// The diagnostics' warning thresholds, as Vehtari, Gelman, Simpson,
+// Carpenter and Bürkner (2021, "Rank-normalization, folding, and
+// localization", §4) recommend: split R-hat above RhatLimit, or a bulk or
+// tail effective sample size below ESSPerChain per chain. Every summary of
+// draws (summary, the "bayes" kernel choice) warns at these.
+const (
+	RhatLimit   = 1.01
+	ESSPerChain = 100
+)
+
 func (s *Summary) standardWarnings() []string {
 	var w []string
 	if s.Warmup == 0 {
@@ -105,10 +115,10 @@ func (s *Summary) standardWarnings() []string {
 		if s.Draws < 4 {
 			break
 		}
-		if p.Rhat > 1.01 || math.IsNaN(p.Rhat) && !math.IsNaN(p.SD) && p.SD > 0 {
+		if p.Rhat > RhatLimit || math.IsNaN(p.Rhat) && !math.IsNaN(p.SD) && p.SD > 0 {
 			highRhat = append(highRhat, fmt.Sprintf("%s (%.2f)", p.Name, p.Rhat))
 		}
-		if p.ESSBulk < 100*float64(s.Chains) || p.ESSTail < 100*float64(s.Chains) {
+		if p.ESSBulk < ESSPerChain*float64(s.Chains) || p.ESSTail < ESSPerChain*float64(s.Chains) {
 			lowESS = append(lowESS, p.Name)
 		}
 	}

@@ -298,6 +298,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	}
 	if c.Bayes != nil {
 		rec.Set("bayes", BayesRecord(c.Bayes))
+		WarnBayes(a, "the pooled sample", c.Bayes)
 	}
 	return rec, nil
 }
@@ -365,6 +366,12 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
 	BKLFields(a, rec, cx, cy)
 	BayesFields(rec, cx, cy)
+	if cx.Bayes != nil {
+		WarnBayes(a, "x", cx.Bayes)
+	}
+	if cy.Bayes != nil {
+		WarnBayes(a, "y", cy.Bayes)
+	}
 	return rec, nil
 }
 
