@@ -23,6 +23,7 @@ func TestMessagesUseRelativePaths(t *testing.T) {
 		"save.kml": "save([1, 2], to: \"nofolder/x.csv\")\n",
 		"../x.kml": "print(1)\n",
 		"dir.kml":  "read_csv(\"sub\")\n",
+		"imp.kml":  "import \"Self.kml\"\n",
 	}
 	for name, src := range files {
 		os.WriteFile(filepath.Join(work, name), []byte(src), 0o644)
@@ -37,6 +38,7 @@ func TestMessagesUseRelativePaths(t *testing.T) {
 		{[]string{"check", "self.kml"}, "", []string{"self.kml:1:8: error: import cycle: self.kml → self.kml"}},
 		{[]string{"run", "save.kml"}, "", []string{"save.kml:1:18: error: save: nofolder/x.csv: directory nofolder does not exist"}},
 		{[]string{"run", "dir.kml"}, "", []string{"dir.kml:1:10: error: read_csv: sub: is a directory"}},
+		{[]string{"check", "imp.kml"}, "", []string{`imp.kml:1:8: error: cannot import: Self.kml: no such file; did you mean "self.kml"?`}},
 		{[]string{"repl"}, ":load " + filepath.Join(root, "x.kml") + "\n", []string{"outside the directories this script may use (.)"}},
 	}
 	for _, c := range cases {

@@ -81,6 +81,28 @@ func (s *Sandbox) ReadPath(base, path string) (string, error) {
 	return real, nil
 }
 
+// Siblings lists the names of the files in path's directory (resolved
+// against base), for a "did you mean" when path does not exist; nothing
+// when that directory is missing or outside the granted ones, whose names
+// a script may not learn.
+func (s *Sandbox) Siblings(base, path string) []string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(absUnder(base, path)))
+	if err != nil || !s.inside(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 // WritePath resolves path (relative to base) for writing: its directory
 // must exist inside a granted directory, and if the file exists and is a
 // link, the link's target must be inside too.

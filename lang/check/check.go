@@ -256,7 +256,7 @@ func (c *Checker) resolve(id *ast.Ident, scope *Scope) *Binding {
 	}
 	if h := grammar.ForeignName(id.Name); h != "" {
 		c.errs.Add(id.At, "undefined: %s; %s", id.Name, h)
-	} else if s := closest(id.Name, scope.Visible()); s != "" {
+	} else if s := Closest(id.Name, scope.Visible()); s != "" {
 		c.errs.Add(id.At, "undefined: %s; did you mean %s?", id.Name, s)
 	} else {
 		c.errs.Add(id.At, "undefined: %s", id.Name)

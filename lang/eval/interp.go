@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/kml-lang/kml/internal/relpath"
@@ -321,7 +322,11 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	}
 	real, err := in.sandbox.ReadPath(base, path)
 	if err != nil {
-		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+		msg := "cannot import: " + err.Error()
+		if near := in.NearbyFile(base, path); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return "", nil, &ast.Error{Pos: pos, Msg: msg}
 	}
 	if f, ok := in.parsed[real]; ok {
 		return real, f, nil
@@ -343,6 +348,28 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	in.parsed[real] = f
 	in.parsed[name] = f
 	return real, f, nil
+}
+
+// NearbyFile is the file beside path (resolved against base) whose name is
+// nearest to path's, a typo or a different case, written as path with that
+// name, or "": the "did you mean" of a missing file. It looks only inside
+// the sandbox.
+func (in *Interpreter) NearbyFile(base, path string) string {
+	name, siblings := filepath.Base(path), in.sandbox.Siblings(base, path)
+	near := ""
+	for _, s := range siblings {
+		if strings.EqualFold(s, name) {
+			near = s
+			break
+		}
+	}
+	if near == "" {
+		near = check.Closest(name, siblings)
+	}
+	if near == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), near)
 }
 
 // Key is the key Import gives file, so that a file importing itself is
