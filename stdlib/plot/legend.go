@@ -5,17 +5,17 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
-// legendCorner picks the corner of the plotting area for the legend of a
-// record's lines: the one whose box (about a third of the width, and the
-// height the legend needs for series lines) holds the fewest of the
-// lines' points, so the legend covers as little of them as possible.
-// Ties keep gonum's default, bottom right, so plots whose lines leave it
-// free look as before. logX measures x on a log scale, as the axis does.
-// covered is how many points the chosen box holds, and h its height as a
-// fraction of the y range.
-func legendCorner(lines []plotter.XYs, series int, logX bool) (top, left bool, covered int, h float64) {
+// legendCorner picks the corner of the plotting area for a legend whose
+// box is w wide and h high (fractions of the plotting area, legendBox): the
+// corner whose box holds the fewest of the lines' points, so the legend
+// covers as little of them as possible. Ties keep gonum's default, bottom
+// right, so plots whose lines leave it free look as before. logX measures
+// x on a log scale, as the axis does. covered is how many points the
+// chosen box holds.
+func legendCorner(lines []plotter.XYs, w, h float64, logX bool) (top, left bool, covered int) {
 	tx := func(x float64) float64 {
 		if logX {
 			return math.Log(x)
@@ -33,10 +33,8 @@ func legendCorner(lines []plotter.XYs, series int, logX bool) (top, left bool, c
 			ylo, yhi = math.Min(ylo, q.Y), math.Max(yhi, q.Y)
 		}
 	}
-	const w = 0.35
-	h = math.Min(0.6, 0.07*float64(series)+0.05)
 	if !(xhi > xlo) || !(yhi > ylo) {
-		return false, false, 0, h
+		return false, false, 0
 	}
 	// Corners in order of preference: bottom right, top right, top left,
 	// bottom left.
@@ -70,15 +68,34 @@ func legendCorner(lines []plotter.XYs, series int, logX bool) (top, left bool, c
 			best = i
 		}
 	}
-	return corners[best].top, corners[best].left, count[best], h
+	return corners[best].top, corners[best].left, count[best]
 }
 
-// placeLegend puts p's legend in the corner its lines leave freest
-// (legendCorner); when every corner holds points (a scatter of clusters
-// filling the plot), it raises the top of the y axis by the legend's
-// height and puts the legend in that new empty strip at the top right.
-func placeLegend(p *plot.Plot, lines []plotter.XYs, series int, logX bool) {
-	top, left, covered, h := legendCorner(lines, series, logX)
+// legendBox is the size of p's legend of the given names as fractions
+// (w, h) of the plotting area of the usual 6×4-inch figure (less its axes
+// and title): across, the widest name with its thumbnail and padding; down,
+// a row per name. Half a row more each way keeps the box off the lines.
+func legendBox(p *plot.Plot, names []string) (w, h float64) {
+	const areaW, areaH = 5.2 * vg.Inch, 3.1 * vg.Inch
+	l := p.Legend
+	var wide vg.Length
+	for _, n := range names {
+		wide = max(wide, l.TextStyle.Width(n))
+	}
+	row := l.TextStyle.Height("Mg") + l.Padding
+	w = float64((wide + l.ThumbnailWidth + 2*l.Padding + row/2) / areaW)
+	h = float64((vg.Length(len(names))*row + row/2) / areaH)
+	return math.Min(math.Max(w, 0.15), 0.9), math.Min(h, 0.9)
+}
+
+// placeLegend puts p's legend of the given names in the corner its lines
+// leave free (legendCorner, with the legend's own size, legendBox); when
+// every corner holds points (clusters filling a scatter, curves across the
+// top), it raises the top of the y axis by the legend's height and puts the
+// legend in that new empty strip at the top right, above every line.
+func placeLegend(p *plot.Plot, lines []plotter.XYs, names []string, logX bool) {
+	w, h := legendBox(p, names)
+	top, left, covered := legendCorner(lines, w, h, logX)
 	if covered == 0 {
 		p.Legend.Top, p.Legend.Left = top, left
 		return

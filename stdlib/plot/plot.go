@@ -27,7 +27,7 @@ import (
 
 func registerPlot(reg *eval.Registry) {
 	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?, kind?, stat?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density, or with kind: "rank" as rank histograms of the chains (Vehtari et al. 2021); a check from ppc or prior_predictive as the densities of up to 50 replicates over the data's, or with stat: ("mean", "sd", "median", "min", "max" or a function of a vector) as the histogram of the statistic of the replicates against its observed value; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density, or with kind: "rank" as rank histograms of the chains (Vehtari et al. 2021); a check from ppc or prior_predictive as the densities of up to 50 replicates over the data's, or with stat: ("mean", "sd", "median", "min", "max" or a function of a vector) as the histogram of the statistic of the replicates against its observed value; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0, and with labels: its other vector fields as lines named by the labels (the truth beside a posterior band); predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row: numbers, or strings such as ifelse(g == 1, "treated", "control") gives, named in the legend).`,
 		plotBuiltin)
 }
 
@@ -384,10 +384,15 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 			return "", "", err
 		}
 		ylabel = "mean"
+		bandName := "band"
 		if lv, ok := r.Attr("level"); ok {
 			if l, ok := eval.ToFloat(lv); ok {
 				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
+				bandName = fmt.Sprintf("%g%% band", 100*l)
 			}
+		}
+		if err := addBandLines(p, vecs, names, x, xlabel, mean, lower, upper, bandName, labels); err != nil {
+			return "", "", err
 		}
 		return xlabel, ylabel, addPoints(p, data)
 	}
@@ -407,6 +412,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 		return "", "", fmt.Errorf("labels has %d names but the record has %d series to plot against %s (%s)", len(labels), len(series), names[0], strings.Join(series, ", "))
 	}
 	var drawn []plotter.XYs
+	var legendNames []string
 	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
@@ -423,6 +429,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 			legend = name
 		}
 		drawn = append(drawn, pts)
+		legendNames = append(legendNames, legend)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
@@ -447,7 +454,7 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if len(series) > 1 {
-		placeLegend(p, drawn, len(series), logX)
+		placeLegend(p, drawn, legendNames, logX)
 	}
 	return names[0], ylabel, nil
 }
