@@ -91,7 +91,7 @@ func TestNaNErrorBars(t *testing.T) {
 	p := plot.New()
 	y := []float64{1, 2, math.NaN()}
 	se := []float64{0.5, math.NaN(), 1}
-	if err := addErrorBars(p, indexXY(y), se, lineColors[0]); err != nil {
+	if err := addErrorBars(p, indexXY(y), se, lineColors[0], math.Inf(-1), math.Inf(1)); err != nil {
 		t.Errorf("NaN value or SE: %v", err)
 	}
 	// A flat line at 0 with an error bar of ±1 at one end: the bar's ends
@@ -99,11 +99,11 @@ func TestNaNErrorBars(t *testing.T) {
 	// when the bar is on the left, and to the top left when it is on the
 	// right (where a legend placed from the line alone would cover it).
 	flat := plotter.XYs{{X: 0, Y: 0}, {X: 0.5, Y: 0}, {X: 1, Y: 0}}
-	leftBar := errorBarPoints(flat, []float64{1, 0, 0})
+	leftBar := errorBarPoints(flat, []float64{1, 0, 0}, math.Inf(-1), math.Inf(1))
 	if top, left, _ := legendCorner([]plotter.XYs{flat, leftBar}, 0.35, oldBoxHeight(2), false); top || left {
 		t.Errorf("bar on the left: top %v left %v, want the bottom right", top, left)
 	}
-	rightBar := errorBarPoints(flat, []float64{0, 0, 1})
+	rightBar := errorBarPoints(flat, []float64{0, 0, 1}, math.Inf(-1), math.Inf(1))
 	if top, left, _ := legendCorner([]plotter.XYs{flat, rightBar}, 0.35, oldBoxHeight(2), false); !top || !left {
 		t.Errorf("bar on the right: top %v left %v, want the top left", top, left)
 	}

@@ -243,7 +243,7 @@ func addBandLines(p *plot.Plot, vecs map[string][]float64, names []string, x []f
 		meanPts[i] = plotter.XY{X: x[i], Y: mean[i]}
 	}
 	legend := []string{"mean", bandName}
-	drawn := []plotter.XYs{meanPts, nil}
+	drawn := []plotter.XYs{joined(meanPts, false), nil}
 	for i := range x {
 		drawn[1] = append(drawn[1], plotter.XY{X: x[i], Y: lower[i]}, plotter.XY{X: x[i], Y: upper[i]})
 	}
@@ -261,7 +261,7 @@ func addBandLines(p *plot.Plot, vecs map[string][]float64, names []string, x []f
 			return err
 		}
 		legend = append(legend, name)
-		drawn = append(drawn, pts)
+		drawn = append(drawn, joined(pts, false))
 	}
 	// The legend in order: the mean, the band, then the other lines.
 	thumb := func(c color.Color) *plotter.Line {

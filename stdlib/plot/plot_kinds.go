@@ -290,7 +290,7 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 		var drawn []plotter.XYs
 		for i := 0; i < r; i++ {
 			pts := indexXY(v.M.RawRowView(i))
-			drawn = append(drawn, pts)
+			drawn = append(drawn, joined(pts, false))
 			if err := addLine(p, pts, lineColors[i%len(lineColors)], labels[i]); err != nil {
 				return "", "", err
 			}
