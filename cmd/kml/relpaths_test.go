@@ -40,6 +40,7 @@ func TestMessagesUseRelativePaths(t *testing.T) {
 		{[]string{"run", "dir.kml"}, "", []string{"dir.kml:1:10: error: read_csv: sub: is a directory"}},
 		{[]string{"check", "imp.kml"}, "", []string{`imp.kml:1:8: error: cannot import: Self.kml: no such file; did you mean "self.kml"?`}},
 		{[]string{"repl"}, ":load " + filepath.Join(root, "x.kml") + "\n", []string{"outside the directories this script may use (.)"}},
+		{[]string{"repl"}, ":load selff.kml\n", []string{`error: :load: selff.kml: no such file; did you mean "self.kml"?`}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
