@@ -366,17 +366,12 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	rec.Set("choice", eval.NewRecord().Set("x", eval.Str(cx.Choice)).Set("y", eval.Str(cy.Choice)))
 	BKLFields(a, rec, cx, cy)
 	BayesFields(rec, cx, cy)
-	if cx.Bayes != nil {
-		WarnBayes(a, "x", cx.Bayes)
-	}
-	if cy.Bayes != nil {
-		WarnBayes(a, "y", cy.Bayes)
-	}
 	return rec, nil
 }
 
 // BKLFields sets an HSIC record's bkl field, {x, y} of BKLRecord for the
-// sides chosen by BKL (warning at the call for a fragile choice), and the
+// sides chosen by BKL (warning at the call for a fragile choice, and for
+// the diagnostics of a "bayes" side's draws), and the
 // landmarks and tau2 of the sides chosen by "bayes" (BayesFields adds the
 // draws' record).
 func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
@@ -388,6 +383,9 @@ func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
 		if v.c.Choice == rktest.ChoiceBKL {
 			b.Set(v.name, BKLRecord(v.c))
 			WarnFragile(a, v.name, v.c)
+		}
+		if v.c.Bayes != nil {
+			WarnBayes(a, v.name, v.c.Bayes)
 		}
 	}
 	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {
