@@ -68,7 +68,8 @@ const legendAreaW, legendAreaH = 5.2 * vg.Inch, 3.1 * vg.Inch
 // legendBox is the size of p's legend of the given names as fractions
 // (w, h) of the plotting area of the usual 6×4-inch figure (less its axes
 // and title): across, the widest name with its thumbnail and padding; down,
-// a row per name. Half a row more each way keeps the box off the lines.
+// a row per name. Half a row more across and a row more down keep the box
+// off the lines and points.
 func legendBox(p *plot.Plot, names []string) (w, h float64) {
 	l := p.Legend
 	var wide vg.Length
@@ -77,7 +78,7 @@ func legendBox(p *plot.Plot, names []string) (w, h float64) {
 	}
 	row := l.TextStyle.Height("Mg") + l.Padding
 	w = float64((wide + l.ThumbnailWidth + 2*l.Padding + row/2) / legendAreaW)
-	h = float64((vg.Length(len(names))*row + row/2) / legendAreaH)
+	h = float64((vg.Length(len(names)+1) * row) / legendAreaH)
 	return math.Min(math.Max(w, 0.15), 0.9), math.Min(h, 0.9)
 }
 
