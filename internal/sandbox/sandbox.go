@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kml-lang/kml/internal/relpath"
 )
 
 // Sandbox is the set of directories a script may read and write. Paths are
@@ -65,7 +67,7 @@ func (s *Sandbox) refuse(path string) error {
 	if len(s.dirs) == 0 {
 		return fmt.Errorf("%s: this interpreter may not read or write files", path)
 	}
-	return fmt.Errorf("%s is outside the directories this script may use (%s)", path, strings.Join(s.dirs, ", "))
+	return fmt.Errorf("%s is outside the directories this script may use (%s)", path, strings.Join(relpath.ShowAll(s.dirs), ", "))
 }
 
 // ReadPath resolves path (relative to base) for reading: the file must exist
@@ -85,6 +87,28 @@ func (s *Sandbox) ReadPath(base, path string) (string, error) {
 	return real, nil
 }
 
+// Siblings lists the names of the files in path's directory (resolved
+// against base), for a "did you mean" when path does not exist; nothing
+// when that directory is missing or outside the granted ones, whose names
+// a script may not learn.
+func (s *Sandbox) Siblings(base, path string) []string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(absUnder(base, path)))
+	if err != nil || !s.inside(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 // WritePath resolves path (relative to base) for writing: its directory
 // must exist inside a granted directory, and if the file exists and is a
 // link, the link's target must be inside too.
@@ -92,7 +116,7 @@ func (s *Sandbox) WritePath(base, path string) (string, error) {
 	abs := absUnder(base, path)
 	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
 	if err != nil {
-		return "", fmt.Errorf("%s: directory %s does not exist", path, filepath.Dir(abs))
+		return "", fmt.Errorf("%s: directory %s does not exist", path, relpath.Show(filepath.Dir(abs)))
 	}
 	real := filepath.Join(dir, filepath.Base(abs))
 	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -120,8 +144,13 @@ func absUnder(base, path string) string {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failed write leaves nothing half-written.
+// directory and a rename, so a failed write leaves nothing half-written. Its
+// errors name the file relative to the working directory.
 func WriteFileAtomic(path string, data []byte) error {
+	return relpath.Err(writeFileAtomic(path, data))
+}
+
+func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kml-lang/kml/internal/relpath"
 	"github.com/kml-lang/kml/lang/ast"
+	"github.com/kml-lang/kml/lang/grammar"
 )
 
 // Universe is the set of builtins a program can call.
@@ -18,6 +20,12 @@ type Universe interface {
 // twice is checked and evaluated once and a cycle can be seen.
 type Importer interface {
 	Import(pos ast.Pos, path string) (key string, f *ast.File, err error)
+}
+
+// Keyer is an Importer that also gives the key of a file it did not import
+// (the one being checked), or "" when that file has none (REPL input).
+type Keyer interface {
+	Key(file string) string
 }
 
 // Checker checks files and expressions. Its zero value checks programs that
@@ -48,6 +56,15 @@ func (c *Checker) Root() *Scope {
 // returns every error found, as an ast.ErrorList sorted by position.
 func (c *Checker) File(f *ast.File, scope *Scope) error {
 	c.errs = nil
+	// The file itself heads the import chain: importing it, directly or
+	// through others, is a cycle at that import, not a second copy of it
+	// whose names then clash with its own.
+	if k, ok := c.Importer.(Keyer); ok {
+		if key := k.Key(f.Name); key != "" {
+			c.active = append(c.active, key)
+			defer func() { c.active = c.active[:len(c.active)-1] }()
+		}
+	}
 	c.file(f, scope)
 	return c.takeErrors()
 }
@@ -148,7 +165,7 @@ func (c *Checker) importFile(s *ast.Import, scope *Scope) {
 	for i, k := range c.active {
 		if k == key {
 			chain := append(append([]string{}, c.active[i:]...), key)
-			c.errs.Add(s.Path.At, "import cycle: %s", strings.Join(chain, " → "))
+			c.errs.Add(s.Path.At, "import cycle: %s", strings.Join(relpath.ShowAll(chain), " → "))
 			return
 		}
 	}
@@ -237,7 +254,9 @@ func (c *Checker) resolve(id *ast.Ident, scope *Scope) *Binding {
 			return nil
 		}
 	}
-	if s := closest(id.Name, scope.Visible()); s != "" {
+	if h := grammar.ForeignName(id.Name); h != "" {
+		c.errs.Add(id.At, "undefined: %s; %s", id.Name, h)
+	} else if s := Closest(id.Name, scope.Visible()); s != "" {
 		c.errs.Add(id.At, "undefined: %s; did you mean %s?", id.Name, s)
 	} else {
 		c.errs.Add(id.At, "undefined: %s", id.Name)

@@ -53,6 +53,30 @@ func checkSrc(t *testing.T, src string, files mapImporter) (*ast.File, error) {
 	return f, c.File(f, NewScope(c.Root()))
 }
 
+// Key names the file being checked as Import names it.
+func (m mapImporter) Key(file string) string {
+	if _, ok := m[file]; ok {
+		return file
+	}
+	return ""
+}
+
+// TestSelfImport checks that a file importing itself is one cycle error,
+// without a clash between its names and those of a second copy of it.
+func TestSelfImport(t *testing.T) {
+	files := mapImporter{"self.kml": "import \"self.kml\"\nlet s = 1"}
+	f, err := grammar.Parse("self.kml", files["self.kml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Checker{Universe: universe, Importer: files}
+	err = c.File(f, NewScope(c.Root()))
+	want := "self.kml:1:8: error: import cycle: self.kml → self.kml"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
 func TestCheckErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"let x = 1\nprint(y)", "2:7: error: undefined: y"},

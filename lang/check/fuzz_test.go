@@ -42,6 +42,11 @@ plot(profile(emb, ell: logspace(-2, 2, 200)), to: "marginal.svg")`,
 	"@@@ ~~ model model {{{",
 	"let a = 1 & 2 | 3",
 	"f(a: 1, 2)",
+	// Other languages' habits, which the parser's hints look into.
+	"real<lower=0, upper=1> s;\nvector[N] y;\nsimplex[ theta",
+	"model m { for (i in 1:N) { y[i] ~ dnorm(0, 1) T[0,] } }",
+	"x <- 1\ndata { int<lower= N; }\nimport numpy\npm.Normal(\"s\", mu=0)",
+	"real<",
 }
 
 // FuzzParse checks that no input makes the parser or the checker panic or

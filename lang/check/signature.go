@@ -96,7 +96,7 @@ func (s *Signature) Bind(call *ast.Call, errs *ast.ErrorList) (slots []ast.Expr,
 			extra = append(extra, a)
 		default:
 			msg := "%s has no argument %q"
-			if m := closest(name, s.paramNames()); m != "" {
+			if m := Closest(name, s.paramNames()); m != "" {
 				errs.Add(a.Name.At, msg+"; did you mean %q?", s.Name, name, m)
 			} else {
 				errs.Add(a.Name.At, msg+"; it takes %s", s.Name, name, s)

@@ -1,8 +1,8 @@
 package check
 
-// closest returns the candidate nearest to name by edit distance when it is
+// Closest returns the candidate nearest to name by edit distance when it is
 // near enough to be a likely typo, or "". Ties go to the earlier candidate.
-func closest(name string, candidates []string) string {
+func Closest(name string, candidates []string) string {
 	best, bestD := "", 1<<30
 	limit := max(1, len([]rune(name))/3)
 	for _, c := range candidates {

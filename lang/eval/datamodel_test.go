@@ -41,8 +41,8 @@ func TestModelFamilyErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{decl + "let f = m\nf(k: 2)", "t.kml:5:2: error: missing argument \"x\" in call to m(k, x)"},
 		{decl + "let f = m\nf(k: 2, x: 1, z: 3)", "t.kml:5:15: error: m has no argument \"z\""},
-		{decl + "m(k: 0, x: 1)", "t.kml:4:6: error: m: k (number 0) does not fit the model: the size of w[...] must be a whole number ≥ 1, got number"},
-		{decl + "m(k: 2.5, x: 1)", "t.kml:4:6: error: m: k (number 2.5) does not fit the model"},
+		{decl + "m(k: 0, x: 1)", "t.kml:4:6: error: m: k (number 0) does not fit the model: the size of w[...] must be a whole number ≥ 1, got 0"},
+		{decl + "m(k: 2.5, x: 1)", "t.kml:4:6: error: m: k (number 2.5) does not fit the model: the size of w[...] must be a whole number ≥ 1, got 2.5"},
 		{decl + "m(k: 2, x: m)", "t.kml:4:12: error: m: x must be data, got model m(k, x) without its data"},
 		{decl + "fn g(a) = m(k: a, x: 1)\ng(-1)", "t.kml:4:16: error: m: k (number -1) does not fit the model"},
 		{"model p {\n  w[2] ~ twice(1)\n}\np(1)", "t.kml:4:2: error: model p takes no data: it binds its data where it is declared; declare it `model p(x, ...) { ... }` to call it with data"},

@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/kml-lang/kml/internal/relpath"
 	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
@@ -330,7 +332,11 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	}
 	real, err := in.sandbox.ReadPath(base, path)
 	if err != nil {
-		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+		msg := "cannot import: " + err.Error()
+		if near := in.NearbyFile(base, path); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return "", nil, &ast.Error{Pos: pos, Msg: msg}
 	}
 	if f, ok := in.parsed[real]; ok {
 		return real, f, nil
@@ -339,7 +345,7 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	// check above leads outside; its errors name the file as written.
 	data, err := in.sandbox.ReadFileLimit(base, path, MaxSource)
 	if err != nil {
-		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + err.Error()}
+		return "", nil, &ast.Error{Pos: pos, Msg: "cannot import: " + relpath.Err(err).Error()}
 	}
 	src := string(data)
 	// Errors in the imported file name it as the user wrote it, relative.
@@ -355,6 +361,45 @@ func (im importer) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	in.parsed[real] = f
 	in.parsed[name] = f
 	return real, f, nil
+}
+
+// NearbyFile is the file beside path (resolved against base) whose name is
+// nearest to path's, a typo or a different case, written as path with that
+// name, or "": the "did you mean" of a missing file. It looks only inside
+// the sandbox.
+func (in *Interpreter) NearbyFile(base, path string) string {
+	name, siblings := filepath.Base(path), in.sandbox.Siblings(base, path)
+	near := ""
+	for _, s := range siblings {
+		if strings.EqualFold(s, name) {
+			near = s
+			break
+		}
+	}
+	if near == "" {
+		near = check.Closest(name, siblings)
+	}
+	if near == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), near)
+}
+
+// Key is the key Import gives file, so that a file importing itself is
+// seen as a cycle; "" for input that is no file.
+func (im importer) Key(file string) string {
+	if file == "" || file == "<input>" {
+		return ""
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	return real
 }
 
 // EvalFileContext is EvalFile with its own cancellation context.

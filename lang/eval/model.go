@@ -109,7 +109,11 @@ func (th *Thread) makeModel(decl *ast.Model, env *Env) (*Model, error) {
 			}
 			k, ok := v.(Num)
 			if !ok || float64(k) != float64(int(k)) || k < 1 {
-				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, Describe(v))
+				got := Describe(v)
+				if ok {
+					got = FormatNumber(float64(k)) // the value, not just its type
+				}
+				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] must be a whole number ≥ 1, got %s", t.Name.Name, got)
 			}
 			if k > MaxParamSize {
 				return nil, ast.Errorf(t.Size.Pos(), "the size of %s[...] is %s; a vector parameter may have at most %d elements", t.Name.Name, FormatNumber(float64(k)), MaxParamSize)

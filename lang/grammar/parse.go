@@ -47,12 +47,18 @@ func Parse(filename, src string) (*ast.File, error) {
 			// A scan error in this statement already explains what follows.
 			if !scanErrorWithin(errs, c.toks) {
 				chunkErrs[i] = ast.ErrorList{convertError(filename, err)}
+				if h := sc.habits(c.toks, true); len(h) > 0 {
+					chunkErrs[i] = h // what to write instead explains the error better
+				}
 			}
 			return
 		}
 		lw := &lowerer{file: filename}
 		stmts[i] = lw.stmt(g, true)
 		chunkErrs[i] = lw.errs
+		if h := sc.habits(c.toks, len(lw.errs) > 0); len(h) > 0 {
+			chunkErrs[i] = h
+		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/parallelChunks)
 	if workers <= 1 {

@@ -43,6 +43,8 @@ type kernel struct {
 	shell, control, iopub, stdin *channel
 	hb                           zmq4.Socket
 
+	streams cellStreams // the running cell's stdout and stderr
+
 	mu     sync.Mutex
 	parent Header             // the request being handled on shell
 	cancel context.CancelFunc // cancels the running cell, nil when none
@@ -296,6 +298,7 @@ func (k *kernel) execute(ch *channel, m *Message) {
 		k.mu.Unlock()
 		cancel()
 	}()
+	k.streams.reset()
 	if !req.Silent {
 		k.publish(&m.Header, "execute_input", map[string]any{"code": req.Code, "execution_count": k.count})
 	}
@@ -391,7 +394,6 @@ type stream struct {
 }
 
 func (s stream) Write(p []byte) (int, error) {
-	parent := s.k.current()
-	s.k.publish(&parent, "stream", map[string]any{"name": s.name, "text": string(p)})
+	s.k.streams.write(s.k, s.name, string(p))
 	return len(p), nil
 }

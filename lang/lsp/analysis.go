@@ -100,6 +100,10 @@ func (im *fileImporter) Import(pos ast.Pos, path string) (string, *ast.File, err
 	return real, f, nil
 }
 
+// Key is the key Import gives file, so that a file importing itself is
+// seen as a cycle.
+func (im *fileImporter) Key(file string) string { return resolveImport(file, filepath.Base(file)) }
+
 // resolveImport is the file `import "path"` in file from names.
 func resolveImport(from, path string) string {
 	if !filepath.IsAbs(path) {

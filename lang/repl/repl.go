@@ -224,7 +224,11 @@ func (r *session) exec(line string) (bool, error) {
 		// read_csv's files must; relative paths inside it then resolve
 		// against its own directory.
 		if _, err := r.in.Sandbox().ReadPath(r.in.BaseDir(), arg); err != nil {
-			fmt.Fprintf(r.errw, "error: :load: %v\n", err)
+			if near := r.in.NearbyFile(r.in.BaseDir(), arg); near != "" {
+				fmt.Fprintf(r.errw, "error: :load: %v; did you mean %q?\n", err, near)
+			} else {
+				fmt.Fprintf(r.errw, "error: :load: %v\n", err)
+			}
 			return false, nil
 		}
 		path := arg

@@ -75,6 +75,9 @@ type Result struct {
 	// InitNote says how initial points were found (e.g. that Pathfinder
 	// fell back to uniform draws), or "".
 	InitNote string
+	// AdaptDelta is the target acceptance statistic the step size was
+	// adapted to (0 when no sampler ran), for the divergence advice.
+	AdaptDelta float64
 }
 
 // Chain is one chain's kept draws and the sampler's statistics for each.

@@ -60,7 +60,7 @@ func Sample(ctx context.Context, newModel func() (Model, error), s Settings) (*R
 	if s.InitPoint != nil && len(s.InitPoint) != dim {
 		panic(fmt.Sprintf("hmc: InitPoint has %d values, the model %d", len(s.InitPoint), dim))
 	}
-	res := &Result{Dim: dim, Warmup: s.Warmup, Draws: s.Draws, Chains: make([]*Chain, s.Chains)}
+	res := &Result{Dim: dim, Warmup: s.Warmup, Draws: s.Draws, Chains: make([]*Chain, s.Chains), AdaptDelta: s.AdaptDelta}
 	progress := newProgressBar(ctx, s.Chains, s.Warmup, s.Draws)
 	defer progress.finish()
 	progress.initialising(s.Init == InitPathfinder && s.InitPoint == nil)

@@ -31,6 +31,8 @@ type Summary struct {
 	// TreeDepthHits counts kept transitions that hit MaxDepth.
 	TreeDepthHits int
 	MaxDepth      int
+	// AdaptDelta is the run's target acceptance statistic (0 if unknown).
+	AdaptDelta float64
 	// GradEvals counts log density evaluations.
 	GradEvals int64
 	// Warnings in Stan's spirit, plus any the model adds.
@@ -41,7 +43,7 @@ type Summary struct {
 // quantity k at draw i of chain c, named names[k].
 func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *Summary {
 	s := &Summary{Chains: len(values), Warmup: r.Warmup, Draws: r.Draws, Seconds: r.Elapsed.Seconds(),
-		GradEvals: r.GradEvals, MaxDepth: maxDepth}
+		GradEvals: r.GradEvals, MaxDepth: maxDepth, AdaptDelta: r.AdaptDelta}
 	for _, ch := range r.Chains {
 		s.Divergences += ch.Divergences()
 		s.EBFMI = append(s.EBFMI, EBFMI(ch.Energy))
@@ -88,6 +90,16 @@ func columnOf(values [][][]float64, k int) [][]float64 {
 	return chains
 }
 
+// The diagnostics' warning thresholds, as Vehtari, Gelman, Simpson,
+// Carpenter and Bürkner (2021, "Rank-normalization, folding, and
+// localization", §4) recommend: split R-hat above RhatLimit, or a bulk or
+// tail effective sample size below ESSPerChain per chain. Every summary of
+// draws (summary, the "bayes" kernel choice) warns at these.
+const (
+	RhatLimit   = 1.01
+	ESSPerChain = 100
+)
+
 func (s *Summary) standardWarnings() []string {
 	var w []string
 	if s.Warmup == 0 {
@@ -103,10 +115,10 @@ func (s *Summary) standardWarnings() []string {
 		if s.Draws < 4 {
 			break
 		}
-		if p.Rhat > 1.01 || math.IsNaN(p.Rhat) && !math.IsNaN(p.SD) && p.SD > 0 {
+		if p.Rhat > RhatLimit || math.IsNaN(p.Rhat) && !math.IsNaN(p.SD) && p.SD > 0 {
 			highRhat = append(highRhat, fmt.Sprintf("%s (%.2f)", p.Name, p.Rhat))
 		}
-		if p.ESSBulk < 100*float64(s.Chains) || p.ESSTail < 100*float64(s.Chains) {
+		if p.ESSBulk < ESSPerChain*float64(s.Chains) || p.ESSTail < ESSPerChain*float64(s.Chains) {
 			lowESS = append(lowESS, p.Name)
 		}
 	}
@@ -119,8 +131,8 @@ func (s *Summary) standardWarnings() []string {
 			": means and quantiles are unreliable; run more draws")
 	}
 	if s.Divergences > 0 {
-		w = append(w, fmt.Sprintf("%d of %d transitions after warm-up diverged: the sampler cannot follow the posterior's curvature, so the draws may be biased; raise adapt_delta (e.g. 0.95) or reparameterise",
-			s.Divergences, s.Chains*s.Draws))
+		w = append(w, fmt.Sprintf("%d of %d transitions after warm-up diverged: the sampler cannot follow the posterior's curvature, so the draws may be biased; %s",
+			s.Divergences, s.Chains*s.Draws, divergenceAdvice(s.AdaptDelta)))
 	}
 	var low []string
 	for c, e := range s.EBFMI {
@@ -135,4 +147,19 @@ func (s *Summary) standardWarnings() []string {
 		w = append(w, fmt.Sprintf("%d transitions hit the maximum tree depth %d: efficiency suffers; raise max_depth or reparameterise", s.TreeDepthHits, s.MaxDepth))
 	}
 	return w
+}
+
+// divergenceAdvice says what to try after divergences in a run adapted to
+// adapt_delta delta: a higher target than the one used (0.95, then 0.99),
+// and once that is 0.99 or more, only reparameterising.
+func divergenceAdvice(delta float64) string {
+	switch {
+	case delta <= 0:
+		return "raise adapt_delta (e.g. 0.95) or reparameterise"
+	case delta < 0.95:
+		return fmt.Sprintf("raise adapt_delta from %g (e.g. 0.95) or reparameterise", delta)
+	case delta < 0.99:
+		return fmt.Sprintf("raise adapt_delta from %g (e.g. 0.99) or reparameterise", delta)
+	}
+	return fmt.Sprintf("adapt_delta is already %g, so smaller steps will not help: reparameterise (e.g. a non-centred form for a hierarchical scale)", delta)
 }

@@ -3,6 +3,7 @@ package hmc
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/kml-lang/kml/runtime/rng"
@@ -93,6 +94,35 @@ func TestSortByValueIsStable(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("trial %d: order %v, stable sort %v", trial, got, want)
 			}
+		}
+	}
+}
+
+// The divergence warning advises a higher adapt_delta than the run used,
+// and only reparameterising once it is 0.99 or more.
+func TestDivergenceAdviceRaisesTheTargetUsed(t *testing.T) {
+	values := [][][]float64{{{1}, {2}, {3}, {4}, {5}}}
+	cases := []struct {
+		delta      float64
+		want, deny string
+	}{
+		{0.8, "raise adapt_delta from 0.8 (e.g. 0.95)", ""},
+		{0.95, "raise adapt_delta from 0.95 (e.g. 0.99)", "e.g. 0.95"},
+		{0.99, "adapt_delta is already 0.99", "raise adapt_delta"},
+		{0.999, "adapt_delta is already 0.999", "raise adapt_delta"},
+	}
+	for _, c := range cases {
+		r := &Result{Warmup: 10, Draws: 5, AdaptDelta: c.delta,
+			Chains: []*Chain{{Divergent: []bool{true, false, false, false, false}}}}
+		s := Summarize([]string{"x"}, values, r, 10)
+		found := ""
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "diverged") {
+				found = w
+			}
+		}
+		if !strings.Contains(found, c.want) || c.deny != "" && strings.Contains(found, c.deny) {
+			t.Errorf("adapt_delta %g: warning %q, want %q", c.delta, found, c.want)
 		}
 	}
 }

@@ -96,8 +96,9 @@ type BayesInfo struct {
 	Inits []float64
 	// Seconds is the wall time of the grid and the NUTS run.
 	Seconds float64
-	// Warnings are the sampler's diagnostics in words (R-hat above 1.1,
-	// divergences); the test is valid whatever they say, but a mixture of
+	// Warnings are the sampler's diagnostics in words (R-hat and ESS at
+	// the thresholds summary uses, hmc.RhatLimit and hmc.ESSPerChain,
+	// divergences, several modes); the test is valid whatever they say, but a mixture of
 	// far-apart lengthscales averages a powerful and a powerless statistic.
 	Warnings []string
 }
@@ -198,10 +199,15 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 	sort.Float64s(sorted)
 	info.Mean = mean(ells)
 	info.Q5, info.Q95 = stats.SortedQuantile(sorted, 0.05), stats.SortedQuantile(sorted, 0.95)
-	if info.Rhat > 1.1 {
+	if info.Rhat > hmc.RhatLimit {
 		info.Warnings = append(info.Warnings, fmt.Sprintf(
-			"R-hat %.2f: the chains disagree (their means of ell: %s): the posterior may have several modes, or the chains are too short; the draws mix them",
-			info.Rhat, fmtList(info.ChainMeans)))
+			"R-hat of log ell %.3f, above %g: the chains disagree (their means of ell: %s): the posterior may have several modes, or the chains are too short; the draws mix them",
+			info.Rhat, hmc.RhatLimit, fmtList(info.ChainMeans)))
+	}
+	if limit := hmc.ESSPerChain * float64(len(chains)); info.ESS < limit {
+		info.Warnings = append(info.Warnings, fmt.Sprintf(
+			"effective sample size of log ell %.0f, below %g (%d per chain, %d chains of %d iterations): the draws' mean and quantiles are unreliable",
+			info.ESS, limit, hmc.ESSPerChain, len(chains), s.PerChain))
 	}
 	var big []string
 	for _, md := range info.Modes {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,7 +40,15 @@ func TestBayesStartsInTheDominantMode(t *testing.T) {
 			t.Errorf("chain started at %v, in the lower mode", l)
 		}
 	}
-	if len(b.Warnings) > 0 || !(b.Rhat < 1.1) {
-		t.Errorf("warnings %q, R-hat %v", b.Warnings, b.Rhat)
+	// The default run (2 chains of 100 iterations) may fall short of
+	// summary's R-hat and ESS thresholds, which TestBayesWarnsAtSummaryThresholds
+	// checks; no other warning (several modes, divergences) is due here.
+	for _, w := range b.Warnings {
+		if !strings.HasPrefix(w, "R-hat") && !strings.HasPrefix(w, "effective sample size") {
+			t.Errorf("warning %q", w)
+		}
+	}
+	if !(b.Rhat < 1.1) {
+		t.Errorf("R-hat %v", b.Rhat)
 	}
 }

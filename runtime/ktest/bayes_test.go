@@ -2,9 +2,11 @@ package ktest
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -383,5 +385,45 @@ func TestBayesLevelUnderTheNull(t *testing.T) {
 			t.Logf("%s: rejection rate %.3f ± %.4f (SE) over %d replications, n = %d, S = %d, %d permutations, %.1f s",
 				name, rate, se, reps, n, bs.withDefaults().Draws, perms, time.Since(start).Seconds())
 		})
+	}
+}
+
+// TestBayesWarnsAtSummaryThresholds: the NUTS run's R-hat and ESS are
+// judged by the thresholds summary uses (hmc.RhatLimit, hmc.ESSPerChain per
+// chain), and each warning gives the number. Short runs (50 iterations per
+// chain) fall below the ESS threshold; whether each run warns is checked
+// against its own diagnostics.
+func TestBayesWarnsAtSummaryThresholds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2604, 4))
+	z := randomPoints(rng, 60, 1)
+	warned := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		s := BayesSettings{Draws: 8, Warmup: 100, PerChain: 50, Workers: 1}
+		c, err := ChooseBayes(context.Background(), z, s, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := c.Bayes
+		find := func(prefix string) string {
+			for _, w := range info.Warnings {
+				if strings.HasPrefix(w, prefix) {
+					return w
+				}
+			}
+			return ""
+		}
+		rw, ew := find("R-hat"), find("effective sample size")
+		if (info.Rhat > 1.01) != (rw != "") || rw != "" && !strings.Contains(rw, fmt.Sprintf("%.3f, above 1.01", info.Rhat)) {
+			t.Errorf("seed %d: R-hat %v, warning %q", seed, info.Rhat, rw)
+		}
+		if (info.ESS < 200) != (ew != "") || ew != "" && !strings.Contains(ew, fmt.Sprintf("%.0f, below 200", info.ESS)) {
+			t.Errorf("seed %d: ESS %v, warning %q", seed, info.ESS, ew)
+		}
+		if rw != "" || ew != "" {
+			warned++
+		}
+	}
+	if warned == 0 {
+		t.Error("no run of 2 chains × 50 iterations warned")
 	}
 }

@@ -139,3 +139,39 @@ let L = chol(A)
 		}
 	}
 }
+
+// TestDetOfSingularIsAnError: det and logdet refuse a numerically singular
+// matrix (reciprocal condition below n·ε) and give, for a well-conditioned
+// one, the closed form of a 2×2 and 3×3 determinant.
+func TestDetOfSingularIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	for _, src := range []string{
+		"det([[1, 2], [2, 4]])",              // exactly singular
+		"logdet([[1, 2], [0.5, 1 + 1e-18]])", // condition 10¹⁸, rounded to singular
+		"det([[1, 1], [1, 1 + 1e-15]])",      // condition 4·10¹⁵: LU's det is 11% off
+		"logdet([[1, 1], [1, 1 + 1e-15]])",   //
+		"det([[1, 0], [0, 1e-18]])",          // condition 10¹⁸: the rule is about scale, not exactness
+	} {
+		if got := kmltest.RunIn(t, dir, "print("+src+")"); !strings.Contains(got, "A is singular (or nearly: its reciprocal condition number") {
+			t.Errorf("%s: %q, want the singular error", src, got)
+		}
+	}
+	in, _ := kmltest.Run(t, `let d2 = det([[3, 1e-6], [2, 5]])
+let l2 = logdet([[3, 1e-6], [2, -5]])
+let d3 = det([[2, 1, 0], [1, 3, 1], [0, 1, 4]])
+let tiny = det([[1e-100, 0], [0, 1e-100]])
+`)
+	for _, c := range []struct {
+		name string
+		want float64
+	}{
+		{"d2", 3*5 - 1e-6*2},
+		{"l2", math.Log(math.Abs(3*-5 - 1e-6*2))},
+		{"d3", 2*(3*4-1*1) - 1*(1*4-1*0)},
+		{"tiny", 1e-200}, // well-conditioned however small
+	} {
+		if got := float64(kmltest.Lookup[eval.Num](t, in, c.name)); math.Abs(got-c.want) > 1e-12*math.Abs(c.want) {
+			t.Errorf("%s = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

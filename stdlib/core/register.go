@@ -12,4 +12,5 @@ func Register(r *eval.Registry) {
 	registerTimed(r)
 	registerMap(r)
 	registerWilcoxon(r)
+	registerIfElse(r)
 }

@@ -93,6 +93,9 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 	in := a.Th.Interp()
 	data, err := in.Sandbox().ReadFile(in.BaseDir(), path)
 	if err != nil {
+		if near := in.NearbyFile(in.BaseDir(), path); near != "" {
+			return nil, a.Errorf("path", "%v; did you mean %q?", err, near)
+		}
 		return nil, a.Errorf("path", "%v", err)
 	}
 	m, err := parseCSV(path, data, want, missing == "drop")
@@ -100,6 +103,23 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("path", "%v", err)
 	}
 	return eval.NewMat(m), nil
+}
+
+// separators are the field separators other than a comma that spreadsheets
+// write, with their names.
+var separators = []struct{ sep, name string }{{";", "semicolons"}, {"\t", "tabs"}, {"|", "vertical bars"}}
+
+// separatorHint says which other separator a one-column header uses, or "".
+func separatorHint(name string, header []string) error {
+	if len(header) != 1 {
+		return nil
+	}
+	for _, s := range separators {
+		if strings.Contains(header[0], s.sep) {
+			return fmt.Errorf("%s:1: the header is one column, %q, whose names look separated by %s: read_csv reads comma-separated files; save the table with commas as separators (and points as decimal marks)", name, header[0], s.name)
+		}
+	}
+	return nil
 }
 
 // parseCSV reads numeric CSV with a header; errors say FILE:LINE:COL. With
@@ -116,6 +136,9 @@ func parseCSV(name string, data []byte, want []string, drop bool) (*mat.Dense, e
 	}
 	if err != nil {
 		return nil, csvError(name, err)
+	}
+	if err := separatorHint(name, header); err != nil {
+		return nil, err
 	}
 	index := map[string]int{}
 	for i, h := range header {

@@ -97,3 +97,37 @@ func TestReadCSVDefects(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCSVHints: a table separated by semicolons or tabs gets the
+// separator named, and a missing file the nearest file beside it — but
+// never a file outside the directories the script may use.
+func TestReadCSVHints(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "work")
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	files := map[string]string{
+		"semi.csv":     "a;b\n1,5;2\n",
+		"tab.csv":      "a\tb\n1\t2\n",
+		"data.csv":     "x,y\n1,2\n",
+		"sub/rows.csv": "x\n1\n",
+		"../data2.csv": "x\n1\n",
+	}
+	for name, data := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
+	}
+	cases := []struct{ src, want string }{
+		{`read_csv("semi.csv")`, `the header is one column, "a;b", whose names look separated by semicolons`},
+		{`read_csv("tab.csv")`, "separated by tabs"},
+		{`read_csv("dat.csv")`, `dat.csv: no such file; did you mean "data.csv"?`},
+		{`read_csv("DATA.csv")`, `did you mean "data.csv"?`},
+		{`read_csv("sub/row.csv")`, `did you mean "sub/rows.csv"?`},
+		{`read_csv("zebra.csv")`, "zebra.csv: no such file\n"},
+		{`read_csv("../data3.csv")`, "../data3.csv: no such file\n"},
+	}
+	for _, c := range cases {
+		msg := kmltest.RunIn(t, dir, c.src) + "\n"
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s: got %q, want %q", c.src, msg, c.want)
+		}
+	}
+}

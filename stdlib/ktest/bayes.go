@@ -51,6 +51,15 @@ func BayesRecord(info *rktest.BayesInfo) *eval.Record {
 		Set("modes", modes).Set("nuts", nuts).Set("warnings", warn)
 }
 
+// WarnBayes prints, at the call, each diagnostic of the "bayes" choice's
+// NUTS run for what (R-hat and ESS at the thresholds summary uses,
+// divergences, several modes), which the result's bayes.warnings also holds.
+func WarnBayes(a *eval.Args, what string, info *rktest.BayesInfo) {
+	for _, w := range info.Warnings {
+		a.Th.Interp().Warn(a.Pos, fmt.Sprintf("bayes: the lengthscale draws of %s: %s", what, w))
+	}
+}
+
 // BayesFields adds an HSIC record's bayes: {x, y} when either side's
 // kernel was chosen by "bayes".
 func BayesFields(rec *eval.Record, cx, cy rktest.Chosen) {

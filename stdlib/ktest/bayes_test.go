@@ -55,3 +55,37 @@ let p = pc(cbind(x, y, z), kernel: "bayes", names: ["x", "y", "z"], seed: 1, dra
 	}
 	t.Logf("%.1f s", time.Since(start).Seconds())
 }
+
+// TestBayesWarningsPrinted: each diagnostic the "bayes" choice records in
+// bayes.warnings is also printed at the call, for mmd_test, hsic_test and
+// ci_test alike.
+func TestBayesWarningsPrinted(t *testing.T) {
+	in, out := kmltest.Run(t, kmltest.CausalData+`
+let m = mmd_test(x, y + 1, "bayes", permutations: 19, seed: 1, draws: 4)
+let h = hsic_test(x, y, "median", "bayes", permutations: 19, seed: 2, draws: 3)
+let c = ci_test(x, y, z, "bayes", "median", seed: 4, permutations: 19, draws: 3)
+`)
+	printed := out.String()
+	total := 0
+	for _, c := range []struct {
+		name, field, what string
+	}{{"m", "", "the pooled sample"}, {"h", "y", "y"}, {"c", "x", "x"}} {
+		rec := kmltest.Lookup[*eval.Record](t, in, c.name)
+		b, _ := rec.Attr("bayes")
+		if c.field != "" {
+			b, _ = b.(*eval.Record).Attr(c.field)
+		}
+		ws, _ := b.(*eval.Record).Attr("warnings")
+		for _, w := range ws.(*eval.List).Elems {
+			if line := "warning: bayes: the lengthscale draws of " + c.what + ": " + string(w.(eval.Str)); !strings.Contains(printed, line) {
+				t.Errorf("%s: %q not printed; printed:\n%s", c.name, line, printed)
+			}
+		}
+		total += len(ws.(*eval.List).Elems)
+	}
+	// The default run (2 chains of 100 iterations) falls short of summary's
+	// ESS threshold on these data, so there is something to print.
+	if total == 0 {
+		t.Error("no warnings recorded, so none checked")
+	}
+}

@@ -298,6 +298,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	}
 	if c.Bayes != nil {
 		rec.Set("bayes", BayesRecord(c.Bayes))
+		WarnBayes(a, "the pooled sample", c.Bayes)
 	}
 	return rec, nil
 }
@@ -369,7 +370,8 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 }
 
 // BKLFields sets an HSIC record's bkl field, {x, y} of BKLRecord for the
-// sides chosen by BKL (warning at the call for a fragile choice), and the
+// sides chosen by BKL (warning at the call for a fragile choice, and for
+// the diagnostics of a "bayes" side's draws), and the
 // landmarks and tau2 of the sides chosen by "bayes" (BayesFields adds the
 // draws' record).
 func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
@@ -381,6 +383,9 @@ func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
 		if v.c.Choice == rktest.ChoiceBKL {
 			b.Set(v.name, BKLRecord(v.c))
 			WarnFragile(a, v.name, v.c)
+		}
+		if v.c.Bayes != nil {
+			WarnBayes(a, v.name, v.c.Bayes)
 		}
 	}
 	if cx.Choice == rktest.ChoiceBKL || cy.Choice == rktest.ChoiceBKL {

@@ -26,7 +26,7 @@ import (
 
 func registerPlot(reg *eval.Registry) {
 	reg.Register(`plot(v, to?, title?, xlabel?, ylabel?, labels?, color?, params?, data?, kind?, stat?)`,
-		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density, or with kind: "rank" as rank histograms of the chains (Vehtari et al. 2021); a check from ppc or prior_predictive as the densities of up to 50 replicates over the data's (one bandwidth for all, Silverman's rule for the data; for whole-number data, the data's frequencies as bars with the replicates' median and 90% interval of each), or with stat: ("mean", "sd", "median", "min", "max" or a function of a vector) as the histogram of the statistic of the replicates against its observed value; an sbc or loo_pit result as the ECDF difference of its ranks or PIT values in the simultaneous band; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0; predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row).`,
+		`Draws v into the file to (.svg, .png or .pdf) and returns the path written; without to, returns the figure itself, which a notebook (kml jupyter) shows inline and print describes. By v's kind: a posterior (from sample) as a panel per parameter element (up to 8; params: ["a", "w"] picks parameters) with every chain's trace, divergent transitions marked, and the marginal density, or with kind: "rank" as rank histograms of the chains (Vehtari et al. 2021); a check from ppc or prior_predictive as the densities of up to 50 replicates over the data's (one bandwidth for all, Silverman's rule for the data; for whole-number data, the data's frequencies as bars with the replicates' median and 90% interval of each), or with stat: ("mean", "sd", "median", "min", "max" or a function of a vector) as the histogram of the statistic of the replicates against its observed value; an sbc or loo_pit result as the ECDF difference of its ranks or PIT values in the simultaneous band; a summary as intervals (5%–95% and the median) per quantity; a distribution as its density (mass for counts); a record with fields mean, lower and upper (over its field x or grid, as embedding and witness return, else its first other vector field) as a mean line in a shaded band, with a dashed zero line when the band reaches 0, and with labels: its other vector fields as lines named by the labels (the truth beside a posterior band); predict's record (f_mean, f_var, over its field x) as the mean of f in the bands of f and of a new y (f_lower/f_upper and y_lower/y_upper after sample, else ± the normal quantile of level, default 95%); data: {x, y} (or a two-column matrix) overlays observations on either band as dots; or, when the grid field is a two-column matrix of points forming a full 2-D grid, as a heat map of mean (blue negative, red positive, symmetric about 0); a record of a two-column matrix of grid points and a vector of values at them as a heat map of the values; a record of equal-length vectors (as profile returns) as lines of the later fields against the first, named in the legend by labels: (one per line) if given; a vector against its index; a matrix with labels: (one per row) as one line per row with a legend; a two-column matrix as points, coloured by color: (a label per row: numbers, or strings such as ifelse(g == 1, "treated", "control") gives, named in the legend).`,
 		plotBuiltin)
 }
 
@@ -386,10 +386,15 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 			return "", "", err
 		}
 		ylabel = "mean"
+		bandName := "band"
 		if lv, ok := r.Attr("level"); ok {
 			if l, ok := eval.ToFloat(lv); ok {
 				ylabel = fmt.Sprintf("posterior mean and %g%% band", 100*l)
+				bandName = fmt.Sprintf("%g%% band", 100*l)
 			}
+		}
+		if err := addBandLines(p, vecs, names, x, xlabel, mean, lower, upper, bandName, labels); err != nil {
+			return "", "", err
 		}
 		return xlabel, ylabel, addPoints(p, data)
 	}
@@ -408,7 +413,29 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 	if labels != nil && len(labels) != len(series) {
 		return "", "", fmt.Errorf("labels has %d names but the record has %d series to plot against %s (%s)", len(labels), len(series), names[0], strings.Join(series, ", "))
 	}
+	// Series with standard errors whose values all lie in [0, 1] are
+	// proportions (rejection rates): their bars stop at 0 and 1 and so
+	// does the y axis.
+	rates := false
+	for _, name := range series {
+		if vecs[name+"_se"] != nil {
+			rates = true
+		}
+	}
+	for _, name := range series {
+		for _, v := range vecs[name] {
+			if !isBad(v) && (v < 0 || v > 1) {
+				rates = false
+			}
+		}
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if rates {
+		lo, hi = 0, 1
+	}
+	logX := isLogSpaced(x) && x[len(x)-1] >= 10*x[0] // a log axis needs a decade for its ticks
 	var drawn []plotter.XYs
+	var legendNames []string
 	for k, name := range series {
 		y := vecs[name]
 		if len(y) != len(x) {
@@ -424,15 +451,16 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 		} else if len(series) > 1 {
 			legend = name
 		}
-		drawn = append(drawn, pts)
+		drawn = append(drawn, joined(pts, logX))
+		legendNames = append(legendNames, legend)
 		if err := addLine(p, pts, lineColors[k%len(lineColors)], legend); err != nil {
 			return "", "", err
 		}
 		if se := vecs[name+"_se"]; se != nil {
-			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)]); err != nil {
+			if err := addErrorBars(p, pts, se, lineColors[k%len(lineColors)], lo, hi); err != nil {
 				return "", "", err
 			}
-			drawn = append(drawn, errorBarPoints(pts, se))
+			drawn = append(drawn, errorBarPoints(pts, se, lo, hi))
 		}
 		if strings.HasPrefix(name, "log") { // a profile's logp: its maximum is the point
 			if err := markMax(p, pts, lineColors[k%len(lineColors)]); err != nil {
@@ -443,39 +471,65 @@ func plotRecord(p *plot.Plot, r *eval.Record, data plotter.XYs, labels eval.Name
 	if len(series) == 1 {
 		ylabel = series[0]
 	}
-	logX := isLogSpaced(x) && x[len(x)-1] >= 10*x[0] // a log axis needs a decade for its ticks
 	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		if len(x) <= maxValueTicks {
+			// A few points (dimensions 2, 4, …, 64): a labelled tick at each,
+			// where the decades would label only 10.
+			p.X.Tick.Marker = valueTicks(x)
+		}
+	}
+	if rates {
+		p.Y.Min, p.Y.Max = 0, 1
 	}
 	if len(series) > 1 {
-		placeLegend(p, drawn, len(series), logX)
+		if rates {
+			placeLegendWithin(p, drawn, legendNames, logX)
+		} else {
+			placeLegend(p, drawn, legendNames, logX)
+		}
 	}
 	return names[0], ylabel, nil
 }
 
-// errorBarPoints are the ends of the error bars y ± se, which the legend
-// must leave uncovered as much as the lines.
-func errorBarPoints(pts plotter.XYs, se []float64) plotter.XYs {
+// maxValueTicks is the most x values a log axis labels one by one.
+const maxValueTicks = 12
+
+// valueTicks labels a tick at each of the values xs.
+func valueTicks(xs []float64) plot.ConstantTicks {
+	var ticks plot.ConstantTicks
+	for _, x := range xs {
+		if !isBad(x) {
+			ticks = append(ticks, plot.Tick{Value: x, Label: eval.FormatNumber(x)})
+		}
+	}
+	return ticks
+}
+
+// errorBarPoints are the ends of the error bars y ± se, cut to [lo, hi],
+// which the legend must leave uncovered as much as the lines.
+func errorBarPoints(pts plotter.XYs, se []float64, lo, hi float64) plotter.XYs {
 	var out plotter.XYs
 	for i, q := range pts {
 		if i < len(se) && !isBad(se[i]) {
-			out = append(out, plotter.XY{X: q.X, Y: q.Y - se[i]}, plotter.XY{X: q.X, Y: q.Y + se[i]})
+			out = append(out, plotter.XY{X: q.X, Y: math.Max(lo, q.Y-se[i])}, plotter.XY{X: q.X, Y: math.Min(hi, q.Y+se[i])})
 		}
 	}
 	return out
 }
 
 // addErrorBars draws ± se at each point where the point and its se are
-// finite (the line is broken at the others).
-func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color) error {
+// finite (the line is broken at the others), cut to [lo, hi]: a rejection
+// rate's bar stops at 0 and 1.
+func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color, lo, hi float64) error {
 	if len(se) != len(pts) {
 		return fmt.Errorf("the standard errors have %d values but the series %d", len(se), len(pts))
 	}
 	var e errPoints
 	for i, q := range pts {
 		if !isBad(q.X) && !isBad(q.Y) && !isBad(se[i]) {
-			e = append(e, errPoint{q.X, q.Y, se[i]})
+			e = append(e, errPoint{q.X, q.Y, math.Min(se[i], q.Y-lo), math.Min(se[i], hi-q.Y)})
 		}
 	}
 	if len(e) == 0 {
@@ -491,12 +545,12 @@ func addErrorBars(p *plot.Plot, pts plotter.XYs, se []float64, c color.Color) er
 }
 
 // errPoints are points with symmetric y errors, for plotter.YErrorBars.
-type errPoint struct{ x, y, e float64 }
+type errPoint struct{ x, y, below, above float64 }
 type errPoints []errPoint
 
 func (e errPoints) Len() int                        { return len(e) }
 func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
-func (e errPoints) YError(i int) (float64, float64) { return e[i].e, e[i].e }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].below, e[i].above }
 
 // markMax marks a series' largest finite value (a profile's maximum) with a
 // dot.

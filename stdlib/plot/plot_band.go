@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -214,4 +215,63 @@ func dataPoints(a *eval.Args) (plotter.XYs, error) {
 		}
 	}
 	return pts, nil
+}
+
+// addBandLines draws, when labels are given, a band record's other vector
+// fields (all but x, mean, lower, upper and sd) as lines over the band,
+// named in a legend by labels (one per field, in record order), after the
+// mean and the band: the truth beside a posterior band, plot({u, mean,
+// lower, upper, truth}, labels: ["true embedding"]). Without labels the
+// other fields are left out, as before.
+func addBandLines(p *plot.Plot, vecs map[string][]float64, names []string, x []float64, xname string, mean, lower, upper []float64, bandName string, labels eval.Names) error {
+	var extra []string
+	for _, k := range names {
+		switch k {
+		case xname, "mean", "lower", "upper", "sd":
+			continue
+		}
+		extra = append(extra, k)
+	}
+	if labels == nil {
+		return nil
+	}
+	if len(labels) != len(extra) {
+		return fmt.Errorf("labels has %d names but the band record has %d lines besides mean, lower and upper (%s)", len(labels), len(extra), strings.Join(extra, ", "))
+	}
+	meanPts := make(plotter.XYs, len(x))
+	for i := range x {
+		meanPts[i] = plotter.XY{X: x[i], Y: mean[i]}
+	}
+	legend := []string{"mean", bandName}
+	drawn := []plotter.XYs{joined(meanPts, false), nil}
+	for i := range x {
+		drawn[1] = append(drawn[1], plotter.XY{X: x[i], Y: lower[i]}, plotter.XY{X: x[i], Y: upper[i]})
+	}
+	for k, name := range extra {
+		y := vecs[name]
+		if len(y) != len(x) {
+			return fmt.Errorf("field %s has %d values but %s has %d", name, len(y), xname, len(x))
+		}
+		pts := make(plotter.XYs, len(x))
+		for i := range x {
+			pts[i] = plotter.XY{X: x[i], Y: y[i]}
+		}
+		name = labels[k]
+		if err := addLine(p, pts, lineColors[(k+1)%len(lineColors)], ""); err != nil {
+			return err
+		}
+		legend = append(legend, name)
+		drawn = append(drawn, joined(pts, false))
+	}
+	// The legend in order: the mean, the band, then the other lines.
+	thumb := func(c color.Color) *plotter.Line {
+		return &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}}
+	}
+	p.Legend.Add(legend[0], thumb(lineColors[0]))
+	p.Legend.Add(legend[1], &plotter.Polygon{Color: color.NRGBA{R: 0, G: 114, B: 178, A: 70}})
+	for k, name := range legend[2:] {
+		p.Legend.Add(name, thumb(lineColors[(k+1)%len(lineColors)]))
+	}
+	placeLegend(p, drawn, legend, false)
+	return nil
 }

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -62,5 +63,30 @@ func TestPredictBand(t *testing.T) {
 	r2 := eval.NewRecord().Set("f_mean", vec(1, 2)).Set("f_var", vec(1, 1))
 	if _, _, err := plotRecord(plot.New(), r2, nil, nil); err == nil {
 		t.Error("a predict record without x was drawn")
+	}
+}
+
+// A band record with labels: draws its other fields as lines named by the
+// labels (the truth beside a posterior band), and the y axis reaches them;
+// without labels they are left out; a count that does not match is an error.
+func TestBandWithLines(t *testing.T) {
+	r := eval.NewRecord().Set("u", vec(1, 2, 3)).Set("mean", vec(0, 0.5, 0)).Set("lower", vec(-1, -0.5, -1)).
+		Set("upper", vec(1, 1.5, 1)).Set("level", eval.Num(0.8)).Set("truth", vec(0.2, 3, 0.1))
+	p := plot.New()
+	if _, _, err := plotRecord(p, r, nil, eval.Names{"true embedding"}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 3 {
+		t.Errorf("y axis up to %g: the truth's 3 is not drawn", p.Y.Max)
+	}
+	q := plot.New()
+	if _, _, err := plotRecord(q, r, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if q.Y.Max != 1.5 {
+		t.Errorf("without labels: y axis up to %g, want the band's 1.5", q.Y.Max)
+	}
+	if _, _, err := plotRecord(plot.New(), r, nil, eval.Names{"a", "b"}); err == nil || !strings.Contains(err.Error(), "labels has 2 names but the band record has 1 lines besides mean, lower and upper (truth)") {
+		t.Errorf("two labels for one line: %v", err)
 	}
 }

@@ -114,7 +114,7 @@ func overlayPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, erro
 	}
 	pl.X.Min, pl.X.Max = grid[0], grid[len(grid)-1]
 	pl.Y.Min, pl.Y.Max = 0, top*1.05
-	placeLegend(pl, curves, 2, false)
+	placeLegend(pl, curves, []string{"y_rep", "y"}, false)
 	return pl, nil
 }
 
@@ -345,7 +345,7 @@ func countsPanel(p *infer.Predictive, d infer.PredictiveData) (*plot.Plot, error
 	pl.X.Min, pl.X.Max = center(0)-0.6*f.width, center(nb-1)+0.6*f.width
 	pl.Y.Min, pl.Y.Max = 0, top*1.05
 	// Room for the legend from the bars, the medians and the intervals.
-	placeLegend(pl, append(lines, bars, med), 3, false)
+	placeLegend(pl, append(lines, bars, med), []string{"y", "y_rep 90%", "y_rep median"}, false)
 	return pl, nil
 }
 

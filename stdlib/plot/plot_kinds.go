@@ -287,33 +287,29 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 		if len(labels) != r {
 			return "", "", fmt.Errorf("labels has %d names but the matrix has %d rows (one series per row)", len(labels), r)
 		}
+		var drawn []plotter.XYs
 		for i := 0; i < r; i++ {
-			if err := addLine(p, indexXY(v.M.RawRowView(i)), lineColors[i%len(lineColors)], labels[i]); err != nil {
+			pts := indexXY(v.M.RawRowView(i))
+			drawn = append(drawn, joined(pts, false))
+			if err := addLine(p, pts, lineColors[i%len(lineColors)], labels[i]); err != nil {
 				return "", "", err
 			}
 		}
-		p.Legend.Top = true
+		placeLegend(p, drawn, labels, false)
 		return "index", "value", nil
 	}
 	if c != 2 {
 		return "", "", fmt.Errorf("a matrix to plot needs two columns (x, y), or labels: naming its rows as series; got %d×%d", r, c)
 	}
-	groups := make([]float64, r)
-	if a.Given("color") {
-		g, ok := eval.ToFloats(a.Value("color"))
-		if !ok || len(g) != r {
-			return "", "", fmt.Errorf("color must give a label per row (%d), got %s", r, eval.Describe(a.Value("color")))
-		}
-		groups = g
+	group, keys, err := colorGroups(a, r)
+	if err != nil {
+		return "", "", err
 	}
-	keys := slices.Clone(groups)
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
 	var drawn []plotter.XYs
 	for gi, key := range keys {
 		var pts plotter.XYs
 		for i := 0; i < r; i++ {
-			if groups[i] == key {
+			if group[i] == gi {
 				pts = append(pts, plotter.XY{X: v.M.At(i, 0), Y: v.M.At(i, 1)})
 			}
 		}
@@ -327,11 +323,58 @@ func plotMatrix(a *eval.Args, p *plot.Plot, v *eval.Mat) (xlabel, ylabel string,
 		s.GlyphStyle.Color = lineColors[gi%len(lineColors)]
 		p.Add(s)
 		if len(keys) > 1 {
-			p.Legend.Add(eval.FormatNumber(key), s)
+			p.Legend.Add(key, s)
 		}
 	}
 	if len(keys) > 1 {
-		placeLegend(p, drawn, len(keys), false)
+		placeLegend(p, drawn, keys, false)
 	}
 	return "x1", "x2", nil
+}
+
+// colorGroups reads plot's color: for a two-column matrix of r rows: a
+// label per row, numbers (groups in increasing order) or strings (groups
+// in order of first appearance, as ifelse(g == 1, "treated", "control")
+// gives). It returns each row's group and the groups' legend names.
+func colorGroups(a *eval.Args, r int) (group []int, names []string, err error) {
+	group = make([]int, r)
+	if !a.Given("color") {
+		return group, []string{""}, nil
+	}
+	v := a.Value("color")
+	bad := fmt.Errorf("color must give a label per row (%d), numbers or strings, got %s", r, eval.Describe(v))
+	if l, ok := v.(*eval.List); ok {
+		if len(l.Elems) != r {
+			return nil, nil, bad
+		}
+		index := map[string]int{}
+		for i, e := range l.Elems {
+			s, ok := e.(eval.Str)
+			if !ok {
+				return nil, nil, bad
+			}
+			g, seen := index[string(s)]
+			if !seen {
+				g = len(names)
+				index[string(s)] = g
+				names = append(names, string(s))
+			}
+			group[i] = g
+		}
+		return group, names, nil
+	}
+	g, ok := eval.ToFloats(v)
+	if !ok || len(g) != r {
+		return nil, nil, bad
+	}
+	keys := slices.Clone(g)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	for i, x := range g {
+		group[i], _ = slices.BinarySearch(keys, x)
+	}
+	for _, k := range keys {
+		names = append(names, eval.FormatNumber(k))
+	}
+	return group, names, nil
 }
