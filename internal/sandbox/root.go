@@ -52,6 +52,9 @@ func (s *Sandbox) ReadFileLimit(base, path string, limit int64) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
