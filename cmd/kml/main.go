@@ -21,6 +21,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/lsp"
 	"github.com/kml-lang/kml/lang/repl"
+	"github.com/kml-lang/kml/runtime/isa"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
@@ -46,7 +47,8 @@ Usage:
   kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
   kml lsp                                a language server on stdin/stdout, for editors
   kml jupyter install [--user|--prefix DIR]   install the Jupyter kernel (kml jupyter kernel)
-  kml version                            print the version
+  kml version                            print the version, and the vector path
+                                         (isa: ..., see KML_CPU) with the CPU model
   kml help                               print this help
 
 run options:
@@ -68,6 +70,9 @@ Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
 130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported;
 a second Ctrl-C ends kml at once).
+
+Environment: KML_CPU=generic|avx2|avx512 caps the vector code the numerical
+kernels use (never above what the CPU has; another value is an error, exit 2).
 
 On a terminal, long builtins (sample, kernel tests, pc, cv, tune, bkl) draw a
 progress line on stderr; never under --json or when stderr is not a terminal.
@@ -99,6 +104,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = exitRuntime
 		}
 	}()
+	if err := isa.EnvErr(); err != nil {
+		// A mistyped KML_CPU must not silently measure another path.
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitStatic
+	}
 	if len(args) == 0 {
 		if terminal(stdin) {
 			return runREPL(nil, stdin, stdout, stderr)
@@ -131,6 +141,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		return runJupyter(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintln(stdout, isa.Describe())
 		return exitOK
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
