@@ -61,6 +61,10 @@ run options:
                may take, e.g. 2GB (default half the machine's memory)
   --max-steps N  the most calls (of fns and builtins, each element of a map)
                the program may make (default no bound)
+  --cpuprofile FILE  write a CPU profile of the run to FILE (relative to the
+               working directory; also when the script fails or is
+               interrupted); read it with go tool pprof -top FILE
+  --memprofile FILE  write a memory (allocation) profile at the end, likewise
 
 check --explain runs only the statements the file's models need (no fit, no
 output), takes one gradient of each model at the origin, and prints
@@ -221,10 +225,22 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 }
 
 func runFile(args []string, stdout, stderr io.Writer) int {
+	args, cpuProfile, memProfile, ferr := profileFlags(args)
+	if ferr != nil {
+		fmt.Fprintf(stderr, "error: %v\n", ferr)
+		return exitStatic
+	}
 	file, opts, ok := runOptions("run", args, stderr, true)
 	if !ok {
 		return exitStatic
 	}
+	prof, perr := startProfiles(cpuProfile, memProfile, stderr)
+	if perr != nil {
+		fmt.Fprintf(stderr, "error: %v\n", perr)
+		return exitRuntime
+	}
+	defer prof.stop()
+	beforeExit = prof.stop
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
 	ctx, relay := interruptible()
@@ -263,6 +279,7 @@ func interruptible() (context.Context, func(stderr io.Writer, in *eval.Interpret
 			select {
 			case <-sig:
 				fmt.Fprintln(stderr, "\nerror: interrupted again: stopping at once")
+				beforeExit()
 				exit(exitSignal)
 			case <-done:
 			}
@@ -280,6 +297,10 @@ func interruptible() (context.Context, func(stderr io.Writer, in *eval.Interpret
 
 // exit ends the process (a variable so a test can see the call).
 var exit = os.Exit
+
+// beforeExit runs before a second signal ends the process: kml run sets
+// it to write its profiles.
+var beforeExit = func() {}
 
 func checkFile(args []string, stdout, stderr io.Writer) int {
 	explain := false
