@@ -7,7 +7,9 @@ the triangular solves with the upper factor U: dtrsm U·X = B and Uᵀ·X = B
 for n right-hand sides (n³ flops) and for one (n², through
 solve_triangular, as a user would call it), and cho_solve with n
 right-hand sides (dpotrs, 2n³ flops), each the median of a few
-repetitions. Arrays are in Fortran order so that SciPy copies nothing but
+repetitions; and scipy.linalg.cholesky(A, lower=True) on a C-ordered array
+at n = 500, 2000 as a script calls it, beside stdlib/core's
+BenchmarkCholBuiltin (KML's chol from a script) and BenchmarkCholBare. Arrays are in Fortran order so that SciPy copies nothing but
 B (which it copies when not told to overwrite it, as the Go benchmarks
 copy B back before every solve). Prints lines in the format of `go test
 -bench`, with GFLOP/s (wall clock) and GFLOP/cpu-s (per second of processor
@@ -60,6 +62,16 @@ def main():
         wall, cpu = timed(lambda: scipy.linalg.lapack.dpotri(u), reps)
         line(f"Inverse/n={n}", reps, 2 * n ** 3 / 3.0, wall, cpu)
         solves(rng, n, np.asfortranarray(u), reps)
+    # chol(A) from a script beside scipy.linalg.cholesky as a user calls it:
+    # a C-ordered array, the lower factor, finiteness checked (SciPy copies
+    # to Fortran order; KML checks symmetry and copies the lower triangle).
+    for n in (500, 2000):
+        x = rng.uniform(-1, 1, (n, n))
+        s = x @ x.T / n + np.eye(n)
+        reps = 20 if n <= 500 else 5
+        scipy.linalg.cholesky(s, lower=True)  # warm up
+        wall, cpu = timed(lambda: scipy.linalg.cholesky(s, lower=True), reps)
+        line(f"CholBuiltin/n={n}", reps, n ** 3 / 3.0, wall, cpu)
 
 
 def solves(rng, n, u, reps):

@@ -19,6 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$root"/bench/gp/*.kml "$root/examples/data/diabetes.csv" "$tmp/"
 /usr/bin/python3 "$root/bench/gp_numpy.py" data "$tmp"
 grep -m1 'model name' /proc/cpuinfo
+"$tmp/kml" version | grep '^isa:' # the vector path (KML_CPU=generic|avx2|avx512 caps it)
 aims=${*:-a b c}
 status=0
 for round in 1 2; do

@@ -9,8 +9,10 @@ product E @ K.  HSIC: tr(Kc · L[p][:, p]) for each permutation p.
 
     /usr/bin/python3 bench/ktest_numpy.py [n ...]     (default 500 2000 5000)
 
-Prints the wall time of each test (Gram matrices included) and the peak
-resident memory of the process so far.
+Prints the CPU model, then the wall time of each test (Gram matrices
+included) and the peak resident memory of the process so far. The KML side,
+`go test -run XXX -bench . ./runtime/ktest`, prints its vector path and the
+CPU model on its isa: line (KML_CPU=generic|avx2|avx512 caps the path).
 """
 import resource
 import sys
@@ -57,8 +59,20 @@ def hsic_test(x, y, rng):
     return (1 + (null >= obs).sum()) / (B + 1)
 
 
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def main():
     sizes = [int(a) for a in sys.argv[1:]] or [500, 2000, 5000]
+    print("numpy", np.__version__, "cpu:", cpu_model())
     rng = np.random.default_rng(1)
     for n in sizes:
         x, y = rng.standard_normal((n, D)), rng.standard_normal((n, D))

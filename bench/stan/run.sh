@@ -9,7 +9,8 @@
 # 2 cores; Stan's compilation excluded, the first run caches it) and the
 # cost of one gradient on either side (its sampling's core time over its
 # gradient evaluations), both also in CPU time, which a busy machine moves
-# less than wall time.
+# less than wall time. KML_CPU=avx2 bench/stan/run.sh measures the AVX2
+# path on an AVX-512 machine; the isa: line names the path and CPU model.
 set -euo pipefail
 cd "$(dirname "$0")"
 kml=${1:-}
@@ -17,6 +18,7 @@ if [ -z "$kml" ]; then kml=$(mktemp -d)/kml; (cd ../.. && go build -o "$kml" ./c
 shift || true
 shapes=${*:-linreg hier8 ar5 mix garch bke1 bke2}
 uptime
+"$kml" version | grep '^isa:' # the vector path (KML_CPU=generic|avx2|avx512 caps it)
 Rscript data.R
 mkdir -p out
 for s in $shapes; do

@@ -21,6 +21,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/lsp"
 	"github.com/kml-lang/kml/lang/repl"
+	"github.com/kml-lang/kml/runtime/isa"
 	_ "github.com/kml-lang/kml/stdlib"
 )
 
@@ -46,7 +47,8 @@ Usage:
   kml repl [--allow DIR]...              the interactive prompt (also: kml on a terminal)
   kml lsp                                a language server on stdin/stdout, for editors
   kml jupyter install [--user|--prefix DIR]   install the Jupyter kernel (kml jupyter kernel)
-  kml version                            print the version
+  kml version                            print the version, and the vector path
+                                         (isa: ..., see KML_CPU) with the CPU model
   kml help                               print this help
 
 run options:
@@ -59,6 +61,10 @@ run options:
                may take, e.g. 2GB (default half the machine's memory)
   --max-steps N  the most calls (of fns and builtins, each element of a map)
                the program may make (default no bound)
+  --cpuprofile FILE  write a CPU profile of the run to FILE (relative to the
+               working directory; also when the script fails or is
+               interrupted); read it with go tool pprof -top FILE
+  --memprofile FILE  write a memory (allocation) profile at the end, likewise
 
 check --explain runs only the statements the file's models need (no fit, no
 output), takes one gradient of each model at the origin, and prints
@@ -68,6 +74,9 @@ Exit status: 0 success, 1 runtime error (also a file that cannot be read),
 2 syntax, check or usage error,
 130 interrupted (Ctrl-C or SIGTERM: the running statement stops and is reported;
 a second Ctrl-C ends kml at once).
+
+Environment: KML_CPU=generic|avx2|avx512 caps the vector code the numerical
+kernels use (never above what the CPU has; another value is an error, exit 2).
 
 On a terminal, long builtins (sample, kernel tests, pc, cv, tune, bkl) draw a
 progress line on stderr; never under --json or when stderr is not a terminal.
@@ -99,6 +108,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = exitRuntime
 		}
 	}()
+	if err := isa.EnvErr(); err != nil {
+		// A mistyped KML_CPU must not silently measure another path.
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitStatic
+	}
 	if len(args) == 0 {
 		if terminal(stdin) {
 			return runREPL(nil, stdin, stdout, stderr)
@@ -131,6 +145,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		return runJupyter(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kml version %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintln(stdout, isa.Describe())
 		return exitOK
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
@@ -210,10 +225,22 @@ func runOptions(cmd string, args []string, stderr io.Writer, allowRunFlags bool)
 }
 
 func runFile(args []string, stdout, stderr io.Writer) int {
+	args, cpuProfile, memProfile, ferr := profileFlags(args)
+	if ferr != nil {
+		fmt.Fprintf(stderr, "error: %v\n", ferr)
+		return exitStatic
+	}
 	file, opts, ok := runOptions("run", args, stderr, true)
 	if !ok {
 		return exitStatic
 	}
+	prof, perr := startProfiles(cpuProfile, memProfile, stderr)
+	if perr != nil {
+		fmt.Fprintf(stderr, "error: %v\n", perr)
+		return exitRuntime
+	}
+	defer prof.stop()
+	beforeExit = prof.stop
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
 	ctx, relay := interruptible()
@@ -252,6 +279,7 @@ func interruptible() (context.Context, func(stderr io.Writer, in *eval.Interpret
 			select {
 			case <-sig:
 				fmt.Fprintln(stderr, "\nerror: interrupted again: stopping at once")
+				beforeExit()
 				exit(exitSignal)
 			case <-done:
 			}
@@ -269,6 +297,10 @@ func interruptible() (context.Context, func(stderr io.Writer, in *eval.Interpret
 
 // exit ends the process (a variable so a test can see the call).
 var exit = os.Exit
+
+// beforeExit runs before a second signal ends the process: kml run sets
+// it to write its profiles.
+var beforeExit = func() {}
 
 func checkFile(args []string, stdout, stderr io.Writer) int {
 	explain := false

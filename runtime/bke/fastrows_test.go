@@ -4,14 +4,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 )
 
 // TestFastRowsMatchGeneral checks a whole log density and its gradient
-// through the tile kernels where the CPU has AVX-512 (tile.go), and
-// through the written-out rows (row1, row2: assembly distance and
-// accumulation loops where the CPU has AVX2, cq from the row's Exps call,
-// pooled workspaces) without them, against the same through rowGeneral (plain Go, one
-// math.Exp per row for cq), to 1e-12 relative, for D = 1 and 2, isotropic
+// on each vector path this machine has (cpufeat.Levels): through the tile
+// kernels at AVX-512 (tile.go), and through the written-out rows (row1,
+// row2: assembly distance and accumulation loops at AVX2, Go loops
+// below; cq from the row's Exps call, pooled workspaces), against the same
+// through rowGeneral (plain Go, one math.Exp per row for cq), to 1e-12
+// relative (FMA against separate multiply and add, and a different
+// summation order, move the last bits only), for D = 1 and 2, isotropic
 // and ARD, m not a multiple of the vector widths, rows far from every
 // landmark (cauchyBinet), one and two workers, and repeated evaluations
 // (workspaces reused from the pool).
@@ -34,10 +38,12 @@ func TestFastRowsMatchGeneral(t *testing.T) {
 						continue
 					}
 					h := Hyper{Ell: ell, Amp: 1.3, Tau2: 0.7}
-					for _, path := range []struct{ asm, tile bool }{
-						{false, false}, {savedAsm, false}, {savedAsm, savedTile},
-					} {
-						useRowAsm, useTileAsm = path.asm, path.tile
+					// Each level this machine may run (cpufeat.Levels: the
+					// CPU's, capped by KML_CPU): Go rows, AVX2 rows, and
+					// the AVX-512 tiles.
+					for _, path := range cpufeat.Levels() {
+						restore := cpufeat.Use(path)
+						useRowAsm, useTileAsm = savedAsm, savedTile
 						generalRows = true
 						var gRef Grad
 						ref, err := md.LogDensity(h, &gRef)
@@ -53,7 +59,7 @@ func TestFastRowsMatchGeneral(t *testing.T) {
 							}
 							close := func(what string, a, b float64) {
 								if math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(b)) {
-									t.Errorf("D=%d m=%d workers=%d ell=%v %+v: %s %.17g, general rows %.17g", dim, m, workers, ell, path, what, a, b)
+									t.Errorf("D=%d m=%d workers=%d ell=%v %v: %s %.17g, general rows %.17g", dim, m, workers, ell, path, what, a, b)
 								}
 							}
 							close("log density", v, ref)
@@ -63,6 +69,7 @@ func TestFastRowsMatchGeneral(t *testing.T) {
 								close("d/dell", g.Ell[k], gRef.Ell[k])
 							}
 						}
+						restore()
 					}
 				}
 			}

@@ -25,7 +25,7 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	v, q := sc.v[:m], sc.q[:m]
 	qmin := math.Inf(1)
 	l0 := 0
-	if useRowAsm {
+	if rowAsm() {
 		// Four landmarks at a time in assembly; the rest below.
 		l0 = m &^ 3
 		qmin = dist1(x, a, z[:l0], v, q[:l0])
@@ -49,7 +49,7 @@ func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {
 	if ps.grad {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		m4 := 0
-		if useRowAsm {
+		if rowAsm() {
 			// Four landmarks at a time in assembly; the rest below.
 			m4 = m &^ 3
 			var acc [8]float64
@@ -93,7 +93,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 	if ps.np == 1 {
 		// The per-dimension terms s are read only for ARD: not stored.
 		l0 := 0
-		if useRowAsm {
+		if rowAsm() {
 			// Four landmarks at a time in assembly; the rest below.
 			l0 = m &^ 3
 			qmin = dist2(x0, x1, a0, a1, z[:2*l0], v, q[:l0])
@@ -145,7 +145,7 @@ func (ps *pass) row2(sc *scratch, bs blockSums, i int) error {
 		cy, sy, sky := ps.cy[:m], bs.sy[:m], bs.sky[:m]
 		var t00, t10, t11 float64
 		m4 := 0
-		if useRowAsm {
+		if rowAsm() {
 			// Four landmarks at a time in assembly; the rest below.
 			m4 = m &^ 3
 			var acc [24]float64

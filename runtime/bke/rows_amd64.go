@@ -2,7 +2,7 @@
 
 package bke
 
-import "golang.org/x/sys/cpu"
+import "github.com/kml-lang/kml/runtime/internal/cpufeat"
 
 // row2Iso is the accumulating loop of row2 for one lengthscale over
 // len(u)/4·4 landmarks, four at a time in AVX2 (rows_amd64.s): it adds to
@@ -19,9 +19,14 @@ func row2Iso(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[24]flo
 //go:noescape
 func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]float64)
 
-// useRowAsm selects row2Iso and row1Grad; tests clear it to exercise the
-// Go loops.
-var useRowAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// useRowAsm selects row2Iso, row1Grad, dist2 and dist1 where the CPU
+// and KML_CPU allow AVX2; tests clear it to exercise the Go loops.
+var useRowAsm = true
+
+// rowAsm reports whether the AVX2 row kernels run: useRowAsm, and
+// cpufeat's level (the CPU's, capped by KML_CPU or a test) is AVX2 or
+// wider.
+func rowAsm() bool { return useRowAsm && cpufeat.Vector >= cpufeat.AVX2 }
 
 // dist2 is row2's distance loop for one lengthscale over len(q)/4·4
 // landmarks, in AVX2: v = x − z_l, q_l and the least q_l (+Inf if none),

@@ -12,6 +12,8 @@ func row1Grad(u, q, c, cy, v, s1, s2, sy, sky []float64, cq float64, acc *[8]flo
 
 var useRowAsm = false
 
+func rowAsm() bool { return false }
+
 func dist2(x0, x1, a0, a1 float64, z, v, q []float64) float64 {
 	panic("bke: dist2 without assembly")
 }

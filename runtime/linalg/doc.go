@@ -1,8 +1,9 @@
 // Package linalg is the one home of the dense numerics that KML's runtime
 // packages share: the Cholesky factorisation of a small row-major SPD matrix,
 // the Cholesky factorisation with escalating diagonal jitter, the Gaussian
-// process predictive given such a factor, and the row-major copy of a
-// *mat.Dense.
+// process predictive given such a factor, the row-major copy of a
+// *mat.Dense, and the tiled, parallel symmetry check and lower-triangle
+// copy before the Cholesky of a user's matrix (SymLower).
 //
 // Matrices of the model's dimension (metrics, Jacobian Gram matrices) are
 // row-major []float64 and the functions on them write into buffers the caller

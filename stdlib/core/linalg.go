@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Linear algebra through gonum: what a user needs to write a kernel
@@ -66,6 +67,19 @@ func registerLinalg(reg *eval.Registry) {
 
 // SquareArg reads a finite square matrix.
 func SquareArg(a *eval.Args, name string) (*mat.Dense, error) {
+	m, err := squareArg(a, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := finiteMatrix(m); err != nil {
+		return nil, a.Errorf(name, "%s %v", name, err)
+	}
+	return m, nil
+}
+
+// squareArg is SquareArg without the check for NaN and infinities, for a
+// builtin that makes it in its own pass over the matrix (chol).
+func squareArg(a *eval.Args, name string) (*mat.Dense, error) {
 	v := a.Value(name)
 	m, ok := v.(*eval.Mat)
 	if !ok {
@@ -78,17 +92,17 @@ func SquareArg(a *eval.Args, name string) (*mat.Dense, error) {
 	if r != c {
 		return nil, a.Errorf(name, "%s must be a square matrix, got %d×%d", name, r, c)
 	}
-	if err := finiteMatrix(m.M); err != nil {
-		return nil, a.Errorf(name, "%s %v", name, err)
-	}
 	return m.M, nil
 }
 
+// finiteMatrix reports the first non-finite element of m in row order. It
+// reads the rows in place (x − x is NaN exactly for NaN and ±Inf): At's
+// bounds checks per element cost as much as a third of a chol at n = 500.
 func finiteMatrix(m *mat.Dense) error {
-	r, c := m.Dims()
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if x := m.At(i, j); math.IsNaN(x) || math.IsInf(x, 0) {
+	raw := m.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if x-x != 0 {
 				return fmt.Errorf("has a non-finite element %v at [%d, %d]", x, i+1, j+1)
 			}
 		}
@@ -227,65 +241,39 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 	return eval.NewMat(&x), nil
 }
 
+// symTol is the relative tolerance of chol's symmetry check.
+const symTol = 1e-10
+
+// cholBuiltin factors A = L Lᵀ with one n² buffer, the result: A is
+// checked for NaN, infinities and symmetry and its lower triangle copied
+// into the result in one pass (linalg.SymLower: tiled, on every core), and LAPACK's potrf (blas3's)
+// factors it in place as the lower triangle of a row-major matrix, which
+// is the layout the value needs, so nothing is transposed or copied
+// again. mat.Cholesky.Factorize would copy the triangle once more (288 MB
+// at n = 6000, with no Ctrl-C check) and estimate a condition number chol
+// does not report.
 func cholBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := SquareArg(a, "A")
+	m, err := squareArg(a, "A")
 	if err != nil {
 		return nil, err
 	}
 	n, _ := m.Dims()
-	raw := m.RawMatrix()
-	for i := 0; i < n; i++ {
-		// n² reads: a second at n = 4000 on a loaded machine.
-		if err := a.Step(nil); err != nil {
-			return nil, err
-		}
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		for j, x := range row[:i] {
-			if y := raw.Data[j*raw.Stride+i]; math.Abs(x-y) > 1e-10*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
-				return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
-			}
-		}
-	}
-	up := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		copy(up[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-	}
-	// LAPACK's potrf in place on the copy (blas3's, on both cores), not
-	// mat.Cholesky.Factorize, which copies the triangle once more (288 MB
-	// at n = 6000, allocated and faulted in with no Ctrl-C check) and
-	// estimates a condition number that chol does not report.
-	u, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: up})
-	if !ok {
-		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
-	}
-	l, err := lowerFactor(a, u)
-	if err != nil {
+	if err := a.Step(nil); err != nil {
 		return nil, err
 	}
-	return eval.NewMat(l), nil
-}
-
-// lowerFactor returns L = Uᵀ of the factor A = UᵀU as a dense matrix,
-// transposed in tiles of 64×64 so that reads and writes both stay in cache
-// lines, with a Ctrl-C check per row of tiles: TriDense's LTo and
-// DenseCopyOf went element by element through At and Set, a second at
-// n = 6000 in which the run could not stop.
-func lowerFactor(a *eval.Args, u blas64.Triangular) (*mat.Dense, error) {
-	const tile = 64
-	n := u.N
+	raw := m.RawMatrix()
+	// The strict upper triangle stays as make leaves it, zero.
 	out := make([]float64, n*n)
-	for ib := 0; ib < n; ib += tile {
-		if err := a.Step(nil); err != nil {
-			return nil, err
-		}
-		for jb := 0; jb <= ib; jb += tile {
-			for i := ib; i < min(ib+tile, n); i++ {
-				dst := out[i*n : i*n+i+1]
-				for j := jb; j < min(jb+tile, i+1); j++ {
-					dst[j] = u.Data[j*u.Stride+i]
-				}
-			}
-		}
+	switch i, j, err := linalg.SymLower(out, raw, symTol); err {
+	case nil:
+	case linalg.ErrNotFinite:
+		return nil, a.Errorf("A", "A %v", finiteMatrix(m))
+	default:
+		x, y := raw.Data[i*raw.Stride+j], raw.Data[j*raw.Stride+i]
+		return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
 	}
-	return mat.NewDense(n, n, out), nil
+	if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: out}); !ok {
+		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
+	}
+	return eval.NewMat(mat.NewDense(n, n, out)), nil
 }
