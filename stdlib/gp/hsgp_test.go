@@ -53,7 +53,8 @@ let A = B @ transpose(B)
 
 // TestHsgpGradient: the gradient of models using hsgp with hyperparameters
 // as parameters (a scaled rbf, an ARD matern52 on two columns with a
-// product basis, a sum) against central finite differences.
+// product basis, a sum whose other hyperparameters are numbers) against
+// central finite differences.
 func TestHsgpGradient(t *testing.T) {
 	in, _ := kmltest.Run(t, `
 let x = [0.3, -1.2, 2.0, 0.9, -0.4, 1.4]
@@ -77,7 +78,7 @@ model sum {
   l2 ~ lognormal(0, 1)
   t ~ lognormal(0, 1)
   beta[6] ~ normal(0, 1)
-  y ~ normal(hsgp(x, rbf(l1) + t * matern32(l2), m: 6) @ beta, 0.5)
+  y ~ normal(hsgp(x, rbf(l1) + 0.7 * matern32(l2) + t * matern52(0.8), m: 6) @ beta, 0.5)
 }
 `)
 	point := func(n int, seed float64) []float64 {
