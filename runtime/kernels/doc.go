@@ -1,6 +1,8 @@
 // Package kernels is KML's kernel library: positive definite kernels with their
 // hyperparameter and input gradients, Gram matrices computed in parallel blocks,
-// low-rank approximations, the median heuristic and landmarks. The kernel
+// low-rank approximations, the median heuristic and landmarks, and the
+// spectral densities of the stationary kernels (spectral.go) with the
+// Hilbert-space basis that approximates a GP through them (hilbert.go). The kernel
 // two-sample (MMD) and independence (HSIC) tests built on them live in
 // package ktest.
 //

@@ -6,4 +6,5 @@ import "github.com/kml-lang/kml/lang/eval"
 func Register(r *eval.Registry) {
 	registerGp(r)
 	registerGpPredict(r)
+	registerHsgp(r)
 }
