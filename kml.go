@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/progress"
 	_ "github.com/kml-lang/kml/stdlib" // registers the builtins
 )
 
@@ -65,6 +67,34 @@ func MaxSteps(n int64) Option { return func(o *eval.Options) { o.MaxSteps = n } 
 
 // JSON makes print write each argument as a line of JSON.
 func JSON(on bool) Option { return func(o *eval.Options) { o.JSON = on } }
+
+// ProgressEvent is one report of a long computation's progress: the
+// builtin (Name, "mmd_test"), what it counts (What, "permutations"; empty
+// when the line says more, as sample's and optimize's do), the steps done
+// of Total (0 when not known ahead), the time it has run, the line a
+// terminal shows after "NAME: " ("permutations 4096/100000 (4%)  1m10s
+// left"), and End on the last event of a computation, when its line is
+// erased.
+type ProgressEvent = progress.Event
+
+// Progress hands the progress of every long builtin (sample, optimize,
+// the kernel tests, pc, tune, kfold, ...) to f, as a terminal's progress
+// line shows it: a computation that runs longer than after reports at most
+// ten times a second, at least twice a second while it runs (with its time
+// even before its first step ends), and once more with End set when it
+// ends. after ≤ 0 reports from the start (a terminal waits a second). A
+// builtin called inside another (the tests of pc) reports through the
+// outer one only. f is called on the computation's goroutines, one call at
+// a time; it must return quickly and must not call the interpreter.
+func Progress(f func(ProgressEvent), after time.Duration) Option {
+	return func(o *eval.Options) {
+		o.OnProgress = f
+		o.ProgressDelay = after
+		if after <= 0 {
+			o.ProgressDelay = -1
+		}
+	}
+}
 
 // Builtins sets the builtins a script may call (default: the whole
 // library). Make r with eval.NewRegistry and fill it with the Register of

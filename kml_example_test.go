@@ -90,3 +90,27 @@ func ExampleMaxSteps() {
 	// note: in fib called at <eval>:1:47
 	// note: in fib called at <eval>:1:34
 }
+
+// A Go program follows a long computation through the Progress option:
+// here every report of a kernel test's permutations from the start, the
+// last one marking its end.
+func ExampleProgress() {
+	var reports int
+	var last kml.ProgressEvent
+	in := kml.New(kml.Progress(func(e kml.ProgressEvent) {
+		reports++
+		last = e
+	}, 0))
+	_, err := in.Eval(`let x = draw(normal(0, 1), 50, seed: 1)
+let y = draw(normal(1, 1), 50, seed: 2)
+let r = mmd_test(x, y, rbf(1), permutations: 500, seed: 3)`)
+	if err != nil {
+		fmt.Println(in.FormatError(err))
+		return
+	}
+	fmt.Println(reports > 1, last.Name, last.What, last.Done, last.Total, last.End)
+	fmt.Println(last.Line)
+	// Output:
+	// true mmd_test permutations 500 500 true
+	// permutations 500/500 (100%)  0s left
+}

@@ -46,7 +46,8 @@ model m1 {
 let p = profile(m, s: [0.5, 1, 2])
 let p1 = profile(m1, mu: linspace(-1, 1, 5))
 let o = optimize(m, starts: 4, seed: 1)
-`, []string{"profile: points ", "/3 (", "/5 (", "optimize: starts ", "/4 ("}},
+let o1 = optimize(m, seed: 1)
+`, []string{"profile: points ", "/3 (", "/5 (", "optimize: starts ", "/4 (", "L-BFGS iterations, best log density ", "optimize: L-BFGS iteration ", ", log density ", ", gradient norm "}},
 		{"bke", kmltest.BKEData + `model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)

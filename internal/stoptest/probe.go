@@ -7,6 +7,13 @@
 // gets about a twentieth of a core, and 20 ms of work takes 0.4 s of wall
 // time; a test that allows 0.5 s judges a stop by the time it would have
 // taken with a core of its own: wall × share.
+//
+// The other tests of a stop (a cancelled kfold, a Ctrl-C in `kml run`)
+// count the work done after it instead: Await measures the processor time
+// this process used from the stop to the return, ChildCPU what a child
+// process used after a signal. That work, unlike the wall time, does not
+// grow with the load, so the bound can stay close to the promise on any
+// machine.
 package stoptest
 
 import (

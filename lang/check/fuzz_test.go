@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kml-lang/kml/internal/stoptest"
 	"github.com/kml-lang/kml/lang/check"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/grammar"
@@ -68,10 +69,16 @@ func FuzzParse(f *testing.F) {
 			grammar.Incomplete(src)
 			grammar.ParseExpr("fuzz.kml", src)
 		}()
+		// A hang is caught by wall time, loosely (a crowded machine runs
+		// this slowly); a slow input by the processor time it took.
+		cpu0 := stoptest.ProcessCPU()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("parsing and checking %q took more than 5 s", src)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("parsing and checking %q did not end in 2 minutes", src)
+		}
+		if cpu := stoptest.ProcessCPU() - cpu0; cpu > 5*time.Second {
+			t.Fatalf("parsing and checking %q took %v of processor time", src, cpu)
 		}
 	})
 }

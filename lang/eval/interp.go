@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kml-lang/kml/internal/relpath"
 	"github.com/kml-lang/kml/internal/sandbox"
@@ -51,6 +52,14 @@ type Options struct {
 	// ProgressTo, when set, is where the progress line is drawn instead
 	// of Stderr (a test passes a buffer standing for a terminal).
 	ProgressTo io.Writer
+	// OnProgress, when set, receives every drawing of the progress line,
+	// and the end of each line, as an event (the Go API's callback, see
+	// runtime/progress.Event), whether or not Progress draws the line.
+	OnProgress func(progress.Event)
+	// ProgressDelay is how long a computation runs before its line and
+	// its first event appear: 0 is the default second, a negative value
+	// no wait.
+	ProgressDelay time.Duration
 	// MaxMemory bounds the bytes of one dense result (a Gram matrix, a
 	// matrix product); default DefaultMemoryBudget, half the machine's memory.
 	MaxMemory int64
@@ -133,8 +142,16 @@ func New(opts Options) *Interpreter {
 		parsed:   map[string]*ast.File{},
 		imported: map[string]*Env{},
 	}
-	if opts.Progress {
-		in.progress = progress.New(in.ProgressWriter())
+	if opts.Progress || opts.OnProgress != nil {
+		var w io.Writer
+		if opts.Progress {
+			w = in.ProgressWriter()
+		}
+		in.progress = progress.New(w)
+		in.progress.Sink = opts.OnProgress
+		if opts.ProgressDelay != 0 {
+			in.progress.Delay = max(0, opts.ProgressDelay)
+		}
 	}
 	in.checker = &check.Checker{Universe: reg, Importer: importer{in}}
 	in.scope = check.NewScope(in.checker.Root())

@@ -151,6 +151,7 @@ func Pathfinder(ctx context.Context, th *eval.Thread, c *model.Compiled, s infer
 	t0 := clock()
 	full := s.WithDefaults()
 	task := progress.Start(ctx, "L-BFGS iterations (at most)", full.Paths*full.MaxIter)
+	defer task.Done() // on every return: a task left shown would tick on
 	s.Step = func() { task.Add(1) }
 	models, err := inference.NewModels(func() (inference.Model, error) { return c.NewDensity(th.Fork()), nil },
 		max(1, min(full.Paths, runtime.GOMAXPROCS(0))))

@@ -63,7 +63,7 @@ func startKernel(t *testing.T) (*client, <-chan error) {
 		port int
 	}{{c.shell, p[0]}, {c.control, p[1]}, {c.iopub, p[2]}, {c.hb, p[4]}} {
 		var err error
-		for try := 0; try < 50; try++ { // the kernel may not listen yet
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); { // the kernel may not listen yet
 			if err = s.sock.Dial(conn.endpoint(s.port)); err == nil {
 				break
 			}
@@ -89,7 +89,7 @@ func startKernel(t *testing.T) (*client, <-chan error) {
 // (seen once in .ci/run at load 0.7). As jupyter_client's wait_for_ready
 // does, it asks for kernel_info until that request's idle status arrives.
 func (c *client) waitIOPub() {
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		req := c.send(c.shell, "kernel_info_request", map[string]any{})
 		c.reply(c.shell, req, "kernel_info_reply")
 		for timeout := time.After(500 * time.Millisecond); ; {
@@ -151,7 +151,7 @@ func (c *client) reply(sock zmq4.Socket, req Header, want string) map[string]any
 		var content map[string]any
 		json.Unmarshal(m.Content, &content)
 		return content
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard, for a crowded machine
 		c.t.Fatalf("no %s", want)
 	}
 	return nil
@@ -175,7 +175,7 @@ func (c *client) output(req Header) []*Message {
 				return out
 			}
 			out = append(out, m)
-		case <-time.After(20 * time.Second):
+		case <-time.After(2 * time.Minute): // a hang guard, for a crowded machine
 			c.t.Fatalf("no idle status for %s", req.MsgType)
 		}
 	}
@@ -264,9 +264,9 @@ func TestKernel(t *testing.T) {
 		}
 	}
 
-	// A long fit: wait for its progress display, then interrupt it.
+	// A long fit (hours uncancelled, so it can only end by the interrupt):
+	// wait for its progress display, then interrupt it.
 	req = c.send(c.shell, "execute_request", map[string]any{"code": "model m {\n  mu ~ normal(0, 1)\n}\nlet p = sample(m, chains: 1, warmup: 1000000, draws: 1000000, seed: 1)"})
-	start := time.Now()
 	var display string // the progress display's id, once shown
 	for updated := false; !updated; {
 		select {
@@ -287,15 +287,15 @@ func TestKernel(t *testing.T) {
 				}
 				updated = true
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(2 * time.Minute): // shown after a second, drawn twice a second
 			t.Fatalf("no progress display and update from a long fit (display %q)", display)
 		}
 	}
 	ireq := c.send(c.control, "interrupt_request", map[string]any{})
 	c.reply(c.control, ireq, "interrupt_reply")
 	reply = c.reply(c.shell, req, "execute_reply")
-	if reply["status"] != "error" || reply["ename"] != "Interrupted" || time.Since(start) > 15*time.Second {
-		t.Errorf("interrupted cell: %v after %v", reply, time.Since(start))
+	if reply["status"] != "error" || reply["ename"] != "Interrupted" {
+		t.Errorf("interrupted cell: %v", reply)
 	}
 	c.output(req)
 	if _, out = c.execute("a"); out["execute_result"]["data"].(map[string]any)["text/plain"] != "20" {
@@ -311,7 +311,7 @@ func TestKernel(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Error("the kernel did not stop after shutdown_request")
 	}
 }

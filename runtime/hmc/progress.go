@@ -12,8 +12,9 @@ import (
 
 // progressBar is sample's line, drawn by the shared reporter in ctx (see
 // runtime/progress, which owns the drawing, throttling and erasing): first
-// the initialisation with its elapsed time, redrawn twice a second since
-// Pathfinder can take many seconds on a large model; then the iterations of
+// the initialisation with its elapsed time, which the reporter's Tick
+// redraws while Pathfinder runs (many seconds on a large model); then the
+// iterations of
 // all chains, split into warm-up and sampling, with the rate and the time
 // left. With no reporter in ctx it draws nothing; a nil *progressBar does
 // nothing either.
@@ -22,15 +23,14 @@ type progressBar struct {
 	warmTotal, drawTotal int64
 	warm                 atomic.Int64 // warm-up iterations done, of all chains
 	init, iter           *progress.Task
-	stopTick, tickDone   chan struct{}
 }
 
 func newProgressBar(ctx context.Context, chains, warmup, draws int) *progressBar {
 	return &progressBar{ctx: ctx, warmTotal: int64(chains * warmup), drawTotal: int64(chains * draws)}
 }
 
-// initialising shows the initialisation line and keeps its clock running
-// until initialised.
+// initialising shows the initialisation line, its clock kept running by
+// the reporter's Tick until initialised.
 func (p *progressBar) initialising(pathfinder bool) {
 	if p == nil {
 		return
@@ -42,34 +42,12 @@ func (p *progressBar) initialising(pathfinder bool) {
 	p.init = progress.StartLine(p.ctx, 0, func(_ int64, elapsed time.Duration) string {
 		return fmt.Sprintf("%s %s", what, progress.Duration(elapsed.Seconds()))
 	})
-	if p.init == nil {
-		return
-	}
-	p.stopTick, p.tickDone = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(p.tickDone)
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stopTick:
-				return
-			case <-t.C:
-				p.init.Add(0) // a redraw: the clock moved
-			}
-		}
-	}()
 }
 
 // initialised ends the initialisation line and starts the iterations'.
 func (p *progressBar) initialised() {
 	if p == nil || p.iter != nil {
 		return
-	}
-	if p.stopTick != nil {
-		close(p.stopTick)
-		<-p.tickDone
-		p.stopTick = nil
 	}
 	p.init.Done()
 	p.iter = progress.StartLine(p.ctx, int(p.warmTotal+p.drawTotal), p.line)

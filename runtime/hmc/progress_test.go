@@ -24,9 +24,10 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 }
 
 // reporting is a context carrying a reporter that draws on w at every
-// step, at once, for the computation "sample".
+// step, at once, and redraws twice a second between steps, for the
+// computation "sample".
 func reporting(w *lockedBuffer) context.Context {
-	r := &progress.Reporter{W: w, Now: time.Now}
+	r := &progress.Reporter{W: w, Now: time.Now, Tick: 500 * time.Millisecond}
 	return progress.With(context.Background(), r, "sample")
 }
 
@@ -57,11 +58,19 @@ func TestProgressInitialising(t *testing.T) {
 	var buf lockedBuffer
 	p := newProgressBar(reporting(&buf), 1, 1, 1)
 	p.initialising(true)
-	time.Sleep(1200 * time.Millisecond) // two ticks
+	// Two ticks, however late a crowded machine runs them.
+	count := func() int {
+		buf.mu.Lock()
+		defer buf.mu.Unlock()
+		return strings.Count(buf.b.String(), "sample: initialising (Pathfinder) ")
+	}
+	for end := time.Now().Add(time.Minute); count() < 2 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	p.finish()
 	out := buf.b.String()
 	if n := strings.Count(out, "sample: initialising (Pathfinder) "); n < 2 {
-		t.Errorf("%d initialisation lines, want the clock redrawn:\n%q", n, out)
+		t.Errorf("%d initialisation lines in a minute, want the clock redrawn:\n%q", n, out)
 	}
 	if !strings.HasSuffix(out, "\r\033[K") {
 		t.Errorf("not erased: %q", out)

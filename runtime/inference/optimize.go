@@ -61,7 +61,9 @@ type Result struct {
 // each start, in parallel, and keeps the best. A start whose log density is
 // not finite at its initial point redraws it, up to InitTries times, as Stan
 // does. A cancelled ctx stops every start and Maximize returns ctx.Err().
-// Several starts are counted as "starts" on ctx's progress reporter.
+// ctx's progress reporter shows the iterations, log density and gradient
+// norm of one start from its first evaluation, or the starts done and the
+// iterations of several (optprogress.go).
 func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*Result, error) {
 	if s.Starts <= 0 {
 		s.Starts = 1
@@ -84,15 +86,12 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 		panic(fmt.Sprintf("inference: Init and Fixed need %d values", dim))
 	}
 	res := &Result{Starts: make([]StartResult, s.Starts)}
-	var task *progress.Task
-	if s.Starts > 1 {
-		task = progress.Start(ctx, "starts", s.Starts)
-	}
+	prog := startOptProgress(ctx, s.Starts)
 	panics := ForEach(objs, s.Starts, func(k int, o Model) {
-		defer task.Add(1)
-		res.Starts[k] = runStart(ctx, o, k, s)
+		defer prog.done()
+		res.Starts[k] = runStart(ctx, o, k, s, prog.recorder())
 	})
-	task.Done()
+	prog.end()
 	for k, err := range panics {
 		if err != nil {
 			res.Starts[k] = StartResult{Err: err, Value: math.NaN()}
@@ -126,8 +125,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	return res, nil
 }
 
-// runStart optimises from start k over the free coordinates.
-func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
+// runStart optimises from start k over the free coordinates; rec, when
+// not nil, records its evaluations and iterations (the progress line).
+func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Recorder) StartResult {
 	dim := o.Dim()
 	rnd := rng.New(s.Seed, rng.OptimizeStart.Index(k))
 	grad := make([]float64, dim)
@@ -201,6 +201,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings) StartResult {
 		GradientThreshold: s.GradTol,
 		MajorIterations:   s.MaxIterations,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
+		Recorder:          rec,
 	}
 	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
 	if ctx.Err() != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // Collection returns count rbf lengthscales log-spaced from the 5%
@@ -60,6 +61,11 @@ func MMDAggregateTest(ctx context.Context, x, y *mat.Dense, s Settings) (Result,
 	if s.Bandwidths <= 0 {
 		s.Bandwidths = 10
 	}
+	// One line for the whole test, from its start: every kernel's
+	// permutations count on it (its Gram matrices can take minutes).
+	task := progress.Start(ctx, "permutations", s.Bandwidths*s.Permutations)
+	defer task.Done()
+	ctx = task.Nest(ctx)
 	probe, err := kernels.NewRBF([]float64{1})
 	if err != nil {
 		return Result{}, err
@@ -176,6 +182,16 @@ func HSICAggregateTest(ctx context.Context, x, y *mat.Dense, method Method, s Se
 	if err := checkPaired(x, y, s.Estimator); err != nil {
 		return Result{}, err
 	}
+	// One line from the start, through the Gram matrices of every
+	// bandwidth: the permutations, or the kernel pairs of "gamma".
+	var task *progress.Task
+	if method == Gamma {
+		task = progress.Start(ctx, "kernel pairs", s.Bandwidths*s.Bandwidths)
+	} else {
+		task = progress.Start(ctx, "permutations", s.Permutations)
+	}
+	defer task.Done()
+	ctx = task.Nest(ctx)
 	ex, err := Collection(x, s.Bandwidths, s.Seed)
 	if err != nil {
 		return Result{}, fmt.Errorf("x: %w", err)
@@ -216,6 +232,10 @@ func HSICAggregateTest(ctx context.Context, x, y *mat.Dense, method Method, s Se
 			}
 			_, res.PValues[i] = hsicGamma(kg, lg, n)
 			minp = math.Min(minp, res.PValues[i])
+			task.Add(1)
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
 		}
 		nk := float64(len(res.PValues))
 		res.Statistic, res.PValue = minp, math.Min(1, nk*minp)

@@ -43,7 +43,7 @@ func exactLabelNull(ctx context.Context, f *exactForms, m int, s Settings) (floa
 			return 0, nil, err
 		}
 		all = append(all, st...)
-		task.Add(len(ids))
+		task.Add(len(ids) - max(0, -lo)) // the samples as given are no permutation
 	}
 	return all[0], all[1:], nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,7 +35,12 @@ func levelCases() []levelCase {
 	const perms = 99
 	choices := []Choice{ChoiceGiven, ChoiceMedian, ChoiceBKL, ChoiceAggregate}
 	reps := func(c Choice) int {
-		if c == ChoiceBKL || c == ChoiceAggregate {
+		switch {
+		case c == ChoiceBKL && os.Getenv("KML_LONG") == "":
+			// 13 s of CPU at 150: TestBKLLevelUnderTheNull is BKL's
+			// level check, under KML_LONG.
+			return 40
+		case c == ChoiceBKL || c == ChoiceAggregate:
 			return 150
 		}
 		return 300
@@ -116,8 +122,12 @@ func levelCases() []levelCase {
 // α = 0.05 within three standard errors when the null holds (P = Q, or x
 // and y independent), over seeded replications: 300 for the fast variants
 // (SE 0.0126, so the band is 0.05 ± 0.038) and 150 for BKL and the
-// aggregate tests (SE 0.0178, band ± 0.053). Each variant has its own
-// stream, and the variants run in parallel.
+// aggregate tests (SE 0.0178, band ± 0.053). BKL's choice is the slow
+// part (13 s of CPU at 150 replications): it gets 40 (SE 0.0345, band
+// ± 0.103, which still catches a test that rejects a fifth of the time)
+// unless KML_LONG is set, which also runs TestBKLLevelUnderTheNull, its
+// 200-replication check. Each variant has its own stream, and the
+// variants run in parallel.
 func TestLevelUnderTheNull(t *testing.T) {
 	const alpha = 0.05
 	for i, tc := range levelCases() {

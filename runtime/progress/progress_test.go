@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -16,6 +17,7 @@ func TestLine(t *testing.T) {
 	now := time.Unix(0, 0)
 	r := New(&buf)
 	r.Now = func() time.Time { return now }
+	r.Tick = 0 // only the steps draw
 	ctx := With(context.Background(), r, "mmd_test")
 	task := Start(ctx, "permutations", 100)
 	task.Add(10)
@@ -64,6 +66,7 @@ func TestStartLine(t *testing.T) {
 	now := time.Unix(0, 0)
 	r := New(&buf)
 	r.Now = func() time.Time { return now }
+	r.Tick = 0 // only the steps draw
 	ctx := With(context.Background(), r, "sample")
 	task := StartLine(ctx, 10, func(done int64, elapsed time.Duration) string {
 		return "custom " + Duration(float64(done)) + " " + Duration(elapsed.Seconds())
@@ -94,6 +97,7 @@ func TestLastStepDrawn(t *testing.T) {
 	now := time.Unix(0, 0)
 	r := New(&buf)
 	r.Now = func() time.Time { return now }
+	r.Tick = 0 // only the steps draw
 	ctx := With(context.Background(), r, "tune")
 	task := Start(ctx, "candidates", 4)
 	now = now.Add(2 * time.Second)
@@ -102,5 +106,125 @@ func TestLastStepDrawn(t *testing.T) {
 	task.Add(1)
 	if want := "\r\033[Ktune: candidates 4/4 (100%)  0s left"; !strings.HasSuffix(buf.String(), want) {
 		t.Fatalf("last line %q, want it to end with %q", buf.String(), want)
+	}
+}
+
+// syncBuffer is a buffer the ticker and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls until cond holds, for at most a minute (a crowded machine
+// runs the ticker late); it reports whether cond came to hold.
+func waitFor(cond func() bool) bool {
+	for end := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTickBeforeTheFirstStep: a task none of whose steps has ended shows
+// its line, with the time it has run, once Delay has passed (the fake
+// clock), drawn by the ticker alone; the ticker stops at Done.
+func TestTickBeforeTheFirstStep(t *testing.T) {
+	var buf syncBuffer
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	r := New(&buf)
+	r.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	r.Tick = time.Millisecond
+	ctx := With(context.Background(), r, "mmd_test")
+	task := Start(ctx, "permutations", 100)
+	time.Sleep(20 * time.Millisecond) // ticks before Delay draw nothing
+	if s := buf.String(); s != "" {
+		t.Fatalf("drawn before the delay: %q", s)
+	}
+	mu.Lock()
+	now = now.Add(3 * time.Second)
+	mu.Unlock()
+	want := "\r\033[Kmmd_test: permutations 0/100 (0%)  3s"
+	if !waitFor(func() bool { return strings.Contains(buf.String(), want) }) {
+		t.Fatalf("no %q in a minute: %q", want, buf.String())
+	}
+	task.Done()
+	end := buf.String()
+	if !strings.HasSuffix(end, "\r\033[K") {
+		t.Fatalf("not erased: %q", end)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if buf.String() != end {
+		t.Fatalf("drawn after Done: %q", buf.String()[len(end):])
+	}
+}
+
+// TestNest: a task started under Nest's context counts its steps on the
+// nesting task's line as well; its own line is not drawn.
+func TestNest(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(0, 0)
+	r := New(&buf)
+	r.Now = func() time.Time { return now }
+	r.Tick, r.Delay, r.Every = 0, 0, 0
+	ctx := With(context.Background(), r, "mmd_test")
+	outer := Start(ctx, "permutations", 30)
+	for range 3 {
+		inner := Start(outer.Nest(ctx), "inner permutations", 10)
+		for range 10 {
+			inner.Add(1)
+		}
+		inner.Done()
+	}
+	if got := buf.String(); strings.Contains(got, "inner") || !strings.HasSuffix(got, "mmd_test: permutations 30/30 (100%)  0s left") {
+		t.Fatalf("lines %q", got)
+	}
+	outer.Done()
+	var none *Task
+	if none.Nest(ctx) != ctx {
+		t.Fatal("a nil task's Nest changed ctx")
+	}
+}
+
+// TestSink: every drawing reaches Sink as an Event with the counts, the
+// elapsed time and the line, and so does the end; with no W nothing is
+// written anywhere else.
+func TestSink(t *testing.T) {
+	var events []Event
+	now := time.Unix(0, 0)
+	r := New(nil)
+	r.Now = func() time.Time { return now }
+	r.Tick = 0
+	r.Sink = func(e Event) { events = append(events, e) }
+	ctx := With(context.Background(), r, "kfold")
+	task := Start(ctx, "fits", 4)
+	task.Add(1) // before Delay: not drawn
+	now = now.Add(2 * time.Second)
+	task.Add(1)
+	task.Done()
+	want := []Event{
+		{Name: "kfold", What: "fits", Done: 2, Total: 4, Elapsed: 2 * time.Second, Line: "fits 2/4 (50%)  2s left"},
+		{Name: "kfold", What: "fits", Done: 2, Total: 4, Elapsed: 2 * time.Second, Line: "fits 2/4 (50%)  2s left", End: true},
+	}
+	if len(events) != len(want) {
+		t.Fatalf("events %+v, want %+v", events, want)
+	}
+	for i := range want {
+		if events[i] != want[i] {
+			t.Errorf("event %d: %+v, want %+v", i, events[i], want[i])
+		}
 	}
 }
