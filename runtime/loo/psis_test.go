@@ -11,34 +11,47 @@ import (
 	"testing"
 )
 
-// TestSelectLargest checks the quickselect against a full sort, with ties.
-func TestSelectLargest(t *testing.T) {
+// TestLargest checks the tail selection against R's order(): a stable
+// sort of all the values, whose last m indices are the tail in order, with
+// many ties (also across the tail's edge), and the cutoff against the
+// largest value left out.
+func TestLargest(t *testing.T) {
 	r := rand.New(rand.NewPCG(36, 1))
-	for trial := 0; trial < 200; trial++ {
-		S := 5 + r.IntN(300)
+	sc := &scratch{}
+	for trial := 0; trial < 210; trial++ {
+		// Short vectors select every value; long ones (S ≥ 1024, m ≤ S/8)
+		// gather above a sampled threshold first. Values are drawn from
+		// few levels (many ties) or continuous, and sometimes sorted (the
+		// sample then sees a trend).
+		S, m := 5+r.IntN(300), 0
+		if trial%2 == 1 {
+			S = 1024 + r.IntN(4000)
+			m = 1 + r.IntN(S/8)
+		} else {
+			m = 1 + r.IntN(S-1)
+		}
 		v := make([]float64, S)
+		levels := 1 + r.IntN(3000)
 		for i := range v {
-			v[i] = float64(r.IntN(40)) // many ties
-		}
-		m := 1 + r.IntN(S-1)
-		idx := make([]int, S)
-		for i := range idx {
-			idx[i] = i
-		}
-		selectLargest(idx, v, m)
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		low := math.Inf(-1)
-		for _, i := range idx[:S-m] {
-			low = math.Max(low, v[i])
-		}
-		for _, i := range idx[S-m:] {
-			if v[i] < low {
-				t.Fatalf("S=%d m=%d: tail value %v below a kept value %v", S, m, v[i], low)
+			v[i] = float64(r.IntN(levels))
+			if trial%3 == 0 {
+				v[i] = r.NormFloat64()
 			}
 		}
-		if low != sorted[S-m-1] {
-			t.Fatalf("S=%d m=%d: cutoff %v, sorted %v", S, m, low, sorted[S-m-1])
+		if trial%7 == 0 {
+			slices.Sort(v)
+		}
+		order := make([]int, S)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+		top, below := largest(v, m, sc)
+		if !slices.Equal(top, order[S-m:]) {
+			t.Fatalf("S=%d m=%d: tail %v, R's order gives %v", S, m, top, order[S-m:])
+		}
+		if want := v[order[S-m-1]]; below != want {
+			t.Fatalf("S=%d m=%d: cutoff %v, sorted %v", S, m, below, want)
 		}
 	}
 }
@@ -113,28 +126,6 @@ func TestComputeRefusesNonFinite(t *testing.T) {
 		_, err := Compute(context.Background(), ll, 1, 1, nil)
 		if err == nil || err.Error() != "observation 2: the log likelihood at draw 2 is "+fmt.Sprint(bad) {
 			t.Errorf("%v: got %v", bad, err)
-		}
-	}
-}
-
-// TestSortStable: sortStable orders a tail as slices.SortStableFunc does,
-// ties in their order as selected, on values with many ties (NUTS repeats
-// a draw when it rejects a proposal, so equal ratios are common).
-func TestSortStable(t *testing.T) {
-	r := rand.New(rand.NewPCG(36, 9))
-	sc := &scratch{}
-	for range 200 {
-		n := 1 + r.IntN(300)
-		lw := make([]float64, 1000)
-		for i := range lw {
-			lw[i] = float64(r.IntN(20))
-		}
-		top := r.Perm(len(lw))[:n]
-		want := slices.Clone(top)
-		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(lw[a], lw[b]) })
-		sortStable(top, lw, sc)
-		if !slices.Equal(top, want) {
-			t.Fatalf("n %d: %v, want %v", n, top, want)
 		}
 	}
 }
