@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kml-lang/kml/runtime/internal/fastexp"
 )
 
 // Estimate is a sum over the observations and its standard error,
@@ -152,9 +154,16 @@ func normaliser(lw, ll []float64, top []int, lo, hi float64, sc *scratch) float6
 		inTail[s] = true
 	}
 	E := math.Exp(lo - hi)
+	// The exponentials in one vectorised call (fastexp: within 3e-16 of
+	// math.Exp, with x − hi rounded once as here): 40 million for 4,000
+	// draws of 10,000 observations, a quarter of loo's time one by one.
+	if cap(sc.e) < len(ll) {
+		sc.e = make([]float64, len(ll))
+	}
+	es := sc.e[:len(ll)]
+	fastexp.Exps(es, ll, 1, -hi)
 	sumL, sumW := 0.0, 0.0
-	for s, x := range ll {
-		e := math.Exp(x - hi)
+	for s, e := range es {
 		sumL += e
 		if inTail[s] {
 			sumW += math.Exp(lw[s] - mx)

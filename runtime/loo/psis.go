@@ -28,6 +28,7 @@ type scratch struct {
 	sel  []float64
 	cand []int
 	eqs  []int
+	e    []float64
 	x    []float64
 	in   []bool
 	keys []sortKey
