@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,7 @@ import (
 // the granted directories; a file opened by that path afterwards could be
 // reached through a directory another process swapped for a link to the
 // outside in between (8 reads and 2 writes outside in a test of issue 38).
-// ReadFile and WriteFile therefore do the I/O through an os.Root of the
+// ReadFile and every write (write.go) therefore do the I/O through an os.Root of the
 // granted directory: every component is opened relative to the one before
 // it, and a link that leads out of the root is an error, whatever changes
 // between the check and the open.
@@ -73,42 +71,6 @@ func (s *Sandbox) ReadFileLimit(base, path string, limit int64) ([]byte, error) 
 		return nil, tooLarge(path, int64(len(data)), limit)
 	}
 	return data, nil
-}
-
-// WriteFile writes data to path (relative to base) inside the granted
-// directories, through a temporary file in the same directory and a rename,
-// both through the directory's root: a failed write leaves nothing
-// half-written and no link swapped in after the check leads outside.
-func (s *Sandbox) WriteFile(base, path string, data []byte) error {
-	real, err := s.WritePath(base, path)
-	if err != nil {
-		return err
-	}
-	afterCheck()
-	r, rel, err := s.rootOf(real)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp"+hex.EncodeToString(suffix[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return s.ioError(path, err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmp, rel)
-	}
-	if err != nil {
-		r.Remove(tmp)
-		return s.ioError(path, err)
-	}
-	return nil
 }
 
 // afterCheck runs between the check and the I/O; a test sets it to swap a

@@ -142,32 +142,3 @@ func absUnder(base, path string) string {
 	}
 	return abs
 }
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failed write leaves nothing half-written. Its
-// errors name the file relative to the working directory.
-func WriteFileAtomic(path string, data []byte) error {
-	return relpath.Err(writeFileAtomic(path, data))
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return os.Rename(name, path)
-}
