@@ -1,11 +1,13 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -365,5 +367,27 @@ func TestBurstOfChanges(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// TestExitLeavesNoReader: a session that exits with 1,000 more messages
+// coming ends its reading goroutine, which waited for ever to hand the
+// 257th on (one goroutine left per such session in an embedder).
+func TestExitLeavesNoReader(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var in bytes.Buffer
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	for range 1000 {
+		fmt.Fprintf(&in, "Content-Length: 2\r\n\r\n{}")
+	}
+	if err := Serve(Config{Registry: builtins, In: &in, Out: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d goroutines after the session, %d before", runtime.NumGoroutine(), before)
+		}
 	}
 }
