@@ -89,6 +89,11 @@ func (s *Sandbox) create(ctx context.Context, r *os.Root, rel, path string) (*Fi
 	if fi, err := r.Lstat(rel); err == nil && fi.IsDir() {
 		w.close()
 		return nil, fmt.Errorf("%s is a directory", path)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		// The rename would replace a device, a FIFO or a socket (as
+		// root, /dev/null itself) with a regular file.
+		w.close()
+		return nil, fmt.Errorf("%s is not a regular file (a device, a FIFO or a socket); only a regular file is replaced", path)
 	}
 	if w.dir, err = r.Open(filepath.Dir(rel)); err != nil {
 		w.close()

@@ -263,3 +263,21 @@ func TestKilledWriteLeavesNothing(t *testing.T) {
 		t.Errorf("a killed write left %v", names)
 	}
 }
+
+// TestWriteRefusesNonRegular: a FIFO (as a device would be, /dev/null for
+// a script run as root with --allow /) is not replaced by a regular file.
+func TestWriteRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "p.csv")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	s := NewSandbox(dir)
+	err := s.WriteFile(context.Background(), dir, "p.csv", []byte("x\n"))
+	if err == nil || !strings.Contains(err.Error(), "p.csv is not a regular file") {
+		t.Errorf("writing over a FIFO: %v", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+	}
+}
