@@ -113,5 +113,16 @@ func (s *Sandbox) ioError(path string, err error) error {
 }
 
 func tooLarge(path string, n, limit int64) error {
-	return fmt.Errorf("%s: %d bytes, more than the %d this file may have", path, n, limit)
+	return &TooLargeError{Path: path, Size: n, Limit: limit}
+}
+
+// TooLargeError is ReadFileLimit's error for a file over its limit: Size
+// bytes (or at least Size, for a file that grew while read).
+type TooLargeError struct {
+	Path        string
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %d bytes, more than the %d this file may have", e.Path, e.Size, e.Limit)
 }

@@ -93,7 +93,13 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("missing", `missing must be "error" or "drop", got %q`, missing)
 	}
 	in := a.Th.Interp()
-	data, err := in.Sandbox().ReadFile(in.BaseDir(), path)
+	// The file is held in memory while it is parsed: one larger than the
+	// memory budget is refused before a byte is read (a sparse file of
+	// terabytes read until the process died).
+	data, err := in.Sandbox().ReadFileLimit(in.BaseDir(), path, in.MemoryBudget())
+	if big := (*sandbox.TooLargeError)(nil); errors.As(err, &big) {
+		return nil, a.Errorf("path", "%s is %s, more than the memory budget of %s (--max-memory)", path, eval.FormatBytes(float64(big.Size)), eval.FormatBytes(float64(big.Limit)))
+	}
 	if err != nil {
 		if near := in.NearbyFile(in.BaseDir(), path); near != "" {
 			return nil, a.Errorf("path", "%v; did you mean %q?", err, near)

@@ -133,3 +133,22 @@ func TestReadCSVHints(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCSVHugeFile: a file larger than the memory budget is refused
+// before it is read (a sparse file of terabytes was read until the process
+// died), naming its size and the budget.
+func TestReadCSVHugeFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(64 << 30) // sparse: nothing is written
+	f.Close()
+	var out strings.Builder
+	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{dir}, BaseDir: dir, MaxMemory: 64 << 20})
+	_, err = in.Eval("t.kml", `read_csv("huge.csv")`)
+	if err == nil || !strings.Contains(err.Error(), "huge.csv is 64 GB, more than the memory budget of 64 MB (--max-memory)") {
+		t.Errorf("reading a 64 GiB file: %v", err)
+	}
+}
