@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,19 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: %d bytes, more than the %d this file may have", e.Path, e.Size, e.Limit)
+	return fmt.Sprintf("%s: %s, more than the %s this file may have", e.Path, sizeText(e.Size), sizeText(e.Limit))
+}
+
+// sizeText is n bytes in the largest binary unit that keeps it at least 1.
+func sizeText(n int64) string {
+	x, units := float64(n), []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for x >= 1024 && i < len(units)-1 {
+		x /= 1024
+		i++
+	}
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f %s", x, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", x, units[i])
 }
