@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -375,8 +374,8 @@ func (s *server) definition(d *document, a *analysis, line, col int, _ position)
 	t := a.at(line, col)
 	if t.import_ != nil {
 		path := resolveImport(a.path, t.import_.Path.Value)
-		if _, err := os.Stat(path); err != nil {
-			return nil, nil
+		if _, err := a.sb.ReadPath(filepath.Dir(a.path), t.import_.Path.Value); err != nil {
+			return nil, nil // missing, or outside the document's directory
 		}
 		return []location{{URI: pathToURI(path)}}, nil
 	}
