@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func TestSwappedLinkRace(t *testing.T) {
 				t.Fatalf("round %d read %q through the swapped link", i, data)
 			}
 		}
-		if err := s.WriteFile(inside, "d/w.txt", []byte("x")); err == nil {
+		if err := s.WriteFile(context.Background(), inside, "d/w.txt", []byte("x")); err == nil {
 			writes++
 		}
 	}
@@ -108,7 +109,7 @@ func TestSwapBetweenCheckAndOpen(t *testing.T) {
 		t.Errorf("a read through the link swapped in after the check succeeded: %q", data)
 	}
 	unswap()
-	if err := s.WriteFile(inside, "d/w.txt", []byte("x")); err == nil {
+	if err := s.WriteFile(context.Background(), inside, "d/w.txt", []byte("x")); err == nil {
 		t.Error("a write through the link swapped in after the check succeeded")
 	}
 	unswap()

@@ -1,11 +1,10 @@
 package sandbox
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // the granted directories; a file opened by that path afterwards could be
 // reached through a directory another process swapped for a link to the
 // outside in between (8 reads and 2 writes outside in a test of issue 38).
-// ReadFile and WriteFile therefore do the I/O through an os.Root of the
+// ReadFile and every write (write.go) therefore do the I/O through an os.Root of the
 // granted directory: every component is opened relative to the one before
 // it, and a link that leads out of the root is an error, whatever changes
 // between the check and the open.
@@ -75,42 +74,6 @@ func (s *Sandbox) ReadFileLimit(base, path string, limit int64) ([]byte, error) 
 	return data, nil
 }
 
-// WriteFile writes data to path (relative to base) inside the granted
-// directories, through a temporary file in the same directory and a rename,
-// both through the directory's root: a failed write leaves nothing
-// half-written and no link swapped in after the check leads outside.
-func (s *Sandbox) WriteFile(base, path string, data []byte) error {
-	real, err := s.WritePath(base, path)
-	if err != nil {
-		return err
-	}
-	afterCheck()
-	r, rel, err := s.rootOf(real)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp"+hex.EncodeToString(suffix[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return s.ioError(path, err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmp, rel)
-	}
-	if err != nil {
-		r.Remove(tmp)
-		return s.ioError(path, err)
-	}
-	return nil
-}
-
 // afterCheck runs between the check and the I/O; a test sets it to swap a
 // directory for a link exactly there.
 var afterCheck = func() {}
@@ -151,5 +114,30 @@ func (s *Sandbox) ioError(path string, err error) error {
 }
 
 func tooLarge(path string, n, limit int64) error {
-	return fmt.Errorf("%s: %d bytes, more than the %d this file may have", path, n, limit)
+	return &TooLargeError{Path: path, Size: n, Limit: limit}
+}
+
+// TooLargeError is ReadFileLimit's error for a file over its limit: Size
+// bytes (or at least Size, for a file that grew while read).
+type TooLargeError struct {
+	Path        string
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %s, more than the %s this file may have", e.Path, sizeText(e.Size), sizeText(e.Limit))
+}
+
+// sizeText is n bytes in the largest binary unit that keeps it at least 1.
+func sizeText(n int64) string {
+	x, units := float64(n), []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for x >= 1024 && i < len(units)-1 {
+		x /= 1024
+		i++
+	}
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f %s", x, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", x, units[i])
 }

@@ -76,15 +76,55 @@ func (s *Sandbox) ReadPath(base, path string) (string, error) {
 	abs := absUnder(base, path)
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		// A dangling link to the outside is refused as a link to an
+		// outside file is, so that the answer tells nothing of what
+		// exists there; the error never prints where a link leads.
+		if !s.inside(followMissing(abs, 0)) {
+			return "", s.refuse(path)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: no such file", path)
 		}
-		return "", fmt.Errorf("%s: %v", path, err)
+		return "", fmt.Errorf("%s: %v", path, bareError(err))
 	}
 	if !s.inside(real) {
 		return "", s.refuse(path)
 	}
 	return real, nil
+}
+
+// followMissing is where abs leads through links when it cannot be
+// resolved (its file, or a link's target, does not exist): each existing
+// directory resolved, each link followed, as far as they go.
+func followMissing(abs string, depth int) string {
+	if depth > 40 { // a loop of links
+		return abs
+	}
+	dir := filepath.Dir(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	} else if dir != abs {
+		dir = followMissing(dir, depth+1)
+	}
+	p := filepath.Join(dir, filepath.Base(abs))
+	target, err := os.Readlink(p)
+	if err != nil {
+		return p
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	return followMissing(filepath.Clean(target), depth+1)
+}
+
+// bareError is err without the path a *fs.PathError names, which may be
+// a link's target outside the grant.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Siblings lists the names of the files in path's directory (resolved
@@ -122,7 +162,12 @@ func (s *Sandbox) WritePath(base, path string) (string, error) {
 	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		target, err := filepath.EvalSymlinks(real)
 		if err != nil {
-			return "", fmt.Errorf("%s: %v", path, err)
+			// A dangling link: written through if it leads inside,
+			// refused alike whether or not an outside target exists.
+			target = followMissing(real, 0)
+			if s.inside(target) && !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: %v", path, bareError(err))
+			}
 		}
 		real = target
 	}
@@ -141,33 +186,4 @@ func absUnder(base, path string) string {
 		return filepath.Clean(path)
 	}
 	return abs
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failed write leaves nothing half-written. Its
-// errors name the file relative to the working directory.
-func WriteFileAtomic(path string, data []byte) error {
-	return relpath.Err(writeFileAtomic(path, data))
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return os.Rename(name, path)
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,57 @@ func TestOutsideIsRefusedAndDirsListedOnce(t *testing.T) {
 	}
 	if _, err := s.ReadPath(inside, "link.txt"); err == nil {
 		t.Error("reading through a link to outside the grant was allowed")
+	}
+}
+
+// TestDanglingLinksTellNothing: a link to a missing file outside the grant
+// is refused exactly as a link to an existing one, for reading and for
+// writing, and no error prints where a link leads (issue 38: the error
+// printed the absolute target and so told whether it existed). A dangling
+// link that leads inside reads as a missing file and is written through.
+func TestDanglingLinksTellNothing(t *testing.T) {
+	root := t.TempDir()
+	inside := filepath.Join(root, "in")
+	os.Mkdir(inside, 0o755)
+	os.WriteFile(filepath.Join(root, "exists.txt"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(root, "exists.txt"), filepath.Join(inside, "to-existing"))
+	os.Symlink(filepath.Join(root, "missing.txt"), filepath.Join(inside, "to-missing"))
+	os.Symlink("../nodir/missing.txt", filepath.Join(inside, "to-missing-dir"))
+	os.Symlink("here.txt", filepath.Join(inside, "to-inside"))
+	s := NewSandbox(inside)
+	refusal := func(err error) string {
+		if err == nil {
+			return "<nil>"
+		}
+		return strings.Replace(err.Error(), "to-existing", "LINK", 1)
+	}
+	for _, op := range []struct {
+		name string
+		f    func(string) (string, error)
+	}{{"read", func(p string) (string, error) { return s.ReadPath(inside, p) }},
+		{"write", func(p string) (string, error) { return s.WritePath(inside, p) }}} {
+		_, errExisting := op.f("to-existing")
+		want := refusal(errExisting)
+		if !strings.Contains(want, "outside the directories") {
+			t.Fatalf("%s through a link to an outside file: %v", op.name, errExisting)
+		}
+		for _, link := range []string{"to-missing", "to-missing-dir"} {
+			_, err := op.f(link)
+			if got := strings.Replace(refusal(err), link, "LINK", 1); got != want {
+				t.Errorf("%s %s: %q\nwant the same refusal as for an existing target: %q", op.name, link, got, want)
+			}
+			if err != nil && strings.Contains(err.Error(), root+string(filepath.Separator)+"missing") {
+				t.Errorf("%s %s: the error names the link's target: %v", op.name, link, err)
+			}
+		}
+	}
+	if _, err := s.ReadPath(inside, "to-inside"); err == nil || err.Error() != "to-inside: no such file" {
+		t.Errorf("reading a dangling link inside: %v", err)
+	}
+	if err := s.WriteFile(context.Background(), inside, "to-inside", []byte("y")); err != nil {
+		t.Errorf("writing through a dangling link inside: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(inside, "here.txt")); string(b) != "y" {
+		t.Errorf("the write through the link gave %q", b)
 	}
 }

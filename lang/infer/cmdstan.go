@@ -138,6 +138,14 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 			b.Write(num)
 		}
 		b.WriteByte('\n')
+		// Handed on as it grows: w may be a file that stops at an
+		// interrupt (internal/sandbox), and nothing here is held whole.
+		if b.Len() >= 64<<10 {
+			if _, err := w.Write(b.Bytes()); err != nil {
+				return err
+			}
+			b.Reset()
+		}
 	}
 	// KML times the run, not each phase of each chain: the total is the
 	// run's wall time and the split is by iterations.

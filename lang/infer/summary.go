@@ -126,11 +126,15 @@ func writeCSV(w io.Writer, names []string, values [][][]float64, r *hmc.Result) 
 			}
 			b.WriteString("," + f(ch.LP[i]) + "," + f(ch.AcceptStat[i]) + "," + f(ch.StepSize[i]) + "," +
 				strconv.Itoa(ch.TreeDepth[i]) + "," + strconv.Itoa(ch.NLeapfrog[i]) + "," + div + "," + f(ch.Energy[i]) + "\n")
+			// Handed on as it grows: w may be a file that stops at
+			// an interrupt (internal/sandbox).
+			if b.Len() >= 64<<10 {
+				if _, err := w.Write(b.Bytes()); err != nil {
+					return err
+				}
+				b.Reset()
+			}
 		}
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return err
-		}
-		b.Reset()
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/kml-lang/kml/internal/sandbox"
 )
 
 // Spec is a kernelspec's kernel.json.
@@ -75,5 +77,5 @@ func Install(kernels string, spec Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, os.WriteFile(filepath.Join(dir, "kernel.json"), append(data, '\n'), 0o644)
+	return dir, sandbox.WriteFileAtomic(filepath.Join(dir, "kernel.json"), append(data, '\n'))
 }

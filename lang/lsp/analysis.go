@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/assist"
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/check"
@@ -71,30 +72,38 @@ type analysis struct {
 	text *text
 	file *ast.File
 	top  *check.Scope
+	sb   *sandbox.Sandbox // what the document may import: its directory
 }
 
 func analyze(reg *eval.Registry, path string, t *text) *analysis {
 	f, _ := grammar.Parse(path, t.src)
-	c := &check.Checker{Universe: reg, Importer: &fileImporter{parsed: map[string]*ast.File{}}}
+	sb := sandbox.NewSandbox(filepath.Dir(path))
+	c := &check.Checker{Universe: reg, Importer: &fileImporter{parsed: map[string]*ast.File{}, sb: sb}}
 	top := check.NewScope(c.Root())
 	c.File(f, top) // errors are the diagnostics' business
-	return &analysis{reg: reg, path: path, text: t, file: f, top: top}
+	return &analysis{reg: reg, path: path, text: t, file: f, top: top, sb: sb}
 }
 
 // fileImporter reads imported files relative to the importing one, so
 // that their names, with positions in them, reach the importing file's
-// scope. It only reads: the sandbox of `kml check` applies to diagnostics.
-type fileImporter struct{ parsed map[string]*ast.File }
+// scope. It reads as `kml check` and the diagnostics do, inside the
+// document's directory: an import from outside it, refused there, gave
+// hover and go-to-definition the outside file's names (issue 38).
+type fileImporter struct {
+	parsed map[string]*ast.File
+	sb     *sandbox.Sandbox
+}
 
 func (im *fileImporter) Import(pos ast.Pos, path string) (string, *ast.File, error) {
 	real := resolveImport(pos.File, path)
 	if f, ok := im.parsed[real]; ok {
 		return real, f, nil
 	}
-	src, err := eval.ReadSource(real)
+	data, err := im.sb.ReadFileLimit(filepath.Dir(pos.File), path, eval.MaxSource)
 	if err != nil {
 		return "", nil, err
 	}
+	src := string(data)
 	f, _ := grammar.Parse(real, src)
 	im.parsed[real] = f
 	return real, f, nil

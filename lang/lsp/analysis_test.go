@@ -111,3 +111,35 @@ func TestServesItsRegistry(t *testing.T) {
 		t.Errorf("diagnostics with the library's registry: %+v", diags)
 	}
 }
+
+// TestOutsideImportUnread: an import from outside the document's directory,
+// refused by the diagnostics as by kml check, gives hover and
+// go-to-definition nothing of the outside file either (issue 38: they read
+// it), directly or through a link.
+func TestOutsideImportUnread(t *testing.T) {
+	top := t.TempDir()
+	in, out := filepath.Join(top, "in"), filepath.Join(top, "out")
+	os.Mkdir(in, 0o755)
+	os.Mkdir(out, 0o755)
+	os.WriteFile(filepath.Join(out, "lib.kml"), []byte("fn secret(x) = 2 * x\n"), 0o644)
+	os.Symlink(filepath.Join(out, "lib.kml"), filepath.Join(in, "link.kml"))
+	main := filepath.Join(in, "main.kml")
+	s := &server{}
+	for _, imp := range []string{"../out/lib.kml", "link.kml"} {
+		d := &document{uri: pathToURI(main), path: main, text: newText("import \"" + imp + "\"\nlet y = secret(3)\n")}
+		a := analyze(builtins, main, d.text)
+		if h, _ := s.hover(d, a, 2, 10, position{}); h != nil {
+			t.Errorf("import %q: hover on secret shows %+v", imp, h)
+		}
+		if l, _ := s.definition(d, a, 2, 10, position{}); l != nil {
+			t.Errorf("import %q: definition of secret: %+v", imp, l)
+		}
+		if l, _ := s.definition(d, a, 1, 10, position{}); l != nil {
+			t.Errorf("import %q: definition on the import line: %+v", imp, l)
+		}
+		diags := diagnose(builtins, main, d.text)
+		if len(diags) == 0 || !strings.Contains(diags[0].Message, "outside the directories") {
+			t.Errorf("import %q: diagnostics %+v", imp, diags)
+		}
+	}
+}

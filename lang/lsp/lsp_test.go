@@ -1,12 +1,15 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -365,5 +368,60 @@ func TestBurstOfChanges(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// TestExitLeavesNoReader: a session that exits with 1,000 more messages
+// coming ends its reading goroutine, which waited for ever to hand the
+// 257th on (one goroutine left per such session in an embedder).
+func TestExitLeavesNoReader(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var in bytes.Buffer
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	for range 1000 {
+		fmt.Fprintf(&in, "Content-Length: 2\r\n\r\n{}")
+	}
+	if err := Serve(Config{Registry: builtins, In: &in, Out: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d goroutines after the session, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+}
+
+// TestHostileImports: a document importing a device, a FIFO or a sparse
+// 64 GiB file gets its diagnostics, hover and go-to-definition at once
+// (issue 38: after import "/dev/zero" a hover got no answer in 15 s).
+func TestHostileImports(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.kml"), 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	f, _ := os.Create(filepath.Join(dir, "huge.kml"))
+	f.Truncate(64 << 30) // sparse: nothing is written
+	f.Close()
+	s := &server{}
+	for _, imp := range []string{"/dev/zero", "fifo.kml", "huge.kml", dir} {
+		path := filepath.Join(dir, "main.kml")
+		d := &document{uri: pathToURI(path), path: path, text: newText(fmt.Sprintf("import %q\nlet y = 1\n", imp))}
+		done := make(chan []diagnostic, 1)
+		go func() {
+			a := analyze(builtins, path, d.text)
+			s.hover(d, a, 2, 5, position{})
+			s.definition(d, a, 1, 10, position{})
+			done <- diagnose(builtins, path, d.text)
+		}()
+		select {
+		case diags := <-done:
+			if len(diags) == 0 || diags[0].Range.Start.Line != 0 {
+				t.Errorf("import %q: diagnostics %+v, want an error on the import", imp, diags)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("import %q: no answer within 20 s", imp)
+		}
 	}
 }

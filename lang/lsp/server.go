@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -77,7 +76,9 @@ func Serve(cfg Config) error {
 		cfg.Registry = eval.Builtins
 	}
 	s := &server{conn: newConn(cfg.In, cfg.Out), reg: cfg.Registry, log: cfg.Log, docs: map[string]*document{}, stale: map[*document]bool{}}
-	in := s.readAll()
+	done := make(chan struct{})
+	defer close(done)
+	in := s.readAll(done)
 	for {
 		if len(in) == 0 {
 			// Nothing is waiting: bring the diagnostics of changed
@@ -129,13 +130,20 @@ type framed struct {
 // readAll reads the editor's messages on a goroutine of its own, so that
 // the loop can see whether more are waiting: a burst of 3,000 didChange
 // notifications (a paste, a formatter, a script driving the editor) then
-// costs one analysis, not 3,000 before the next hover is answered.
-func (s *server) readAll() <-chan framed {
+// costs one analysis, not 3,000 before the next hover is answered. Once
+// done is closed (Serve returned) it stops at its next message instead of
+// waiting for ever to hand it on: a session that exits with messages
+// still coming left the goroutine behind.
+func (s *server) readAll(done <-chan struct{}) <-chan framed {
 	in := make(chan framed, 256)
 	go func() {
 		for {
 			body, err := s.conn.read()
-			in <- framed{body, err}
+			select {
+			case in <- framed{body, err}:
+			case <-done:
+				return
+			}
 			if err != nil {
 				return
 			}
@@ -366,8 +374,8 @@ func (s *server) definition(d *document, a *analysis, line, col int, _ position)
 	t := a.at(line, col)
 	if t.import_ != nil {
 		path := resolveImport(a.path, t.import_.Path.Value)
-		if _, err := os.Stat(path); err != nil {
-			return nil, nil
+		if _, err := a.sb.ReadPath(filepath.Dir(a.path), t.import_.Path.Value); err != nil {
+			return nil, nil // missing, or outside the document's directory
 		}
 		return []location{{URI: pathToURI(path)}}, nil
 	}

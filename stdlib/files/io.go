@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/sandbox"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 )
@@ -91,7 +93,13 @@ func readCSV(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("missing", `missing must be "error" or "drop", got %q`, missing)
 	}
 	in := a.Th.Interp()
-	data, err := in.Sandbox().ReadFile(in.BaseDir(), path)
+	// The file is held in memory while it is parsed: one larger than the
+	// memory budget is refused before a byte is read (a sparse file of
+	// terabytes read until the process died).
+	data, err := in.Sandbox().ReadFileLimit(in.BaseDir(), path, in.MemoryBudget())
+	if big := (*sandbox.TooLargeError)(nil); errors.As(err, &big) {
+		return nil, a.Errorf("path", "%s is %s, more than the memory budget of %s (--max-memory)", path, eval.FormatBytes(float64(big.Size)), eval.FormatBytes(float64(big.Limit)))
+	}
 	if err != nil {
 		if near := in.NearbyFile(in.BaseDir(), path); near != "" {
 			return nil, a.Errorf("path", "%v; did you mean %q?", err, near)
@@ -221,64 +229,6 @@ func csvError(name string, err error) error {
 	return fmt.Errorf("%s: %v", name, err)
 }
 
-func fmtCSV(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// tableCSV renders a matrix, vector or record of equal-length vectors.
-func tableCSV(v eval.Value, names []string) ([]byte, error) {
-	var header []string
-	var cols [][]float64
-	switch v := v.(type) {
-	case *eval.Vec:
-		header, cols = []string{"x"}, [][]float64{v.Data}
-	case *eval.Mat:
-		r, c := v.Dims()
-		for j := 0; j < c; j++ {
-			header = append(header, "x"+strconv.Itoa(j+1))
-			col := make([]float64, r)
-			for i := range col {
-				col[i] = v.M.At(i, j)
-			}
-			cols = append(cols, col)
-		}
-	case *eval.Record:
-		for _, k := range v.AttrNames() {
-			f, _ := v.Attr(k)
-			xs, ok := eval.ToFloats(f)
-			if !ok {
-				return nil, fmt.Errorf("field %s is %s; a table needs vectors", k, eval.Describe(f))
-			}
-			if len(cols) > 0 && len(xs) != len(cols[0]) {
-				return nil, fmt.Errorf("field %s has %d values but %s has %d", k, len(xs), header[0], len(cols[0]))
-			}
-			header, cols = append(header, k), append(cols, xs)
-		}
-	default:
-		return nil, fmt.Errorf("cannot write %s as a table", eval.Describe(v))
-	}
-	if names != nil {
-		if len(names) != len(header) {
-			return nil, fmt.Errorf("%d column names for %d columns", len(names), len(header))
-		}
-		header = names
-	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(header)
-	n := 0
-	if len(cols) > 0 {
-		n = len(cols[0])
-	}
-	rec := make([]string, len(cols))
-	for i := 0; i < n; i++ {
-		for j, c := range cols {
-			rec[j] = fmtCSV(c[i])
-		}
-		w.Write(rec)
-	}
-	w.Flush()
-	return b.Bytes(), w.Error()
-}
-
 func writePath(a *eval.Args, name string) (string, error) {
 	p, err := a.Str(name)
 	if err != nil {
@@ -298,7 +248,7 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 	if err := a.Unpack("columns?", &names, "overwrite", &overwrite); err != nil {
 		return nil, err
 	}
-	data, err := tableCSV(a.Value("value"), names)
+	t, err := newTable(a.Value("value"), names)
 	if err != nil {
 		return nil, a.Errorf("value", "%v", err)
 	}
@@ -315,11 +265,36 @@ func writeCSV(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("path", "%s is %s; write_csv replaces only .csv files unless overwrite: true", a.Value("path"), what)
 	}
 	given, _ := a.Str("path") // writePath has read it
+	return nil, writeTo(a, "path", given, t.write)
+}
+
+// writeTo writes the file to (relative to the script) through the
+// sandbox's one writer: render streams into a temporary that the run's
+// interrupt stops within a MiB, and only a complete file replaces the
+// target. Errors are placed at the argument name.
+func writeTo(a *eval.Args, name, to string, render func(io.Writer) error) error {
 	in := a.Th.Interp()
-	if err := in.Sandbox().WriteFile(in.BaseDir(), given, data); err != nil {
-		return nil, a.Errorf("path", "%v", err)
+	w, err := in.Sandbox().Create(a.Context(), in.BaseDir(), to)
+	if err != nil {
+		return a.Errorf(name, "%v", err)
 	}
-	return nil, nil
+	defer w.Abort()
+	if err := render(w); err != nil {
+		return placeWriteError(a, name, err)
+	}
+	if err := w.Commit(); err != nil {
+		return placeWriteError(a, name, err)
+	}
+	return nil
+}
+
+// placeWriteError is a write's error at the argument: the run's interrupt
+// is returned as it is (the interpreter reports "NAME: interrupted").
+func placeWriteError(a *eval.Args, name string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return a.Errorf(name, "%v", err)
 }
 
 func save(a *eval.Args) (eval.Value, error) {
@@ -336,41 +311,33 @@ func save(a *eval.Args) (eval.Value, error) {
 	default:
 		return nil, a.Errorf("format", `format must be "auto" (by the extension) or "cmdstan", got %q`, format)
 	}
-	var data []byte
-	var err error
+	var render func(io.Writer) error
 	switch ext {
 	case ".csv":
 		if cw, ok := v.(CSVWriter); ok {
-			var b bytes.Buffer
-			if err := cw.WriteCSV(&b); err != nil {
-				return nil, a.Fail("%v", err)
-			}
-			data = b.Bytes()
-		} else if data, err = tableCSV(v, nil); err != nil {
+			render = cw.WriteCSV
+		} else if t, err := newTable(v, nil); err != nil {
 			return nil, a.Errorf("value", "%v; save it to a .json file instead", err)
+		} else {
+			render = t.write
 		}
 	case ".json":
-		data, err = json.MarshalIndent(eval.ToJSON(v), "", "  ")
-		if err != nil {
-			return nil, a.Fail("%v", err)
-		}
-		data = append(data, '\n')
+		render = func(w io.Writer) error { return writeJSON(w, v) }
 	default:
 		return nil, a.Errorf("to", "to must end in .csv or .json, got %q", to)
 	}
 	if _, err := writePath(a, "to"); err != nil {
 		return nil, err
 	}
-	in := a.Th.Interp()
-	if err := in.Sandbox().WriteFile(in.BaseDir(), to, data); err != nil {
-		return nil, a.Errorf("to", "%v", err)
-	}
-	return nil, nil
+	return nil, writeTo(a, "to", to, render)
 }
 
 // saveCmdStan writes one CmdStan CSV per chain, NAME_1.csv ... NAME_K.csv
-// beside to (CmdStan's naming). Every file is rendered and every path
-// checked before the first is written.
+// beside to (CmdStan's naming), as one save: every path is checked before
+// anything is written, every file is written to its temporary, and only
+// then are they renamed into place, so an interrupt or an error while
+// writing leaves none of them (sandbox.CommitAll; a rename failing part way
+// names the files written and those not).
 func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
 	post, ok := v.(*infer.Posterior)
 	if !ok {
@@ -379,25 +346,39 @@ func saveCmdStan(a *eval.Args, v eval.Value, to string) (eval.Value, error) {
 	if strings.ToLower(filepath.Ext(to)) != ".csv" {
 		return nil, a.Errorf("to", `format: "cmdstan" writes .csv files, got %q`, to)
 	}
+	if post.Approx != nil {
+		return nil, a.Fail("%v", post.WriteCmdStan(io.Discard, 0, ""))
+	}
 	stem := strings.TrimSuffix(to, filepath.Ext(to))
 	in := a.Th.Interp()
 	paths := make([]string, len(post.Result.Chains))
-	files := make([][]byte, len(paths))
 	for c := range paths {
-		name := fmt.Sprintf("%s_%d.csv", stem, c+1)
-		if _, err := in.Sandbox().WritePath(in.BaseDir(), name); err != nil {
+		paths[c] = fmt.Sprintf("%s_%d.csv", stem, c+1)
+		if _, err := in.Sandbox().WritePath(in.BaseDir(), paths[c]); err != nil {
 			return nil, a.Errorf("to", "%v", err)
 		}
-		var b bytes.Buffer
-		if err := post.WriteCmdStan(&b, c, filepath.Base(name)); err != nil {
-			return nil, a.Fail("%v", err)
-		}
-		paths[c], files[c] = name, b.Bytes()
 	}
+	files := make([]*sandbox.File, 0, len(paths))
+	defer func() {
+		for _, w := range files {
+			w.Abort()
+		}
+	}()
 	for c, p := range paths {
-		if err := in.Sandbox().WriteFile(in.BaseDir(), p, files[c]); err != nil {
+		w, err := in.Sandbox().Create(a.Context(), in.BaseDir(), p)
+		if err != nil {
 			return nil, a.Errorf("to", "%v", err)
 		}
+		files = append(files, w)
+		if err := post.WriteCmdStan(w, c, filepath.Base(p)); err != nil {
+			return nil, placeWriteError(a, "to", err)
+		}
+		if err := w.Finish(); err != nil {
+			return nil, placeWriteError(a, "to", err)
+		}
+	}
+	if err := sandbox.CommitAll(files...); err != nil {
+		return nil, placeWriteError(a, "to", err)
 	}
 	return nil, nil
 }

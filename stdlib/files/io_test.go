@@ -122,12 +122,33 @@ func TestReadCSVHints(t *testing.T) {
 		{`read_csv("DATA.csv")`, `did you mean "data.csv"?`},
 		{`read_csv("sub/row.csv")`, `did you mean "sub/rows.csv"?`},
 		{`read_csv("zebra.csv")`, "zebra.csv: no such file\n"},
-		{`read_csv("../data3.csv")`, "../data3.csv: no such file\n"},
+		// Outside, a missing file is refused as an existing one is:
+		// whether it exists is not the script's to learn.
+		{`read_csv("../data3.csv")`, "../data3.csv is outside the directories"},
 	}
 	for _, c := range cases {
 		msg := kmltest.RunIn(t, dir, c.src) + "\n"
 		if !strings.Contains(msg, c.want) {
 			t.Errorf("%s: got %q, want %q", c.src, msg, c.want)
 		}
+	}
+}
+
+// TestReadCSVHugeFile: a file larger than the memory budget is refused
+// before it is read (a sparse file of terabytes was read until the process
+// died), naming its size and the budget.
+func TestReadCSVHugeFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(64 << 30) // sparse: nothing is written
+	f.Close()
+	var out strings.Builder
+	in := eval.New(eval.Options{Stdout: &out, Stderr: &out, Dirs: []string{dir}, BaseDir: dir, MaxMemory: 64 << 20})
+	_, err = in.Eval("t.kml", `read_csv("huge.csv")`)
+	if err == nil || !strings.Contains(err.Error(), "huge.csv is 64 GB, more than the memory budget of 64 MB (--max-memory)") {
+		t.Errorf("reading a 64 GiB file: %v", err)
 	}
 }

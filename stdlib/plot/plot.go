@@ -137,7 +137,7 @@ func plotBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Fail("%v", err)
 	}
 	in := a.Th.Interp()
-	if err := in.Sandbox().WriteFile(in.BaseDir(), to, data); err != nil {
+	if err := in.Sandbox().WriteFile(a.Context(), in.BaseDir(), to, data); err != nil {
 		return nil, a.Errorf("to", "cannot write %s: %v", to, err)
 	}
 	return eval.Str(to), nil
