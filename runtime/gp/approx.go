@@ -34,7 +34,8 @@ type ApproxInfo struct {
 // implements Inference and one row here.
 var approximations = []ApproxInfo{
 	{Name: DefaultApprox, New: func() Inference { return VB{} },
-		Says: "the variational (VB) lower bound, so this is an approximation"},
+		Says:   "the variational (VB) lower bound, so this is an approximation",
+		Refuse: refuseVBLik},
 	{Name: "laplace", New: func() Inference { return LaplaceApprox{} },
 		Says:   "Laplace's approximation (Gaussian at the posterior mode)",
 		Refuse: refuseLaplaceLik, Classes: true},
@@ -47,6 +48,15 @@ var approximations = []ApproxInfo{
 func refuseLaplaceLik(k LikKind) error {
 	if k == Laplace {
 		return ErrLaplaceLik
+	}
+	return nil
+}
+
+// refuseVBLik is the VB bound's refusal of the count likelihoods
+// (ErrCountVB), which no Gaussian bounds from below.
+func refuseVBLik(k LikKind) error {
+	if k == Poisson || k == NegBinomial {
+		return ErrCountVB
 	}
 	return nil
 }

@@ -48,11 +48,13 @@ const (
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	sd := math.Sqrt(v)
 	lo, hi := m-12*sd, m+12*sd
-	c := y
-	if l.Kind == Logit {
+	c, scale := y, l.scale()
+	switch {
+	case l.Kind == Logit:
 		c = 0
+	case l.isCount():
+		c, scale = l.countCentre(y)
 	}
-	scale := l.scale()
 	cuts := []float64{lo}
 	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
 		if b > lo && b < hi {
@@ -99,7 +101,7 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	dv := make([]float64, len(nodes)*np)
 	top := math.Inf(-1)
 	var buf, d0 [3]float64
-	c0 := l.logProb(d0[:], y, y) // the normaliser's part, once
+	c0 := l.normaliser(d0[:], y) // once per integral
 	for j, nd := range nodes {
 		r := nd.f - m
 		clear(buf[:])
@@ -318,8 +320,8 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 	return p, nil
 }
 
-// logProbFrom is logProb given c0 = log P(y | f = y) and its parameter
-// derivatives d0 (the normalising constants, whose log-gamma functions
+// logProbFrom is logProb given c0 and its parameter derivatives d0 from
+// normaliser (the normalising constants, whose log-gamma functions
 // dominate logProb's cost), for the many nodes of one tilted integral.
 func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
 	switch l.Kind {
@@ -337,6 +339,18 @@ func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
 		dp[0] += d0[0] - 0.5*lx + (nu+1)/2*q/nu
 		dp[1] += d0[1] + (nu+1)*q/s
 		return c0 - (nu+1)/2*lx
+	case Poisson, NegBinomial:
+		return l.countLogProb(dp, y, f, c0, d0)
 	}
 	return logSigmoid(y * f)
+}
+
+// normaliser is the c0 and d0 logProbFrom starts from: log P(y | f = y)
+// and its parameter derivatives for the location families, the part of
+// log P that does not depend on f for the counts (countNormaliser).
+func (l Lik) normaliser(d0 []float64, y float64) float64 {
+	if l.isCount() {
+		return l.countNormaliser(d0, y)
+	}
+	return l.logProb(d0, y, y)
 }

@@ -1,0 +1,168 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/mathext"
+)
+
+// The count likelihoods, both with the log link (Stan's poisson_log and
+// neg_binomial_2_log; GPML's likPoisson and likNegBinom with 'exp'), with
+// μ = e^f:
+//
+//	Poisson:     log P(y | f) = y f − e^f − log y!
+//	NegBinomial: log P(y | f) = log Γ(y + φ) − log y! − log Γ(φ) + φ log φ
+//	                            + y f − (y + φ) log(e^f + φ),  Params [φ],
+//
+// the negative binomial with mean μ and variance μ + μ²/φ. Both are
+// log-concave in f (−∂²log P/∂f² is e^f and (y + φ)p(1 − p), p = μ/(μ + φ)),
+// so Laplace's Newton iteration has W > 0 throughout, and EP's tilted
+// moments come from the same Simpson rule as the others'. Neither is
+// super-Gaussian: e^f grows faster than any quadratic, so no Gaussian in f
+// lies below log P for every f and the VB bound of sites.go does not exist
+// for them (GPML's likPoisson and likNegBinom refuse infVB likewise).
+const (
+	Poisson LikKind = Normal + 1 + iota
+	NegBinomial
+)
+
+// ErrCountVB refuses the super-Gaussian VB bound for a count likelihood.
+var ErrCountVB = errors.New(`gp: the variational (VB) bound needs a likelihood bounded below by a Gaussian in f of every variance (super-Gaussian); a count likelihood's log P = y f − e^f + ... falls faster than any quadratic as f grows, so no such bound exists; use approx "laplace" or "ep"`)
+
+// isCount reports a count likelihood.
+func (l Lik) isCount() bool { return l.Kind == Poisson || l.Kind == NegBinomial }
+
+// logAddExp is log(e^a + e^b) without overflow.
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(a, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// countNormaliser is the part of a count likelihood's log P(y | f) that
+// does not depend on f, with its derivative in φ added to dp: −log y! for
+// the Poisson; log Γ(y + φ) − log y! − log Γ(φ) + φ log φ for the negative
+// binomial.
+func (l Lik) countNormaliser(dp []float64, y float64) float64 {
+	ly, _ := math.Lgamma(y + 1)
+	if l.Kind == Poisson {
+		return -ly
+	}
+	phi := l.Params[0]
+	a, _ := math.Lgamma(y + phi)
+	b, _ := math.Lgamma(phi)
+	dp[0] += mathext.Digamma(y+phi) - mathext.Digamma(phi) + math.Log(phi) + 1
+	return a - ly - b + phi*math.Log(phi)
+}
+
+// countLogProb is c0 (countNormaliser's value, its φ-derivative in d0)
+// plus the f-dependent part of log P(y | f), with the derivative in φ
+// added to dp.
+func (l Lik) countLogProb(dp []float64, y, f, c0 float64, d0 []float64) float64 {
+	if l.Kind == Poisson {
+		return c0 + y*f - math.Exp(f)
+	}
+	phi := l.Params[0]
+	lse := logAddExp(f, math.Log(phi)) // log(e^f + φ)
+	// ∂/∂φ of −(y + φ) log(e^f + φ) is −log(e^f + φ) − (y + φ)/(e^f + φ).
+	dp[0] += d0[0] - lse - (y+phi)*math.Exp(-lse)
+	return c0 + y*f - (y+phi)*lse
+}
+
+// countDerivs are log P(y | f) and its first three derivatives in f:
+// Poisson y − μ, −μ, −μ; negative binomial, with p = μ/(μ + φ),
+// y − (y + φ)p, −(y + φ)p(1 − p), −(y + φ)p(1 − p)(1 − 2p).
+func (l Lik) countDerivs(y, f float64) (lp, d1, d2, d3 float64) {
+	var d0, dp [1]float64
+	lp = l.countLogProb(dp[:], y, f, l.countNormaliser(d0[:], y), d0[:])
+	if l.Kind == Poisson {
+		mu := math.Exp(f)
+		return lp, y - mu, -mu, -mu
+	}
+	phi := l.Params[0]
+	p := 1 / (1 + phi*math.Exp(-f)) // μ/(μ + φ)
+	q := 1 - p
+	if f > 0 {
+		q = 1 / (1 + math.Exp(f)/phi)
+	}
+	return lp, y - (y+phi)*p, -(y + phi) * p * q, -(y + phi) * p * q * (q - p)
+}
+
+// countParamDerivs adds to dlp, dd1 and dd2 the φ-derivatives of the
+// negative binomial's log P, ∂log P/∂f and ∂²log P/∂f²: with p and q = 1 − p
+// as in countDerivs, ∂p/∂φ = −pq/φ, so ∂d1/∂φ = −p + (y + φ)pq/φ and
+// ∂d2/∂φ = −pq − (y + φ)(∂p/∂φ)(q − p).
+func (l Lik) countParamDerivs(dlp, dd1, dd2 []float64, y, f float64) {
+	if l.Kind != NegBinomial {
+		return
+	}
+	var d0 [1]float64
+	l.countLogProb(dlp, y, f, l.countNormaliser(d0[:], y), d0[:])
+	phi := l.Params[0]
+	p := 1 / (1 + phi*math.Exp(-f))
+	q := 1 - p
+	if f > 0 {
+		q = 1 / (1 + math.Exp(f)/phi)
+	}
+	dp := -p * q / phi
+	dd1[0] += -p - (y+phi)*dp
+	dd2[0] += -p*q - (y+phi)*dp*(q-p)
+}
+
+// countCentre is where the tilted integral of observation y puts its fine
+// nodes: the likelihood's mode in f, log y (log ½ for y = 0, where it
+// decreases on a scale of 1), and its width there, 1/√(−∂²log P/∂f²) at
+// the mode (1/√y for the Poisson, √((y + φ)/(yφ)) for the negative
+// binomial), at most 1.
+func (l Lik) countCentre(y float64) (c, scale float64) {
+	if y < 1 {
+		return math.Log(0.5), 1
+	}
+	curv := y
+	if l.Kind == NegBinomial {
+		phi := l.Params[0]
+		curv = y * phi / (y + phi)
+	}
+	return math.Log(y), math.Min(1, 1/math.Sqrt(curv))
+}
+
+// checkCounts validates counts: whole numbers ≥ 0.
+func (l Lik) checkCounts(y []float64) error {
+	if l.Kind == NegBinomial && !(l.Params[0] > 0 && !math.IsInf(l.Params[0], 1)) {
+		return fmt.Errorf("neg_binomial_2: phi must be a positive finite number, got %v", l.Params[0])
+	}
+	for i, v := range y {
+		if !(v >= 0) || v != math.Trunc(v) || math.IsInf(v, 1) {
+			return fmt.Errorf("count %d is %v; counts must be whole numbers ≥ 0", i+1, v)
+		}
+	}
+	return nil
+}
+
+// countMAP is the joint MAP latent function of a count likelihood, the
+// mode f̂ of log P(y | f) − ½fᵀK⁻¹f by LaplaceMode's Newton iteration,
+// returned as the Gaussian sites of Laplace's expansion at f̂: γ_i = 1/W_i
+// and m_i = f̂_i + γ_i ∂log P/∂f_i, so that (K + Γ)α̂ = f̂ + Γα̂ = m with
+// α̂ = K⁻¹f̂ = ∇log P(f̂): GP regression on m with noise Γ has mean f̂ (and
+// m − Γα = f̂, as sitesPosterior reads û), and its covariance is
+// Laplace's (K⁻¹ + W)⁻¹.
+func countMAP(K *mat.SymDense, y []float64, l Lik) (*Sites, error) {
+	f, _, iters, err := LaplaceMode(K, y, l)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sites{Gamma: make([]float64, len(f)), M: make([]float64, len(f)), Iterations: iters}
+	for i := range f {
+		_, d1, d2, _ := l.derivs(y[i], f[i])
+		s.Gamma[i] = 1 / -d2
+		s.M[i] = f[i] + s.Gamma[i]*d1
+	}
+	return s, nil
+}
