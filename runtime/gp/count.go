@@ -30,7 +30,7 @@ const (
 )
 
 // ErrCountVB refuses the super-Gaussian VB bound for a count likelihood.
-var ErrCountVB = errors.New(`gp: the variational (VB) bound needs a likelihood bounded below by a Gaussian in f of every variance (super-Gaussian); a count likelihood's log P = y f − e^f + ... falls faster than any quadratic as f grows, so no such bound exists; use approx "laplace" or "ep"`)
+var ErrCountVB = errors.New(`gp: the variational (VB) bound needs a likelihood bounded below by a Gaussian in f of every variance (super-Gaussian); a count likelihood's log P = y f − e^f + ... falls faster than any quadratic as f grows, so no such bound exists; use approx: "laplace" or "ep"`)
 
 // isCount reports a count likelihood.
 func (l Lik) isCount() bool { return l.Kind == Poisson || l.Kind == NegBinomial }
