@@ -236,7 +236,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		if err != nil {
 			return nil, err
 		}
-		return g.knownNoiseLogLik(ev, noise, y)
+		return g.knownNoiseLogLik(ev, lik.Params[1], noise, y)
 	}
 	sigma, err := scalarParam(lik, 1)
 	if err != nil {
