@@ -61,6 +61,17 @@ func refuseVBLik(k LikKind) error {
 	return nil
 }
 
+// For is the approximation a stands for with likelihood kind k: a itself,
+// except that unset (a caller that names none, such as kml check
+// --explain or predict from a model with values) is Laplace's for the
+// count likelihoods, which DefaultApprox's bound refuses.
+func (a Approx) For(k LikKind) Approx {
+	if a == "" && (k == Poisson || k == NegBinomial) {
+		return "laplace"
+	}
+	return a
+}
+
 // Approximations returns the table's rows in order.
 func Approximations() []ApproxInfo { return append([]ApproxInfo(nil), approximations...) }
 

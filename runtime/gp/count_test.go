@@ -259,7 +259,9 @@ func TestCountMAP(t *testing.T) {
 	}
 }
 
-// TestCountVBRefused: the super-Gaussian bound does not exist for counts.
+// TestCountVBRefused: the super-Gaussian bound does not exist for counts;
+// an unset approximation stands for Laplace's with them, a named "vb"
+// stays (and is refused); a count that is not whole is refused.
 func TestCountVBRefused(t *testing.T) {
 	for _, tc := range countLiks {
 		k, x, y := countProblem(t, 4)
@@ -269,6 +271,12 @@ func TestCountVBRefused(t *testing.T) {
 		info, _ := DefaultApprox.Info()
 		if info.Refuse(tc.lik.Kind) != ErrCountVB {
 			t.Errorf("%s: the table's vb row does not refuse it", tc.name)
+		}
+		if a := Approx("").For(tc.lik.Kind); a != "laplace" {
+			t.Errorf("%s: unset stands for %q, want \"laplace\"", tc.name, a)
+		}
+		if a := DefaultApprox.For(tc.lik.Kind); a != DefaultApprox {
+			t.Errorf("%s: a named vb stands for %q", tc.name, a)
 		}
 	}
 	l := Lik{Kind: Poisson}

@@ -65,7 +65,18 @@ let la = loglik(fixed, {}, approx: "laplace")
 let ep = loglik(fixed, {}, approx: "ep")
 let o = optimize(pois, objective: "ml", approx: "laplace")
 let p = predict(o, [2.5, 9])
+let pv = predict(fixed, [2.5, 9], values: {})
+let pl = predict(fixed, [2.5, 9], values: {}, approx: "laplace")
 `)
+	// predict from values without approx: Laplace's, as for counts unset
+	// stands for.
+	pv, _ := eval.ToFloats(kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "pv"), "y_mean"))
+	pl, _ := eval.ToFloats(kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "pl"), "y_mean"))
+	for i := range pv {
+		if pv[i] != pl[i] {
+			t.Errorf("predict from values, point %d: y_mean %v without approx, %v with laplace", i, pv[i], pl[i])
+		}
+	}
 	xs := mat.NewDense(8, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7})
 	rbf, _ := kernels.NewRBF([]float64{1.5})
 	k, _ := kernels.NewScaled(2, rbf)

@@ -104,6 +104,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		return nil, err
 	}
 	obj := ev.Objective()
+	obj.Approx = obj.Approx.For(l.Kind)
 	s, err := g.gpSettings(obj, true)
 	if err != nil {
 		return nil, err

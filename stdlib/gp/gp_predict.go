@@ -262,6 +262,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 	if err != nil {
 		return nil, err
 	}
+	obj.Approx = obj.Approx.For(l.Kind)
 	s, err := g.gpSettings(obj, false)
 	if err != nil || s.Kind == rgp.RR {
 		// The rr objective is for Gaussian noise: a record built by hand
