@@ -116,21 +116,54 @@ func (l Lik) countParamDerivs(dlp, dd1, dd2 []float64, y, f float64) {
 	dd2[0] += -p*q - (y+phi)*dp*(q-p)
 }
 
-// countCentre is where the tilted integral of observation y puts its fine
-// nodes: the likelihood's mode in f, log y (log ½ for y = 0, where it
-// decreases on a scale of 1), and its width there, 1/√(−∂²log P/∂f²) at
-// the mode (1/√y for the Poisson, √((y + φ)/(yφ)) for the negative
-// binomial), at most 1.
-func (l Lik) countCentre(y float64) (c, scale float64) {
-	if y < 1 {
-		return math.Log(0.5), 1
+// countTilted is where the tilted integral of count y under the cavity
+// N(m, v) puts its nodes. The tilted log density h(f) = log P(y | f) −
+// (f − m)²/2v is concave (both terms are), so its mode c is the root of
+// the decreasing h', found by Newton's method kept inside a bracket (the
+// mode lies between m and log y, where ∂log P/∂f changes sign; below m
+// for y = 0); scale is its sd at the mode, (1/v − ∂²log P/∂f²)^(−½), never
+// above √v, where tilted puts its fine nodes. Since ∂²h/∂f² ≤ −1/v, h falls
+// at least as fast as the cavity's log density away from c, so [lo, hi] =
+// c ± 12√v holds all of the tilted mass, as m ± 12√v does for the bounded
+// likelihoods; all three move smoothly with m and v, as EP's fixed point
+// needs.
+func (l Lik) countTilted(y, m, v float64) (c, scale, lo, hi float64) {
+	dh := func(f float64) (float64, float64) {
+		_, d1, d2, _ := l.countDerivs(y, f)
+		return d1 - (f-m)/v, d2 - 1/v
 	}
-	curv := y
-	if l.Kind == NegBinomial {
-		phi := l.Params[0]
-		curv = y * phi / (y + phi)
+	a, b := m, m
+	if y > 0 {
+		a, b = math.Min(m, math.Log(y)), math.Max(m, math.Log(y))
+	} else {
+		for step := math.Max(1, v); ; step *= 2 {
+			a = m - step
+			if g, _ := dh(a); g > 0 || step > 1e6 {
+				break
+			}
+		}
 	}
-	return math.Log(y), math.Min(1, 1/math.Sqrt(curv))
+	c = (a + b) / 2
+	for range 200 {
+		g, gp := dh(c)
+		if g > 0 {
+			a = c
+		} else {
+			b = c
+		}
+		next := c - g/gp
+		if !(next > a && next < b) {
+			next = (a + b) / 2
+		}
+		done := math.Abs(next-c) <= 1e-13*(1+math.Abs(c)) || b-a <= 1e-13*(1+math.Abs(c))
+		c = next
+		if done {
+			break
+		}
+	}
+	_, gp := dh(c)
+	sd := math.Sqrt(v)
+	return c, math.Min(1/math.Sqrt(-gp), sd), c - 12*sd, c + 12*sd
 }
 
 // checkCounts validates counts: whole numbers ≥ 0.
