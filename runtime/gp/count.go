@@ -20,7 +20,8 @@ import (
 // the negative binomial with mean μ and variance μ + μ²/φ. Both are
 // log-concave in f (−∂²log P/∂f² is e^f and (y + φ)p(1 − p), p = μ/(μ + φ)),
 // so Laplace's Newton iteration has W > 0 throughout, and EP's tilted
-// moments come from the same Simpson rule as the others'. Neither is
+// moments come from the same Simpson rule as the others', on the tilted
+// distribution's own range (countTilted). Neither is
 // super-Gaussian: e^f grows faster than any quadratic, so no Gaussian in f
 // lies below log P for every f and the VB bound of sites.go does not exist
 // for them (GPML's likPoisson and likNegBinom refuse infVB likewise).
