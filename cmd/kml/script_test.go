@@ -106,6 +106,7 @@ var runInDefaultSuite = []string{
 	"independence.kml",
 	"kst_fantasy.kml",
 	"kst_toy.kml",
+	"mkl_logdet_bounds.kml",
 	"model_data.kml",
 	"poisson_gp.kml",
 	"two_sample.kml",

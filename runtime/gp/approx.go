@@ -34,7 +34,8 @@ type ApproxInfo struct {
 // implements Inference and one row here.
 var approximations = []ApproxInfo{
 	{Name: DefaultApprox, New: func() Inference { return VB{} },
-		Says: "the variational (VB) lower bound, so this is an approximation"},
+		Says:   "the variational (VB) lower bound, so this is an approximation",
+		Refuse: refuseVBLik},
 	{Name: "laplace", New: func() Inference { return LaplaceApprox{} },
 		Says:   "Laplace's approximation (Gaussian at the posterior mode)",
 		Refuse: refuseLaplaceLik, Classes: true},
@@ -49,6 +50,26 @@ func refuseLaplaceLik(k LikKind) error {
 		return ErrLaplaceLik
 	}
 	return nil
+}
+
+// refuseVBLik is the VB bound's refusal of the count likelihoods
+// (ErrCountVB), which no Gaussian bounds from below.
+func refuseVBLik(k LikKind) error {
+	if k == Poisson || k == NegBinomial {
+		return ErrCountVB
+	}
+	return nil
+}
+
+// For is the approximation a stands for with likelihood kind k: a itself,
+// except that unset (a caller that names none, such as kml check
+// --explain or predict from a model with values) is Laplace's for the
+// count likelihoods, which DefaultApprox's bound refuses.
+func (a Approx) For(k LikKind) Approx {
+	if a == "" && (k == Poisson || k == NegBinomial) {
+		return "laplace"
+	}
+	return a
 }
 
 // Approximations returns the table's rows in order.

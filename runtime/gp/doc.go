@@ -14,7 +14,9 @@
 // for the mode in the stable B = I + W^½KW^½ form, with the gradient's
 // implicit term through the mode) for the Student-t and logistic
 // likelihoods, and expectation propagation (sequential, damped when it
-// cycles, tilted moments by Simpson's rule) for all three; and multi-class
+// cycles, tilted moments by Simpson's rule) for all three; the Poisson and
+// negative binomial counts with the log link under Laplace, EP and joint
+// MAP (count.go; no VB bound exists for them); and multi-class
 // classification with the softmax likelihood and one GP per class under
 // Laplace's approximation (Williams and Barber 1998; R&W Algorithms 3.3
 // and 3.4) with the gradient of its log marginal likelihood.
@@ -38,7 +40,8 @@
 // Files: marginal.go (exact marginal), gaussian.go (the Gaussian-noise
 // objectives), sites.go (the super-Gaussian bounds), inference.go (the
 // contract), approx.go (the table of approximations), vb.go (VB's bound),
-// latent.go (the inner loop and the non-Gaussian objectives), laplace.go
+// latent.go (the inner loop and the non-Gaussian objectives), count.go
+// (the count likelihoods), laplace.go
 // (Laplace's approximation), ep.go (expectation propagation), newton.go
 // (the Newton ascent Laplace, multi-class Laplace and the logistic joint
 // MAP share), multiclass.go and multipredict.go (multi-class Laplace and

@@ -14,12 +14,20 @@ import (
 type EP struct{}
 
 // EP settings: sweeps over the sites end when no site's natural
-// parameters move by more than epTol (relative), after at most epMax
-// sweeps; a run that has not settled is repeated with the damping
-// factors of epDamping in turn.
+// parameters move by more than epTol (relative), or when they have moved
+// by at most epFloor and the largest move has not reached a new low in
+// epStall sweeps (converging sites set one every sweep; these have
+// settled at working precision: the posterior is
+// recomputed as Σ = K − KRK from B = I + T̃^½KT̃^½, whose rounding grows
+// with the square of the site precisions: count sites of precision 50,
+// 700 and 7000 under a kernel of variance 5 keep moving by about 10⁻¹⁰,
+// 10⁻⁸ and 3·10⁻⁶); after at most epMax sweeps a run that has not
+// settled is repeated with the damping factors of epDamping in turn.
 const (
-	epTol = 1e-11
-	epMax = 500
+	epTol   = 1e-11
+	epFloor = 1e-5
+	epStall = 20
+	epMax   = 500
 )
 
 var epDamping = []float64{1, 0.5, 0.25}
@@ -44,15 +52,20 @@ const (
 // tilted distribution). The integral is by the composite Simpson rule on
 // [m − 12√v, m + 12√v], in pieces split at the likelihood's centre c (so
 // the Laplace's kink is a node) and at c ± 30 scales: fine nodes near c,
-// where the likelihood changes on its own scale, coarse ones beyond.
+// where the likelihood changes on its own scale, coarse ones beyond. A
+// count likelihood is unbounded in its ratio over the cavity's range (a
+// count of 3000 outweighs a cavity 30 sd away), so its range is the
+// tilted distribution's own (countTilted).
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	sd := math.Sqrt(v)
 	lo, hi := m-12*sd, m+12*sd
-	c := y
-	if l.Kind == Logit {
+	c, scale := y, l.scale()
+	switch {
+	case l.Kind == Logit:
 		c = 0
+	case l.isCount():
+		c, scale, lo, hi = l.countTilted(y, m, v)
 	}
-	scale := l.scale()
 	cuts := []float64{lo}
 	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
 		if b > lo && b < hi {
@@ -68,7 +81,14 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
 		k := epCoarse
-		if mid := (a + b) / 2; math.Abs(mid-c) < epWide*scale {
+		switch mid := (a + b) / 2; {
+		case math.Abs(mid-c) >= epWide*scale:
+		case l.isCount():
+			// A fixed count (the piece is at most epWide scales long,
+			// scale ≤ sd), so that the rule moves continuously with the
+			// cavity and EP's fixed point is not blurred by jumps in it.
+			k = epFine * epWide
+		default:
 			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
@@ -99,7 +119,7 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	dv := make([]float64, len(nodes)*np)
 	top := math.Inf(-1)
 	var buf, d0 [3]float64
-	c0 := l.logProb(d0[:], y, y) // the normaliser's part, once
+	c0 := l.normaliser(d0[:], y) // once per integral
 	for j, nd := range nodes {
 		r := nd.f - m
 		clear(buf[:])
@@ -173,6 +193,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 	sigma.CopySym(K)
 	mu := make([]float64, n)
 	col := make([]float64, n)
+	best, gained := math.Inf(1), 0
 	for sweep := 1; sweep <= epMax; sweep++ {
 		moved := 0.0
 		for i := 0; i < n; i++ {
@@ -226,7 +247,10 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 		if err != nil {
 			return nil, err
 		}
-		if moved <= epTol {
+		if moved < best {
+			best, gained = moved, sweep
+		}
+		if moved <= epTol || best <= epFloor && sweep-gained >= epStall {
 			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
 			for i := range s.Var {
 				s.Var[i] = sigma.At(i, i)
@@ -318,8 +342,8 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 	return p, nil
 }
 
-// logProbFrom is logProb given c0 = log P(y | f = y) and its parameter
-// derivatives d0 (the normalising constants, whose log-gamma functions
+// logProbFrom is logProb given c0 and its parameter derivatives d0 from
+// normaliser (the normalising constants, whose log-gamma functions
 // dominate logProb's cost), for the many nodes of one tilted integral.
 func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
 	switch l.Kind {
@@ -337,6 +361,18 @@ func (l Lik) logProbFrom(dp []float64, y, f, c0 float64, d0 []float64) float64 {
 		dp[0] += d0[0] - 0.5*lx + (nu+1)/2*q/nu
 		dp[1] += d0[1] + (nu+1)*q/s
 		return c0 - (nu+1)/2*lx
+	case Poisson, NegBinomial:
+		return l.countLogProb(dp, y, f, c0, d0)
 	}
 	return logSigmoid(y * f)
+}
+
+// normaliser is the c0 and d0 logProbFrom starts from: log P(y | f = y)
+// and its parameter derivatives for the location families, the part of
+// log P that does not depend on f for the counts (countNormaliser).
+func (l Lik) normaliser(d0 []float64, y float64) float64 {
+	if l.isCount() {
+		return l.countNormaliser(d0, y)
+	}
+	return l.logProb(d0, y, y)
 }

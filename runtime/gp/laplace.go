@@ -38,6 +38,9 @@ var ErrLaplaceLik = errors.New("gp: Laplace's approximation needs a likelihood w
 // derivs are a likelihood's log density at (y, f) and its first three
 // derivatives in f.
 func (l Lik) derivs(y, f float64) (lp, d1, d2, d3 float64) {
+	if l.isCount() {
+		return l.countDerivs(y, f)
+	}
 	var buf [3]float64
 	lp = l.logProb(buf[:], y, f)
 	switch l.Kind {
@@ -66,6 +69,10 @@ func (l Lik) derivs(y, f float64) (lp, d1, d2, d3 float64) {
 // its first and its second derivative in f with respect to the
 // likelihood's parameters.
 func (l Lik) paramDerivs(dlp, dd1, dd2 []float64, y, f float64) {
+	if l.isCount() {
+		l.countParamDerivs(dlp, dd1, dd2, y, f)
+		return
+	}
 	l.logProb(dlp, y, f)
 	if l.Kind != StudentT {
 		return

@@ -52,6 +52,10 @@ func FitSites(K *mat.SymDense, y []float64, l Lik, z0 bool) (*Sites, error) {
 		return laplaceMAP(K, y, l.Params[0])
 	case z0 && l.Kind == Logit:
 		return logitMAP(K, y, l)
+	case z0 && l.isCount():
+		return countMAP(K, y, l)
+	case l.isCount():
+		return nil, ErrCountVB
 	}
 	s := &Sites{Gamma: make([]float64, n), M: make([]float64, n)}
 	scale := l.scale()

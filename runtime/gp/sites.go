@@ -10,8 +10,9 @@ import (
 )
 
 // Lik is a non-Gaussian likelihood P(y_i | u_i) of a latent GP with its
-// own parameters: Laplace (Params = [b]), Student-t ([ν, s]) or Bernoulli
-// with the logistic link (none; y in {−1, 1}).
+// own parameters: Laplace (Params = [b]), Student-t ([ν, s]), Bernoulli
+// with the logistic link (none; y in {−1, 1}), or the counts of count.go,
+// Poisson (none) and negative binomial ([φ]), both with the log link.
 type Lik struct {
 	Kind   LikKind
 	Params []float64
@@ -156,6 +157,8 @@ func (l Lik) logProb(dp []float64, y, u float64) float64 {
 		dp[0] += buf[0]
 		dp[1] += buf[2]
 		return lp
+	case Poisson, NegBinomial:
+		return l.countLogProb(dp, y, u, l.countNormaliser(buf[:1], y), buf[:1])
 	default:
 		return logSigmoid(y * u)
 	}
@@ -178,6 +181,8 @@ func (l Lik) check(y []float64) error {
 				return fmt.Errorf("label %d is %v; labels must be −1 or 1", i+1, v)
 			}
 		}
+	case Poisson, NegBinomial:
+		return l.checkCounts(y)
 	}
 	return nil
 }

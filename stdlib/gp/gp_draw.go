@@ -70,7 +70,7 @@ func (g *gpLatent) posteriorJoint(K *mat.SymDense, lik *dists.DistVal, loc int, 
 	if err != nil {
 		return nil, nil, "", err
 	}
-	info, err := approx.Info()
+	info, err := approx.For(l.Kind).Info()
 	if err != nil {
 		return nil, nil, "", err
 	}

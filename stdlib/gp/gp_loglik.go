@@ -104,6 +104,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		return nil, err
 	}
 	obj := ev.Objective()
+	obj.Approx = obj.Approx.For(l.Kind)
 	s, err := g.gpSettings(obj, true)
 	if err != nil {
 		return nil, err
@@ -166,10 +167,13 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 // positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
 func nonGaussianLik(lik *dists.DistVal, loc int, y []float64) (l rgp.Lik, idx []int, err error) {
 	name := lik.Family.Name()
-	want := map[string]int{"laplace": 0, "student_t": 1, "bernoulli_logit": 0}
+	want := map[string]int{"laplace": 0, "student_t": 1, "bernoulli_logit": 0, "poisson_log": 0, "neg_binomial_2_log": 0}
 	w, ok := want[name]
-	if !ok {
-		return l, nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t or bernoulli_logit, not %s", name)
+	switch {
+	case name == "poisson" || name == "neg_binomial_2":
+		return l, nil, fmt.Errorf("a latent GP is observed as counts through the log link: write %s_log(f) for %s(exp(f))", name, name)
+	case !ok:
+		return l, nil, fmt.Errorf("a latent GP can be observed through normal, laplace, student_t, bernoulli_logit, poisson_log or neg_binomial_2_log, not %s", name)
 	}
 	if loc != w {
 		return l, nil, fmt.Errorf("the latent GP must be %s's location %s", name, lik.Family.ParamNames()[w])
@@ -190,6 +194,10 @@ func nonGaussianLik(lik *dists.DistVal, loc int, y []float64) (l rgp.Lik, idx []
 		l.Kind = rgp.Laplace
 	case "student_t":
 		l.Kind = rgp.StudentT
+	case "poisson_log":
+		l.Kind = rgp.Poisson
+	case "neg_binomial_2_log":
+		l.Kind = rgp.NegBinomial
 	default:
 		l.Kind = rgp.Logit
 		if err := signLabels(y); err != nil {
@@ -229,7 +237,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		if err != nil {
 			return nil, err
 		}
-		return g.knownNoiseLogLik(ev, noise, y)
+		return g.knownNoiseLogLik(ev, lik.Params[1], noise, y)
 	}
 	sigma, err := scalarParam(lik, 1)
 	if err != nil {

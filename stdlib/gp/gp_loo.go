@@ -79,7 +79,7 @@ func (g *gpLatent) looApprox(obj model.Objective, lik *dists.DistVal, loc int, y
 	if err != nil {
 		return nil, rgp.Lik{}, err
 	}
-	info, err := obj.Approx.Info()
+	info, err := obj.Approx.For(l.Kind).Info()
 	if err != nil {
 		return nil, rgp.Lik{}, err
 	}

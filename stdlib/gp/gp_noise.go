@@ -11,18 +11,17 @@ import (
 	rgp "github.com/kml-lang/kml/runtime/gp"
 )
 
-// knownNoise reads normal's sigma when it is a vector of n known standard
-// deviations, one per observation (measurement errors reported with the
-// data), and returns their squares; ok is false when sigma is not a
-// vector (a number or a scalar parameter, read by scalarParam). A vector
-// holding parameters, a length other than n, or an sd that is not a
-// positive finite number is an error.
+// knownNoise reads normal's sigma when it is a vector of n standard
+// deviations, one per observation: known (data: measurement errors
+// reported with the data) or given by parameters (heteroscedastic noise,
+// an *eval.ADVec such as exp(b0 + b1 * x)); it returns their squares at
+// their current values. ok is false when sigma is not a vector (a number
+// or a scalar parameter, read by scalarParam). A length other than n, or
+// an sd that is not a positive finite number, is an error.
 func knownNoise(lik *dists.DistVal, n int) (variances []float64, ok bool, err error) {
 	v := lik.Params[1]
 	switch v.(type) {
-	case *eval.Vec:
-	case *eval.ADVec:
-		return nil, false, fmt.Errorf("with a latent GP, normal's sigma may be a vector of known standard deviations (data), not of parameters")
+	case *eval.Vec, *eval.ADVec:
 	default:
 		return nil, false, nil
 	}
@@ -33,7 +32,7 @@ func knownNoise(lik *dists.DistVal, n int) (variances []float64, ok bool, err er
 	variances = make([]float64, n)
 	for i, s := range sd {
 		if !(s > 0) || math.IsInf(s, 0) {
-			return nil, false, fmt.Errorf("normal's sigma[%d] is %s; known noise standard deviations must be positive finite numbers", i+1, eval.FormatNumber(s))
+			return nil, false, fmt.Errorf("normal's sigma[%d] is %s; noise standard deviations must be positive finite numbers", i+1, eval.FormatNumber(s))
 		}
 		variances[i] = s * s
 	}
@@ -41,40 +40,69 @@ func knownNoise(lik *dists.DistVal, n int) (variances []float64, ok bool, err er
 }
 
 // knownNoiseLogLik is the exact log marginal likelihood log N(y | 0, K +
-// diag(noise)) with known per-observation noise variances, with its
-// gradient in the kernel's hyperparameters on the tape.
-func (g *gpLatent) knownNoiseLogLik(ev *model.Eval, noise, y []float64) (eval.Value, error) {
+// diag(s²)) with per-observation noise standard deviations s (sd, the
+// value knownNoise read; noise holds s² at its current values), with its
+// gradient on the tape in the kernel's hyperparameters and, when sd
+// depends on parameters, in each sᵢ: ∂/∂sᵢ = 2sᵢ ∂/∂sᵢ², the latter
+// ½[C⁻¹yyᵀC⁻¹ − C⁻¹]ᵢᵢ from LogMarginalNoise, which the tape carries on
+// to the parameters s is made of.
+func (g *gpLatent) knownNoiseLogLik(ev *model.Eval, sd eval.Value, noise, y []float64) (eval.Value, error) {
+	what := "known noise"
+	adv, byParams := sd.(*eval.ADVec)
+	if byParams {
+		what = "noise given by parameters"
+	}
 	if g.lowRank() {
-		return nil, fmt.Errorf(`a vector of known noise standard deviations needs the exact GP (inducing: "exact", at most %d rows by default)`, lowRankAbove)
+		return nil, fmt.Errorf(`a vector of noise standard deviations needs the exact GP (inducing: "exact", at most %d rows by default)`, lowRankAbove)
 	}
 	if obj := ev.Objective(); obj.Name != model.ObjUnset && obj.Name != model.ObjMLM && obj.Name != model.ObjVB {
-		return nil, fmt.Errorf("a vector of known noise standard deviations is for the marginal likelihood; objective %q needs one sigma", obj.Name)
+		return nil, fmt.Errorf("a vector of noise standard deviations is for the marginal likelihood (objective: \"ml\"); objective %q needs one sigma", obj.Name)
 	}
 	k := g.kernel.K
 	nk := k.NumHyper()
-	if !g.HasAD() {
+	if !g.HasAD() && !byParams {
 		lp, err := rgp.LogMarginalNoise(k, g.x, y, noise, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, known noise)", err, k)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", err, k, what)}
 		}
 		return eval.Num(lp), nil
 	}
+	params := append([]eval.Value(nil), g.kernel.Hyper...)
+	if byParams {
+		for _, v := range adv.Vs {
+			params = append(params, &eval.ADNum{T: adv.T, V: v})
+		}
+	}
 	full := make([]float64, nk+len(noise))
+	vars := append([]float64(nil), noise...)
 	var recErr error
-	out := eval.FuncNode(g.kernel.Hyper, func(x, d []float64) float64 {
+	out := eval.FuncNode(params, func(x, d []float64) float64 {
 		kk, err := k.WithHyper(x[:nk])
 		if err != nil {
 			return math.NaN()
 		}
-		lp, err := rgp.LogMarginalNoise(kk, g.x, y, noise, full)
+		if byParams {
+			for i, s := range x[nk:] {
+				if !(s > 0) || math.IsInf(s, 0) {
+					return math.NaN()
+				}
+				vars[i] = s * s
+			}
+		}
+		lp, err := rgp.LogMarginalNoise(kk, g.x, y, vars, full)
 		if recErr = err; err != nil {
 			return math.NaN()
 		}
 		copy(d, full[:nk])
+		if byParams {
+			for i, s := range x[nk:] {
+				d[nk+i] = 2 * s * full[nk+i]
+			}
+		}
 		return lp
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, known noise)", recErr, k)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", recErr, k, what)}
 	}
 	return out, nil
 }

@@ -18,7 +18,7 @@ import (
 
 func registerGpPredict(reg *eval.Registry) {
 	reg.Register(`predict(fit, xnew, values?, approx?, draws?, level = 0.9, samples = 100, seed?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (default 200) (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values by draws Monte Carlo draws (default 1000) (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob; for poisson_log and neg_binomial_2_log, the count's mean E[e^f] and variance under the latent predictive). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (default 200) (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values by draws Monte Carlo draws (default 1000) (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
 		predictBuiltin)
 }
 
@@ -262,6 +262,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 	if err != nil {
 		return nil, err
 	}
+	obj.Approx = obj.Approx.For(l.Kind)
 	s, err := g.gpSettings(obj, false)
 	if err != nil || s.Kind == rgp.RR {
 		// The rr objective is for Gaussian noise: a record built by hand
@@ -319,6 +320,17 @@ func likPredict(l rgp.Lik, mean, fvar []float64) *drawPred {
 		for i, m := range mean {
 			p := 1 / (1 + math.Exp(-m/math.Sqrt(1+math.Pi*fvar[i]/8)))
 			ymean[i], yvar[i] = p, p*(1-p)
+		}
+	case rgp.Poisson, rgp.NegBinomial:
+		// The lognormal moments of e^f: E = e^(μ + v/2), E[e^2f] = e^(2μ + 2v);
+		// var y = E[var(y | f)] + var(e^f), var(y | f) = e^f (+ e^2f/φ).
+		for i, m := range mean {
+			v := fvar[i]
+			e1, e2 := math.Exp(m+v/2), math.Exp(2*m+2*v)
+			ymean[i], yvar[i] = e1, e1+e2-e1*e1
+			if l.Kind == rgp.NegBinomial {
+				yvar[i] += e2 / l.Params[0]
+			}
 		}
 	}
 	return &drawPred{fmean: mean, fvar: fvar, ymean: ymean, yvar: yvar, lik: l}

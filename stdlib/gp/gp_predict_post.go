@@ -166,13 +166,16 @@ func mixtureQuantile(mu, sd []float64, q float64) float64 {
 }
 
 var (
-	laplaceNoise, _ = dist.Lookup("laplace")
-	studentNoise, _ = dist.Lookup("student_t")
+	laplaceNoise, _   = dist.Lookup("laplace")
+	studentNoise, _   = dist.Lookup("student_t")
+	poissonLog, _     = dist.Lookup("poisson_log")
+	negBinomialLog, _ = dist.Lookup("neg_binomial_2_log")
 )
 
 // noiseQuantiles are the lo- and hi-quantiles of a new observation at
-// point i under Laplace or Student-t noise: samples draws per component of
-// f ~ N(fmean, fvar) plus the noise, pooled.
+// point i under Laplace or Student-t noise or counts: samples draws per
+// component of f ~ N(fmean, fvar) plus the noise (for counts, a draw with
+// log mean f), pooled.
 func noiseQuantiles(preds []*drawPred, i, samples int, lo, hi float64, rng *rand.Rand) (float64, float64) {
 	ys := make([]float64, 0, len(preds)*samples)
 	for _, p := range preds {
@@ -184,6 +187,10 @@ func noiseQuantiles(preds []*drawPred, i, samples int, lo, hi float64, rng *rand
 				f = laplaceNoise.Rand(rng, []float64{f, p.lik.Params[0]})
 			case rgp.StudentT:
 				f = studentNoise.Rand(rng, []float64{p.lik.Params[0], f, p.lik.Params[1]})
+			case rgp.Poisson:
+				f = poissonLog.Rand(rng, []float64{f})
+			case rgp.NegBinomial:
+				f = negBinomialLog.Rand(rng, []float64{f, p.lik.Params[0]})
 			}
 			ys = append(ys, f)
 		}
