@@ -23,7 +23,7 @@ func BenchmarkCITest(b *testing.B) {
 				if c.method == "kci" {
 					_, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, 1)
 				} else {
-					_, err = RCITTest(context.Background(), x, y, z, 0, 0, 1)
+					_, err = RCITTest(context.Background(), x, y, z, 0, 0, "", 1)
 				}
 				if err != nil {
 					b.Fatal(err)
