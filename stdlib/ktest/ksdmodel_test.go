@@ -2,11 +2,13 @@ package ktest_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model/dists"
@@ -264,5 +266,49 @@ model two(y, z) {
 	in, _ := kmltest.Run(t, models+`let r = ksd_test([1, 2, 3, 0.5], two(y: [1, 2], z: [1, 2]), at: {mu: 0}, observed: "z", seed: 1, bootstraps: 50)`)
 	if tg := kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "r"), "target"); tg != eval.Str("model two at {mu: 0}: z ~ normal(0, 2)") {
 		t.Errorf("target %v", tg)
+	}
+}
+
+// TestKSDPosteriorPredictiveLevel: the rejection rate at α = 0.05 of
+// ksd_test against a posterior predictive, the model fitted by NUTS on
+// nfit rows and tested on 100 others from the same distribution, over 200
+// seeded replications, for a normal model of N(0, 1) data and a Student-t
+// model of Student-t(3) data. The predictive is fitted, not the data's
+// distribution, so H0 holds only as nfit grows: with nfit = 1000 the rate
+// must lie within 3 binomial SE of α (0.004–0.096); with nfit = 100 it is
+// printed (the fit's error is then as large as what 100 test rows
+// resolve, and the test rejects about one time in five).
+func TestKSDPosteriorPredictiveLevel(t *testing.T) {
+	fulltest.Require(t, "600 NUTS fits and KSD tests, about three CPU-minutes")
+	const reps = 200
+	se := math.Sqrt(0.05 * 0.95 / reps)
+	for _, c := range []struct {
+		name, data, model string
+		nfit              int
+	}{
+		{"normal", "normal(0, 1)", "mu ~ normal(0, 5)\n  sigma ~ lognormal(0, 1)\n  y ~ normal(mu, sigma)", 100},
+		{"normal", "normal(0, 1)", "mu ~ normal(0, 5)\n  sigma ~ lognormal(0, 1)\n  y ~ normal(mu, sigma)", 1000},
+		{"student-t", "student_t(3, 0, 1)", "nu ~ gamma(2, 0.1)\n  mu ~ normal(0, 5)\n  sigma ~ lognormal(0, 1)\n  y ~ student_t(nu, mu, sigma)", 1000},
+	} {
+		rej := 0
+		for rep := range reps {
+			src := fmt.Sprintf(`
+let y = draw(%s, %d, seed: %d)
+model m(y) {
+  %s
+}
+let post = sample(m(y: y[1:%d]), chains: 1, warmup: 200, draws: 200, seed: %d)
+let r = ksd_test(y[%d:%d], post, seed: %d, bootstraps: 500)
+`, c.data, c.nfit+100, 1000+rep, c.model, c.nfit, rep, c.nfit+1, c.nfit+100, rep)
+			in, _ := kmltest.Run(t, src)
+			if kmltest.Num(t, kmltest.Lookup[*eval.Record](t, in, "r"), "pvalue") <= 0.05 {
+				rej++
+			}
+		}
+		rate := float64(rej) / reps
+		t.Logf("%s model, %s data, fitted on %d rows, tested on 100: rejection rate %.3f over %d replications (SE %.4f)", c.name, c.data, c.nfit, rate, reps, se)
+		if c.nfit >= 1000 && math.Abs(rate-0.05) > 3*se {
+			t.Errorf("%s: rejection rate %.3f is more than 3 SE from 0.05", c.name, rate)
+		}
 	}
 }
