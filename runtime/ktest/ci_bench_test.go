@@ -7,15 +7,16 @@ import (
 	"testing"
 )
 
-// RCIT against KCI at n = 1000 and 10000 (KCI only at 1000: at 10000 its
-// three n×n matrices and their products need several GB):
+// RCIT against KCI at n = 1000 and 10000 (KCI at 500, 1000 and 2000 for
+// its slope: at 10000 its n×n matrices, 0.8 GB each, and their products
+// need several GB):
 //
 //	go test ./runtime/ktest -run '^$' -bench 'CITest' -benchtime 1x -benchmem
 func BenchmarkCITest(b *testing.B) {
 	for _, c := range []struct {
 		method string
 		n      int
-	}{{"kci", 1000}, {"rcit", 1000}, {"rcit", 10000}} {
+	}{{"kci", 500}, {"kci", 1000}, {"kci", 2000}, {"rcit", 1000}, {"rcit", 10000}} {
 		b.Run(fmt.Sprintf("%s/n=%d", c.method, c.n), func(b *testing.B) {
 			x, y, z := ciData(rand.New(rand.NewPCG(85, uint64(c.n))), c.n, 0)
 			for i := 0; i < b.N; i++ {
@@ -23,7 +24,7 @@ func BenchmarkCITest(b *testing.B) {
 				if c.method == "kci" {
 					_, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, 1)
 				} else {
-					_, err = RCITTest(context.Background(), x, y, z, 0, 0, 1)
+					_, err = RCITTest(context.Background(), x, y, z, 0, 0, "", 1)
 				}
 				if err != nil {
 					b.Fatal(err)

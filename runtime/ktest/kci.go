@@ -13,21 +13,23 @@ import (
 )
 
 // CIResult is the outcome of a conditional-independence test of x ⟂ y | z
-// by KCI or RCIT: the statistic, its p-value under the gamma
-// approximation of the null, the null's mean and variance, and the
-// settings the result depends on.
+// by KCI or RCIT: the statistic, its p-value under an approximation of
+// the null (KCI: the gamma; RCIT: Approx), the null's mean and variance,
+// and the settings the result depends on.
 type CIResult struct {
 	Statistic, PValue float64
-	// NullMean and NullVar are the mean and variance of the gamma
-	// approximation to the statistic's null.
+	// NullMean and NullVar are the mean and variance of the statistic's
+	// null.
 	NullMean, NullVar float64
 	// KCI: the kernels on ẍ = (x, z/2), y and z, and the ridge ε.
 	KernelX, KernelY, KernelZ string
 	Epsilon                   float64
-	// RCIT: the random Fourier features of z and of x and y, and the
-	// median-heuristic lengthscales they were drawn at.
+	// RCIT: the random Fourier features of z and of x and y, the
+	// median-heuristic lengthscales they were drawn at, and the null's
+	// approximation (KCI's is the gamma).
 	Features, FeaturesXY int
 	Ell                  [3]float64
+	Approx               ChiSqApprox
 }
 
 // KCIEpsilon is KCI's default ridge ε in R_z = ε(K̃_z + εI)⁻¹, as in

@@ -162,8 +162,10 @@ func TestKCIWithoutZ(t *testing.T) {
 
 // TestRCITAgainstLeastSquares: RCIT's partial cross-covariance is the
 // covariance of the residuals of ordinary least squares (with intercept)
-// of the x and y features on the z features, here computed by QR; and the
-// null's eigenvalues sum to the trace of the products' covariance.
+// of the standardised x and y features on the z features, here computed
+// by QR (the ridge 10⁻¹⁰ is negligible for these well-conditioned
+// features); and the null's eigenvalues sum to the trace of (1/n) RᵀR,
+// R the residuals' products.
 func TestRCITAgainstLeastSquares(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 31))
 	n := 200
@@ -175,6 +177,23 @@ func TestRCITAgainstLeastSquares(t *testing.T) {
 	stat, lambda, err := rcitFromFeatures(fx, fy, fz)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// RCIT standardises each feature first.
+	for _, f := range []*mat.Dense{fx, fy, fz} {
+		rows, cols := f.Dims()
+		for j := 0; j < cols; j++ {
+			var m, s2 float64
+			for i := 0; i < rows; i++ {
+				m += f.At(i, j) / float64(rows)
+			}
+			for i := 0; i < rows; i++ {
+				s2 += (f.At(i, j) - m) * (f.At(i, j) - m)
+			}
+			sd := math.Sqrt(s2 / float64(rows-1))
+			for i := 0; i < rows; i++ {
+				f.Set(i, j, (f.At(i, j)-m)/sd)
+			}
+		}
 	}
 	design := mat.NewDense(n, 7, nil)
 	for i := 0; i < n; i++ {
@@ -213,16 +232,12 @@ func TestRCITAgainstLeastSquares(t *testing.T) {
 	tr := 0.0
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 4; j++ {
-			var m, s float64
+			s := 0.0
 			for tt := 0; tt < n; tt++ {
-				m += rx.At(tt, i) * ry.At(tt, j)
-			}
-			m /= float64(n)
-			for tt := 0; tt < n; tt++ {
-				d := rx.At(tt, i)*ry.At(tt, j) - m
+				d := rx.At(tt, i) * ry.At(tt, j)
 				s += d * d
 			}
-			tr += s / float64(n-1)
+			tr += s / float64(n)
 		}
 	}
 	sum := 0.0
@@ -276,7 +291,7 @@ func ciRejections(t *testing.T, method string, reps, n int, b float64, seed uint
 		if method == "kci" {
 			res, err = KCITest(context.Background(), x, y, z, nil, nil, nil, 0, uint64(rep))
 		} else {
-			res, err = RCITTest(context.Background(), x, y, z, 0, 0, uint64(rep))
+			res, err = RCITTest(context.Background(), x, y, z, 0, 0, "", uint64(rep))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -330,7 +345,7 @@ func TestCICancel(t *testing.T) {
 	if _, err := KCITest(ctx, x, y, z, nil, nil, nil, 0, 1); err == nil {
 		t.Error("KCI: no error after cancellation")
 	}
-	if _, err := RCITTest(ctx, x, y, z, 0, 0, 1); err == nil {
+	if _, err := RCITTest(ctx, x, y, z, 0, 0, "", 1); err == nil {
 		t.Error("RCIT: no error after cancellation")
 	}
 }

@@ -18,21 +18,22 @@ const (
 )
 
 // RCITTest is the randomized conditional-independence test of Strobl,
-// Zhang and Visweswaran (2019), for data the caller has standardised
-// (causal.Standardise): random Fourier features of the rbf kernel at the
-// median heuristic of each variable (features of z, featuresXY each of x
-// and y; seeded), the partial cross-covariance
+// Zhang and Visweswaran (2019) in the form of their R package's RCoT, for
+// data the caller has standardised (causal.Standardise): random Fourier
+// features of the rbf kernel at the median heuristic of each variable
+// (features of z, featuresXY each of x and y; seeded), each feature
+// standardised, the partial cross-covariance
 // C_xy|z = C_xy − C_xz (C_zz + 10⁻¹⁰I)⁻¹ C_zy of the features, the
 // statistic T = n‖C_xy|z‖²_F, and its null Σ λ_k χ²₁ with λ the
-// eigenvalues of the covariance of the products of the x and y feature
-// residuals (after regression on the z features), approximated by the
-// gamma distribution with the same mean Σλ and variance 2Σλ² (the R
-// package's approx = "gamma"; its default, the Lindsay–Pilla–Basak
-// approximation, is not implemented). With z nil or empty it is RIT, the
+// eigenvalues of (1/n) RᵀR, R the products r_x,i · r_y,j of the x and y
+// feature residuals (after regression on the z features), approximated by
+// approx: LPB4 (the package's default, "lpd4"; HBE when it fails, as
+// there), HBE or the gamma with mean Σλ and variance 2Σλ²
+// (weightedChiSqSurvival). With z nil or empty it is RIT, the
 // unconditional test (no regression). Cost O(n·F²) and no n×n matrix, so
 // it scales to large n. A cancelled ctx stops it between its stages and
 // it returns ctx.Err().
-func RCITTest(ctx context.Context, x, y, z *mat.Dense, features, featuresXY int, seed uint64) (CIResult, error) {
+func RCITTest(ctx context.Context, x, y, z *mat.Dense, features, featuresXY int, approx ChiSqApprox, seed uint64) (CIResult, error) {
 	n, _ := x.Dims()
 	if r, _ := y.Dims(); r != n {
 		return CIResult{}, fmt.Errorf("x has %d rows but y has %d", n, r)
@@ -102,11 +103,18 @@ func RCITTest(ctx context.Context, x, y, z *mat.Dense, features, featuresXY int,
 			s2 += l * l
 		}
 	}
-	res.Statistic, res.NullMean, res.NullVar = stat, s1, 2*s2
-	res.PValue = gammaSurvival(stat, s1, 2*s2)
-	if math.IsNaN(res.PValue) {
-		return CIResult{}, fmt.Errorf("the gamma approximation is not defined for these data (constant features?)")
+	if approx == "" {
+		approx = LPB4
 	}
+	res.Statistic, res.NullMean, res.NullVar = stat, s1, 2*s2
+	p, used, err := weightedChiSqSurvival(stat, lambda, approx)
+	if err != nil {
+		return CIResult{}, err
+	}
+	if math.IsNaN(p) {
+		return CIResult{}, fmt.Errorf("the %s approximation is not defined for these data (constant features?)", used)
+	}
+	res.PValue, res.Approx = p, used
 	return res, nil
 }
 
@@ -125,19 +133,44 @@ func centreCols(m *mat.Dense) {
 	}
 }
 
+// standardiseCols centres the columns of m in place and scales each to
+// sd 1 (the n − 1 form, as R's sd); a constant column is only centred.
+func standardiseCols(m *mat.Dense) {
+	centreCols(m)
+	n, d := m.Dims()
+	for j := 0; j < d; j++ {
+		s2 := 0.0
+		for i := 0; i < n; i++ {
+			s2 += m.At(i, j) * m.At(i, j)
+		}
+		if sd := math.Sqrt(s2 / float64(n-1)); sd > 0 {
+			for i := 0; i < n; i++ {
+				m.Set(i, j, m.At(i, j)/sd)
+			}
+		}
+	}
+}
+
 // rcitFromFeatures returns RCIT's statistic n‖C_xy|z‖²_F and the
-// eigenvalues of its null's covariance from the features (fz nil: RIT).
+// eigenvalues of its null's covariance from the features (fz nil: RIT),
+// each feature standardised first.
 func rcitFromFeatures(fx, fy, fz *mat.Dense) (float64, []float64, error) {
 	n, px := fx.Dims()
 	_, py := fy.Dims()
 	rx, ry := mat.DenseCopyOf(fx), mat.DenseCopyOf(fy)
-	centreCols(rx)
-	centreCols(ry)
+	standardiseCols(rx)
+	standardiseCols(ry)
+	// C_xy|z = C_xy − C_xz (C_zz + 10⁻¹⁰I)⁻¹ C_zy with C = ΦᵀΦ/(n−1), as
+	// R's cov; written so, not as the covariance of the residuals, which
+	// differs from it when C_zz is near singular (many features of a
+	// low-dimensional z) and the ridge makes the projection inexact.
+	var c mat.Dense
+	c.Mul(rx.T(), ry)
+	c.Scale(1/float64(n-1), &c)
 	if fz != nil {
 		cz := mat.DenseCopyOf(fz)
-		centreCols(cz)
+		standardiseCols(cz)
 		_, pz := cz.Dims()
-		// (C_zz + 10⁻¹⁰I) with C = ΦᵀΦ/(n−1), as R's cov.
 		czz := mat.NewSymDense(pz, nil)
 		czz.SymOuterK(1/float64(n-1), cz.T())
 		for i := 0; i < pz; i++ {
@@ -147,36 +180,40 @@ func rcitFromFeatures(fx, fy, fz *mat.Dense) (float64, []float64, error) {
 		if !ch.Factorize(czz) {
 			return 0, nil, fmt.Errorf("the covariance of z's features is not positive definite")
 		}
-		// Residuals of the x and y features on the z features:
-		// r = f − Φ_z C_zz⁻¹ C_zf.
-		resid := func(f *mat.Dense) error {
+		// β_f = (C_zz + 10⁻¹⁰I)⁻¹ C_zf and the residuals r = f − Φ_z β_f
+		// of the x and y features on the z features.
+		resid := func(f *mat.Dense) (*mat.Dense, error) {
 			var czf, beta, fit mat.Dense
 			czf.Mul(cz.T(), f)
 			czf.Scale(1/float64(n-1), &czf)
 			if err := ch.SolveTo(&beta, &czf); err != nil {
-				return err
+				return nil, err
 			}
 			fit.Mul(cz, &beta)
 			f.Sub(f, &fit)
-			return nil
+			return &beta, nil
 		}
-		if err := resid(rx); err != nil {
+		var cxz mat.Dense
+		cxz.Mul(rx.T(), cz)
+		cxz.Scale(1/float64(n-1), &cxz)
+		if _, err := resid(rx); err != nil {
 			return 0, nil, err
 		}
-		if err := resid(ry); err != nil {
+		betaY, err := resid(ry)
+		if err != nil {
 			return 0, nil, err
 		}
+		var corr mat.Dense
+		corr.Mul(&cxz, betaY)
+		c.Sub(&c, &corr)
 	}
-	// C_xy|z = cov(r_x, r_y): the partial cross-covariance.
-	var c mat.Dense
-	c.Mul(rx.T(), ry)
-	c.Scale(1/float64(n-1), &c)
 	stat := 0.0
 	for _, v := range c.RawMatrix().Data {
 		stat += v * v
 	}
 	stat *= float64(n)
-	// The products r_x,i · r_y,j of each row, and their covariance.
+	// The products r_x,i · r_y,j of each row, and (1/n) RᵀR, as the R
+	// package computes it (uncentred: under H0 the products have mean 0).
 	prod := mat.NewDense(n, px*py, nil)
 	for t := 0; t < n; t++ {
 		row := prod.RawRowView(t)
@@ -186,9 +223,8 @@ func rcitFromFeatures(fx, fy, fz *mat.Dense) (float64, []float64, error) {
 			}
 		}
 	}
-	centreCols(prod)
 	cov := mat.NewSymDense(px*py, nil)
-	cov.SymOuterK(1/float64(n-1), prod.T())
+	cov.SymOuterK(1/float64(n), prod.T())
 	var eig mat.EigenSym
 	if !eig.Factorize(cov, false) {
 		return 0, nil, fmt.Errorf("the eigendecomposition of the null's covariance failed")

@@ -87,7 +87,7 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 		if err != nil {
 			return nil, err
 		}
-		r, err := rktest.RCITTest(a.Context(), x, y, z, f, 0, seed)
+		r, err := rktest.RCITTest(a.Context(), x, y, z, f, 0, rktest.LPB4, seed)
 		if err != nil {
 			if e := a.Th.Context().Err(); e != nil {
 				return nil, a.Interrupted(e)
@@ -99,7 +99,7 @@ func CITest(a *eval.Args, method string, x, y, z *mat.Dense) (eval.Value, error)
 			ell.Set("z", eval.Num(r.Ell[2]))
 		}
 		rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).Set("method", eval.Str("rcit")).
-			Set("null", eval.NewRecord().Set("approx", eval.Str("gamma")).Set("mean", eval.Num(r.NullMean)).Set("variance", eval.Num(r.NullVar))).
+			Set("null", eval.NewRecord().Set("approx", eval.Str(r.Approx)).Set("mean", eval.Num(r.NullMean)).Set("variance", eval.Num(r.NullVar))).
 			Set("features", eval.NewRecord().Set("z", eval.Num(r.Features)).Set("xy", eval.Num(r.FeaturesXY))).
 			Set("ell", ell).Set("seed", eval.Num(float64(seed))).Set("n", eval.Num(n))
 	}
@@ -144,7 +144,7 @@ func CIForPC(method string, data *mat.Dense, features int, seed uint64) rcausal.
 		if method == "kci" {
 			r, err = rktest.KCITest(ctx, x, y, z, nil, nil, nil, 0, seed^h.Sum64())
 		} else {
-			r, err = rktest.RCITTest(ctx, x, y, z, features, 0, seed^h.Sum64())
+			r, err = rktest.RCITTest(ctx, x, y, z, features, 0, rktest.LPB4, seed^h.Sum64())
 		}
 		if err != nil {
 			return 0, err

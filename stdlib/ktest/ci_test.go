@@ -52,12 +52,15 @@ let r = ci_test(x, y, z, "median", "median", method: "rcit", features: 40, seed:
 		t.Errorf("kci record %v", k)
 	}
 	r := kmltest.Lookup[*eval.Record](t, in, "r")
-	wr, err := rktest.RCITTest(context.Background(), x, y, z, 40, 0, 4)
+	wr, err := rktest.RCITTest(context.Background(), x, y, z, 40, 0, rktest.LPB4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kmltest.Num(t, r, "statistic") != wr.Statistic || kmltest.Num(t, r, "pvalue") != wr.PValue {
 		t.Errorf("rcit: %v, runtime %+v", r, wr)
+	}
+	if a := kmltest.Field(t, kmltest.Field(t, r, "null").(*eval.Record), "approx"); a != eval.Str(wr.Approx) || wr.Approx != rktest.LPB4 {
+		t.Errorf("rcit null approx %v, runtime %s", a, wr.Approx)
 	}
 	f := kmltest.Field(t, r, "features").(*eval.Record)
 	if kmltest.Num(t, f, "z") != 40 || kmltest.Num(t, f, "xy") != 5 {
@@ -131,7 +134,7 @@ let gr = pc(d, method: "rcit", names: ["x", "y", "w"], seed: 4)
 	}
 	h := fnv.New64a()
 	fmt.Fprint(h, 0, 2, []int{1})
-	want, err := rktest.RCITTest(context.Background(), col(0), col(2), col(1), 100, 0, 9^h.Sum64())
+	want, err := rktest.RCITTest(context.Background(), col(0), col(2), col(1), 100, 0, rktest.LPB4, 9^h.Sum64())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 func registerKSD(reg *eval.Registry) {
-	reg.Register(`ksd_test(x, target, kernel = "imq", ell = "median", beta = -0.5, method = "wild_bootstrap", bootstraps = 1000, seed?, bandwidths = 10, alpha = 0.05)`,
-		`The kernel Stein discrepancy goodness-of-fit test of H0: the rows of x are i.i.d. draws from target (Liu, Lee and Jordan 2016; Chwialkowski, Strathmann and Gretton 2016). target: a univariate distribution on the real line (x a vector or one column), multi_normal (x with K columns), or a kst or kde density; only its score ∇ log p is used, exactly (no normalising constant). The statistic is the U-statistic of the Stein kernel of the base kernel: "imq" (1 + ‖x − y‖²/ℓ²)^beta, beta in (−1, 0), the default because its discrepancy detects non-convergence (Gorham and Mackey 2017), or "rbf". ell: a number, "median" (the median heuristic of x) or "aggregate" (KSDAgg, Schrab et al. 2022: bandwidths lengthscales log-spaced as mmd_test's aggregate, on the same bootstrap draws, combined by the minimum p-value at level alpha). method: "wild_bootstrap" (Rademacher multipliers, bootstraps draws, seeded; asymptotically exact). Returns {statistic, pvalue, method, bootstraps, kernel, ell, beta, choice, n, target} and, aggregated, bandwidths, statistics, pvalues, rejected, threshold and alpha.`,
+	reg.Register(`ksd_test(x, target, kernel = "imq", ell = "median", beta = -0.5, method = "wild_bootstrap", bootstraps = 1000, seed?, bandwidths = 10, alpha = 0.05, at?, observed?, draws = 200)`,
+		`The kernel Stein discrepancy goodness-of-fit test of H0: the rows of x are i.i.d. draws from target (Liu, Lee and Jordan 2016; Chwialkowski, Strathmann and Gretton 2016). target: a univariate distribution on the real line (x a vector or one column), multi_normal (x with K columns), a kst or kde density, a model with at: {parameter: value, ...} (the distribution the model gives its observed variable at those values, derived quantities included; observed: "y" names the variable when the model observes several), or a posterior from sample (its posterior predictive (1/S) Σ_s p(x | θ_s) over draws evenly spaced draws, whose score is Σ_s w_s(x) ∇ log p(x | θ_s) with w_s(x) ∝ p(x | θ_s)); a model's distribution must be the same for every row (numbers as parameters, or multi_normal). Only the target's score ∇ log p is used, exactly (no normalising constant). The statistic is the U-statistic of the Stein kernel of the base kernel: "imq" (1 + ‖x − y‖²/ℓ²)^beta, beta in (−1, 0), the default because its discrepancy detects non-convergence (Gorham and Mackey 2017), or "rbf". ell: a number, "median" (the median heuristic of x) or "aggregate" (KSDAgg, Schrab et al. 2022: bandwidths lengthscales log-spaced as mmd_test's aggregate, on the same bootstrap draws, combined by the minimum p-value at level alpha). method: "wild_bootstrap" (Rademacher multipliers, bootstraps draws, seeded; asymptotically exact). Returns {statistic, pvalue, method, bootstraps, kernel, ell, beta, choice, n, target}, observed for a model or posterior, draws and posterior_draws for a posterior, and, aggregated, bandwidths, statistics, pvalues, rejected, threshold and alpha.`,
 		ksdTest)
 }
 
@@ -61,9 +61,16 @@ func ksdTest(a *eval.Args) (eval.Value, error) {
 	if err := a.CheckDense(n, n*max(1, len(s.Ells)), "the Stein kernel matrices", "use a smaller sample (or fewer bandwidths)"); err != nil {
 		return nil, err
 	}
-	score, err := TargetScores(a.Value("target"), x)
+	mt, isModel, err := modelTargetScores(a, a.Value("target"), x)
 	if err != nil {
-		return nil, a.Errorf("target", "%v", err)
+		return nil, err
+	}
+	score := mt.score
+	if !isModel {
+		if score, err = TargetScores(a.Value("target"), x); err != nil {
+			return nil, a.Errorf("target", "%v", err)
+		}
+		mt.label = fmt.Sprint(a.Value("target"))
 	}
 	r, err := rktest.KSDTest(a.Context(), x, score, s)
 	if err != nil {
@@ -72,7 +79,7 @@ func ksdTest(a *eval.Args) (eval.Value, error) {
 		}
 		return nil, a.Fail("%v", err)
 	}
-	return ksdRecord(r, choice, n, a.Value("target")), nil
+	return ksdRecord(r, choice, n, mt), nil
 }
 
 // ksdEll reads ell: a number, "median" or "aggregate", into s, and returns
@@ -115,7 +122,7 @@ func ksdEll(a *eval.Args, x *mat.Dense, s *rktest.KSDSettings) (string, error) {
 	return "", a.Errorf("ell", `ell must be a positive number, "median" or "aggregate", got %s`, eval.Describe(a.Value("ell")))
 }
 
-func ksdRecord(r rktest.KSDResult, choice string, n int, target eval.Value) *eval.Record {
+func ksdRecord(r rktest.KSDResult, choice string, n int, mt modelTarget) *eval.Record {
 	rec := eval.NewRecord()
 	rec.Set("statistic", eval.Num(r.Statistic)).Set("pvalue", eval.Num(r.PValue)).
 		Set("method", eval.Str("wild_bootstrap")).Set("bootstraps", eval.Num(r.Bootstraps)).
@@ -128,7 +135,13 @@ func ksdRecord(r rktest.KSDResult, choice string, n int, target eval.Value) *eva
 	if r.Base == rktest.IMQ {
 		rec.Set("beta", eval.Num(r.Beta))
 	}
-	rec.Set("choice", eval.Str(choice)).Set("n", eval.Num(n)).Set("target", eval.Str(fmt.Sprint(target)))
+	rec.Set("choice", eval.Str(choice)).Set("n", eval.Num(n)).Set("target", eval.Str(mt.label))
+	if mt.observed != "" {
+		rec.Set("observed", eval.Str(mt.observed))
+	}
+	if mt.draws > 0 {
+		rec.Set("draws", eval.Num(mt.draws)).Set("posterior_draws", eval.Num(mt.total))
+	}
 	if r.Ells != nil {
 		rej := make([]float64, len(r.Rejected))
 		for i, b := range r.Rejected {

@@ -85,7 +85,7 @@ func TargetScores(target eval.Value, x *mat.Dense) (*mat.Dense, error) {
 	case dists.Distribution:
 		return nil, fmt.Errorf("%s has no score on the whole of ℝᵈ: give a univariate distribution on the real line, multi_normal, or a kst or kde density", p)
 	default:
-		return nil, fmt.Errorf("the target must be a distribution or a kst or kde density, got %s", eval.Describe(target))
+		return nil, fmt.Errorf("the target must be a distribution, a kst or kde density, a model with at: or a posterior from sample, got %s", eval.Describe(target))
 	}
 	for i, v := range out.RawMatrix().Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
