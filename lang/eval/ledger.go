@@ -26,7 +26,10 @@ import (
 //   - in flight: the arguments of the calls being evaluated (they are the
 //     parameters of a fn while its body runs) and the left operand of an
 //     operator while its right one is evaluated: the temporary
-//     linspace(0, 1, n) in `linspace(0, 1, n) * 2`.
+//     linspace(0, 1, n) in `linspace(0, 1, n) * 2`. Only on the
+//     evaluation's own threads: a model's density (Thread.Fork), evaluated
+//     thousands of times on several chains, holds nothing in flight, and
+//     its temporaries are mostly on the tape, which is not counted.
 //
 // Memory is counted by block: a vector's or a matrix's numbers, a
 // posterior's draws (MemoryHolder), each once however many values share it
@@ -275,7 +278,7 @@ type flight []any
 // hold counts v as in flight until the returned flight is landed; values
 // that hold no counted memory cost nothing.
 func (th *Thread) hold(v Value) flight {
-	if !counted(v) {
+	if th.forked || !counted(v) {
 		return nil
 	}
 	return th.in.ledger.acquire(v, "")
