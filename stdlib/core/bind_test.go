@@ -62,3 +62,18 @@ func TestBindLinear(t *testing.T) {
 		t.Errorf("cbind of 1000 vectors of 1000 allocated %d MB; the result is 8 MB", got>>20)
 	}
 }
+
+// TestConcatBudget: concat works out its length first and refuses a result
+// that would not fit beside the live values before allocating it.
+func TestConcatBudget(t *testing.T) {
+	in, _ := kmltest.Run(t, `let c = concat(1, [2, 3], transpose([4, 5]), [], 6)`)
+	if got := kmltest.Lookup[*eval.Vec](t, in, "c").Data; fmt.Sprint(got) != "[1 2 3 4 5 6]" {
+		t.Errorf("concat gave %v", got)
+	}
+	var out strings.Builder
+	in = eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: 20 << 20})
+	_, err := in.Eval("t.kml", "let a = rep(1, 1e6)\nlet c = concat(a, a, a)")
+	if err == nil || !strings.Contains(err.Error(), "t.kml:2:9: error: concat: the result would be 3000000 numbers (22.9 MB), more than the memory budget of 20 MB") {
+		t.Errorf("concat over the budget: %v", err)
+	}
+}

@@ -170,6 +170,25 @@ func join(a *eval.Args, parts []eval.Value) (eval.Value, error) {
 	}
 	var fs []float64
 	var vs []ad.Var
+	if t == nil {
+		// Numbers only: one allocation at the final size, checked first.
+		total := 0
+		for _, p := range parts {
+			switch p := p.(type) {
+			case eval.Num:
+				total++
+			case *eval.Vec:
+				total += len(p.Data)
+			case *eval.Mat:
+				r, c := p.Dims()
+				total += r * c
+			}
+		}
+		if err := a.CheckVector(total, "the result"); err != nil {
+			return nil, err
+		}
+		fs = make([]float64, 0, total)
+	}
 	for i, p := range parts {
 		switch p := p.(type) {
 		case eval.Num:
