@@ -53,9 +53,13 @@ func Dirs(dirs ...string) Option {
 // To cancel or time out one call and keep the interpreter, use EvalContext.
 func Context(ctx context.Context) Option { return func(o *eval.Options) { o.Context = ctx } }
 
-// MaxMemory bounds the bytes of one dense result (a Gram matrix, a matrix
-// product): a script that asks for more gets an error saying what to do
-// instead. Default half the machine's memory.
+// MaxMemory bounds the bytes the interpreter's live values (the values
+// bound and those being computed with) and a result about to be allocated
+// (a Gram matrix, a matrix product) may take together: a script that asks
+// for more gets an error saying what to do instead. Default half the
+// machine's memory. It bounds what the interpreter counts, not the
+// process: a host that wants Go's collector to keep the heap near the
+// budget sets runtime/debug.SetMemoryLimit too, as kml run does.
 func MaxMemory(bytes int64) Option { return func(o *eval.Options) { o.MaxMemory = bytes } }
 
 // MaxSteps bounds the calls (of fns and builtins, each element of a map

@@ -74,7 +74,8 @@ let w = v * 2 + 1`, ""},
 
 // TestBlockwiseStatistics: under a budget too small for the Gram matrices,
 // mmd and hsic are computed blockwise and equal the dense results; a test's
-// "auto" path turns low-rank and an exact one is refused.
+// "auto" path turns low-rank (rank 50: its features and buffers, 1.4 MB,
+// fit in the budget of 2 MB).
 func TestBlockwiseStatistics(t *testing.T) {
 	src := `
 let x = cbind(draw(normal(0, 1), 300, seed: 1), draw(normal(0, 1), 300, seed: 2))
@@ -83,7 +84,7 @@ let u = mmd(x, y, rbf(1))
 let b = mmd(x, y, rbf(1), estimator: "biased")
 let h = hsic(x, x[:, 1] + x[:, 2], kx: rbf(1), ky: rbf(2))
 let hu = hsic(x, x[:, 1] + x[:, 2], kx: rbf(1), ky: rbf(2), estimator: "unbiased")
-let t = mmd_test(x, y, rbf(1), permutations: 50, seed: 5)
+let t = mmd_test(x, y, rbf(1), permutations: 50, rank: 50, seed: 5)
 `
 	values := func(budget int64) map[string]eval.Value {
 		var out bytes.Buffer
@@ -97,7 +98,7 @@ let t = mmd_test(x, y, rbf(1), permutations: 50, seed: 5)
 		}
 		return m
 	}
-	dense, blocked := values(0), values(256<<10)
+	dense, blocked := values(0), values(2<<20)
 	for _, n := range []string{"u", "b", "h", "hu"} {
 		d, bl := float64(dense[n].(eval.Num)), float64(blocked[n].(eval.Num))
 		if math.Abs(d-bl) > 1e-12*math.Max(1e-3, math.Abs(d)) {
@@ -109,7 +110,7 @@ let t = mmd_test(x, y, rbf(1), permutations: 50, seed: 5)
 		return string(a.(eval.Str))
 	}
 	if approx(dense["t"]) != "exact" || approx(blocked["t"]) != "nystrom" {
-		t.Errorf("test paths: %s with the default budget, %s with 256 kB", approx(dense["t"]), approx(blocked["t"]))
+		t.Errorf("test paths: %s with the default budget, %s with 2 MB", approx(dense["t"]), approx(blocked["t"]))
 	}
 }
 
@@ -132,6 +133,64 @@ func TestMemoryBudgetOfModels(t *testing.T) {
 		}
 		if !strings.Contains(msg.String(), "memory budget") || !strings.Contains(msg.String(), c.want) {
 			t.Errorf("%s:\ngot %q", c.src, msg.String())
+		}
+	}
+}
+
+// TestLowRankBudget: the low-rank paths of mmd_test and hsic_test are held
+// to the budget too. Where two workers' permutation buffers would not fit
+// beside the features but one worker's would, the test runs on one worker
+// with the same result to the bit (the null does not depend on the
+// workers); where even one would not fit it is refused before anything is
+// allocated, with the size and what to do.
+func TestLowRankBudget(t *testing.T) {
+	cases := []struct {
+		src     string
+		fits    int64 // a budget for one worker only (lowRankBytes: 2 need more)
+		refused int64 // a budget too small for one
+		want    string
+	}{
+		// 8·10⁴·(5·50 + w·33) bytes: 24.1 MiB with 2 workers, 21.6 with 1.
+		{`let x = cbind(draw(normal(0, 1), 5000, seed: 1))
+let y = cbind(draw(normal(0.1, 1), 5000, seed: 2))
+let t = mmd_test(x, y, rbf(1), approx: "nystrom", rank: 50, permutations: 20, seed: 3)`,
+			23 << 20, 20 << 20, "3:9: error: mmd_test: the low-rank path would hold about 21.6 MB (10000×50 features, 1 of them, and the permutations' buffers)"},
+		// 8·3000·(7·30 + w·31) bytes: 6.23 MiB with 2 workers, 5.52 with 1.
+		{`let x = cbind(draw(normal(0, 1), 3000, seed: 1))
+let y = x + cbind(draw(normal(0, 1), 3000, seed: 2))
+let t = hsic_test(x, y, rbf(1), rbf(1), approx: "nystrom", rank: 30, permutations: 20, seed: 3)`,
+			6 << 20, 5 << 20, "3:9: error: hsic_test: the low-rank path would hold about 5.52 MB (3000×30 features, 2 of them"},
+	}
+	run := func(src string, budget int64) (*eval.Record, string) {
+		var out bytes.Buffer
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: budget})
+		if _, err := in.Eval("t.kml", src); err != nil {
+			var msg bytes.Buffer
+			in.Sources().Print(&msg, err)
+			return nil, msg.String()
+		}
+		v, _ := in.Lookup("t")
+		return v.(*eval.Record), ""
+	}
+	for _, c := range cases {
+		free, msg := run(c.src, 0)
+		if free == nil {
+			t.Fatalf("without a small budget: %s", msg)
+		}
+		one, msg := run(c.src, c.fits)
+		if one == nil {
+			t.Errorf("under %d MB: %s", c.fits>>20, msg)
+		} else {
+			for _, f := range []string{"statistic", "pvalue"} {
+				a, _ := free.Attr(f)
+				b, _ := one.Attr(f)
+				if a.(eval.Num) != b.(eval.Num) {
+					t.Errorf("%s: %v on one worker, %v with no small budget", f, b, a)
+				}
+			}
+		}
+		if _, msg := run(c.src, c.refused); !strings.Contains(msg, c.want) {
+			t.Errorf("under %d MB: got %q\nwant %q", c.refused>>20, msg, c.want)
 		}
 	}
 }

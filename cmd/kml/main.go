@@ -57,8 +57,9 @@ run options:
   --allow DIR  let the script read and write DIR too (repeatable); by default
                it may use only its own directory and what is below it (for
                repl, the working directory; :load runs only files it may read)
-  --max-memory SIZE  the most one dense result (a Gram matrix, a product)
-               may take, e.g. 2GB (default half the machine's memory)
+  --max-memory SIZE  the most the live values and a result being made
+               (a Gram matrix, a product) may take together, e.g. 2GB
+               (default half the machine's memory)
   --max-steps N  the most calls (of fns and builtins, each element of a map)
                the program may make (default no bound)
   --cpuprofile FILE  write a CPU profile of the run to FILE (relative to the
@@ -243,6 +244,9 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	beforeExit = prof.stop
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Progress = terminal(stderr) && !opts.JSON // a progress line would break a JSON consumer reading both streams
+	if opts.MaxMemory > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(opts.MaxMemory)))
+	}
 	ctx, relay := interruptible()
 	opts.Context = ctx
 	in := eval.New(opts)
@@ -250,6 +254,18 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	_, err := in.EvalFile(file)
 	return report(in, err, stderr)
 }
+
+// runtimeAllowance is what a run may take beyond its memory budget: the
+// interpreter and its binary, the syntax tree, the builtins' scratch space,
+// which the budget does not count (lang/eval's ledger.go).
+const runtimeAllowance = 64 << 20
+
+// memoryLimit is the soft limit of Go's heap (debug.SetMemoryLimit) for a
+// run with --max-memory: the collector then works harder as the heap
+// nears the budget, rather than letting garbage grow it to twice the live
+// values (GOGC's default), so the process's peak stays near what the
+// budget counts.
+func memoryLimit(budget int64) int64 { return budget + runtimeAllowance }
 
 // interruptible is a context cancelled by the first SIGINT or SIGTERM, and
 // relay, which starts passing the signal on to in: the running statement

@@ -44,6 +44,11 @@ type Thread struct {
 	// seeds, when set, gives the seeds of random calls made without one
 	// instead of the run's stream (a model's generated block, per draw).
 	seeds *rand.Rand
+	// forked marks a thread made by Fork (a model's density, evaluated
+	// many times, often on several chains at once): it holds nothing in
+	// flight in the ledger, whose lock it would otherwise take at every
+	// call with a vector argument.
+	forked bool
 }
 
 // SetSeeds makes random calls without a seed on th draw their seeds from r
@@ -67,7 +72,7 @@ func (th *Thread) Expr(e ast.Expr, env *Env) (Value, error) { return th.expr(e, 
 
 // Fork makes a thread for work that runs beside th (a sampler's chain): same
 // interpreter and context, its own call depth and tape.
-func (th *Thread) Fork() *Thread { return &Thread{in: th.in, ctx: th.ctx} }
+func (th *Thread) Fork() *Thread { return &Thread{in: th.in, ctx: th.ctx, forked: true} }
 
 // Interp is the interpreter running this thread.
 func (th *Thread) Interp() *Interpreter { return th.in }

@@ -65,6 +65,7 @@ func (th *Thread) stmt(s ast.Stmt, env *Env) (Value, error) {
 			return nil, err
 		}
 		env.Define(s.Name.Name, v)
+		th.in.ledger.bind(env, s.Name.Name, v)
 		return NoneValue, nil
 	case *ast.Fn:
 		sig := &check.Signature{Name: s.Name.Name}
@@ -149,12 +150,21 @@ func (th *Thread) expr(e ast.Expr, env *Env) (Value, error) {
 		return th.vector(e, env)
 	case *ast.Record:
 		r := NewRecord()
+		var held []flight
+		defer func() {
+			for _, f := range held {
+				th.land(f)
+			}
+		}()
 		for _, f := range e.Fields {
 			v, err := th.expr(f.Value, env)
 			if err != nil {
 				return nil, err
 			}
 			r.Set(f.Name.Name, v)
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		return r, nil
 	case *ast.Selector:
@@ -233,6 +243,11 @@ func (th *Thread) binary(e *ast.Binary, env *Env) (Value, error) {
 		}
 		return y, nil
 	}
+	// x stays in flight while y is computed (a leaf allocates nothing).
+	if !leaf(e.Y) {
+		f := th.hold(x)
+		defer th.land(f)
+	}
 	y, err := th.expr(e.Y, env)
 	if err != nil {
 		return nil, err
@@ -245,6 +260,16 @@ func (th *Thread) binary(e *ast.Binary, env *Env) (Value, error) {
 		return nil, err
 	}
 	return Binary(e.OpPos, e.Op, x, y)
+}
+
+// leaf reports whether e is evaluated without allocating: a name or a
+// literal number, string or bool.
+func leaf(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.Ident, *ast.Number, *ast.String, *ast.Bool:
+		return true
+	}
+	return false
 }
 
 func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
@@ -278,6 +303,13 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 	if th.depth > maxDepth {
 		return nil, ast.Errorf(e.Pos(), "calls nested deeper than %d: is a recursive fn missing its base case?", maxDepth)
 	}
+	// The arguments are in flight until the call returns.
+	var held []flight
+	defer func() {
+		for _, f := range held {
+			th.land(f)
+		}
+	}()
 	switch f := callable.(type) {
 	case *Func:
 		fenv := NewEnv(f.env)
@@ -287,6 +319,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 				return nil, err
 			}
 			fenv.Define(p.Name, v)
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		v, err := th.expr(f.decl.Body, fenv)
 		if err != nil {
@@ -306,6 +341,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 				return nil, err
 			}
 			a.vals[i], a.given[i], a.poss[i] = v, true, x.Pos()
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		for _, x := range rest {
 			v, err := th.expr(x, env)
@@ -314,6 +352,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 			}
 			a.Rest = append(a.Rest, v)
 			a.RestPos = append(a.RestPos, x.Pos())
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		for _, na := range extra {
 			v, err := th.expr(na.Value, env)
@@ -321,6 +362,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 				return nil, err
 			}
 			a.Extra = append(a.Extra, NamedValue{Name: na.Name.Name, Value: v, Pos: na.Name.At})
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		return th.callBuiltin(f, a)
 	case *ModelFamily:
@@ -332,6 +376,9 @@ func (th *Thread) call(e *ast.Call, env *Env) (Value, error) {
 				return nil, err
 			}
 			vals[i], poss[i] = v, x.Pos()
+			if f := th.hold(v); f != nil {
+				held = append(held, f)
+			}
 		}
 		return th.instantiate(f, vals, poss)
 	}
@@ -398,6 +445,9 @@ func (th *Thread) callBuiltin(b *Builtin, a *Args) (v Value, err error) {
 		}
 	}()
 	v, err = b.Fn(a)
+	if err == nil {
+		err = a.checkResult(v)
+	}
 	if err != nil {
 		var ae *ast.Error
 		var list ast.ErrorList

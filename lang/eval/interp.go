@@ -60,8 +60,10 @@ type Options struct {
 	// its first event appear: 0 is the default second, a negative value
 	// no wait.
 	ProgressDelay time.Duration
-	// MaxMemory bounds the bytes of one dense result (a Gram matrix, a
-	// matrix product); default DefaultMemoryBudget, half the machine's memory.
+	// MaxMemory bounds the bytes the live values (the values bound and
+	// those being computed with, see ledger.go) and a dense result about to
+	// be allocated (a Gram matrix, a matrix product) may take together;
+	// default DefaultMemoryBudget, half the machine's memory.
 	MaxMemory int64
 	// MaxSteps, when positive, bounds the calls one evaluation (an Eval, an
 	// EvalFile, a REPL entry) may make — of fns and builtins alike, each
@@ -107,6 +109,8 @@ type Interpreter struct {
 	run   *evaluation // the evaluation running now, nil between them (Interrupt)
 
 	steps atomic.Int64 // calls made by the evaluation running now (MaxSteps)
+
+	ledger *ledger // the bytes live values hold, for the memory budget
 }
 
 // New makes an interpreter.
@@ -141,6 +145,7 @@ func New(opts Options) *Interpreter {
 		rng:      rng.New(opts.Seed, rng.Interpreter),
 		parsed:   map[string]*ast.File{},
 		imported: map[string]*Env{},
+		ledger:   newLedger(),
 	}
 	if opts.Progress || opts.OnProgress != nil {
 		var w io.Writer
@@ -265,6 +270,7 @@ func (in *Interpreter) EvalContext(ctx context.Context, filename, src string) (V
 	}
 	for name, val := range env.vars {
 		in.env.vars[name] = val
+		in.ledger.move(env, in.env, name)
 	}
 	if err != nil {
 		return nil, err
@@ -316,6 +322,7 @@ func (in *Interpreter) Define(name string, v Value) error {
 		return fmt.Errorf("%q is not a valid KML name", name)
 	}
 	in.env.vars[name] = v
+	in.ledger.bind(in.env, name, v)
 	in.scope.Define(&check.Binding{Name: name, Kind: check.Let})
 	return nil
 }

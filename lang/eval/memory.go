@@ -10,10 +10,10 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 )
 
-// The memory budget bounds every dense result a builtin or operator
-// allocates (a Gram matrix, a matrix product), so that a size that does not
-// fit ends in a clear error instead of the Go runtime's fatal "out of
-// memory", which no recover can catch.
+// The memory budget bounds the values alive at once (ledger.go) with every
+// dense result a builtin or operator allocates (a Gram matrix, a matrix
+// product), so that a size that does not fit ends in a clear error instead
+// of the Go runtime's fatal "out of memory", which no recover can catch.
 
 // fallbackBudget is the budget where the machine's memory cannot be read.
 const fallbackBudget = 4 << 30
@@ -81,27 +81,71 @@ func FormatBytes(n float64) string {
 	return strconv.FormatFloat(n/(1<<10), 'g', 3, 64) + " kB"
 }
 
-// MemoryBudget is the most bytes one dense result may take.
+// MemoryBudget is the most bytes the live values (see ledger.go) and a
+// result being allocated may take together.
 func (in *Interpreter) MemoryBudget() int64 { return in.opts.MaxMemory }
 
-// denseError is the error for a rows×cols result of what that exceeds the
-// budget, or nil when it fits; instead says what to do.
-func (in *Interpreter) denseError(rows, cols int, what, instead string) string {
-	bytes := 8 * float64(rows) * float64(cols)
-	if bytes <= float64(in.opts.MaxMemory) {
+// MemoryLive is the bytes the live values hold now: the values bound and
+// those in flight (ledger.go).
+func (in *Interpreter) MemoryLive() int64 { return in.ledger.Live() }
+
+// MemoryFree is what the budget leaves beside the live values: what a
+// builtin may allocate now (the kernel tests size their blocks by it).
+func (in *Interpreter) MemoryFree() int64 { return max(0, in.opts.MaxMemory-in.ledger.Live()) }
+
+// overBudget is the error for a result of bytes that does not fit in the
+// budget beside extra more bytes in flight and the live values, or "" when
+// it fits. what names the result, size says how large it is ("50000000
+// numbers (381 MB)"), instead what to do.
+func (in *Interpreter) overBudget(bytes, extra float64, what, size, instead string) string {
+	budget := float64(in.opts.MaxMemory)
+	if bytes > budget {
+		msg := fmt.Sprintf("%s would be %s, more than the memory budget of %s (kml run --max-memory sets it)",
+			what, size, FormatBytes(budget))
+		if instead != "" {
+			msg += "; " + instead
+		}
+		return msg
+	}
+	live := float64(in.ledger.Live())
+	if bytes+extra+live <= budget {
 		return ""
 	}
-	msg := fmt.Sprintf("%s would be %d×%d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
-		what, rows, cols, FormatBytes(bytes), FormatBytes(float64(in.opts.MaxMemory)))
+	held := in.ledger.holders(3)
+	if extra > 0 {
+		if held != "" {
+			held += "; "
+		}
+		held += FormatBytes(extra) + " in the operands"
+	}
+	msg := fmt.Sprintf("%s would be %s, with %s held by live values (%s): more than the memory budget of %s (kml run --max-memory sets it)",
+		what, size, FormatBytes(live+extra), held, FormatBytes(budget))
 	if instead != "" {
 		msg += "; " + instead
+	} else {
+		msg += "; keep fewer large values alive (bind a summary instead of the whole), or raise the budget"
 	}
 	return msg
 }
 
+// denseError is the error for a rows×cols result of what that does not fit
+// in the budget beside the live values, or "" when it fits; instead says
+// what to do.
+func (in *Interpreter) denseError(rows, cols int, what, instead string) string {
+	bytes := 8 * float64(rows) * float64(cols)
+	return in.overBudget(bytes, 0, what, fmt.Sprintf("%d×%d numbers (%s)", rows, cols, FormatBytes(bytes)), instead)
+}
+
+// vectorError is denseError for a result of n numbers.
+func (in *Interpreter) vectorError(n int, extra float64, what, instead string) string {
+	bytes := 8 * float64(n)
+	return in.overBudget(bytes, extra, what, fmt.Sprintf("%d numbers (%s)", n, FormatBytes(bytes)), instead)
+}
+
 // CheckDense refuses, before anything is allocated, a dense rows×cols
-// result that would not fit in the memory budget. what names the result
-// ("the Gram matrix"), instead says what to do ("use landmarks").
+// result that would not fit in the memory budget beside the live values.
+// what names the result ("the Gram matrix"), instead says what to do ("use
+// landmarks").
 func (a *Args) CheckDense(rows, cols int, what, instead string) error {
 	if msg := a.Th.in.denseError(rows, cols, what, instead); msg != "" {
 		return a.Fail("%s", msg)
@@ -110,13 +154,38 @@ func (a *Args) CheckDense(rows, cols int, what, instead string) error {
 }
 
 // CheckVector refuses, before anything is allocated, a result of n numbers
-// that would not fit in the memory budget; what names it ("rep's result").
+// that would not fit in the memory budget beside the live values; what
+// names it ("rep's result").
 func (a *Args) CheckVector(n int, what string) error {
-	if bytes := 8 * float64(n); bytes > float64(a.Th.in.opts.MaxMemory) {
-		return a.Fail("%s would be %d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
-			what, n, FormatBytes(bytes), FormatBytes(float64(a.Th.in.opts.MaxMemory)))
+	if msg := a.Th.in.vectorError(n, 0, what, ""); msg != "" {
+		return a.Fail("%s", msg)
 	}
 	return nil
+}
+
+// checkResult refuses a builtin's result that, with the live values, holds
+// more than the budget: the net under builtins that check nothing before
+// allocating, so that the live values never outgrow the budget by more
+// than one result.
+func (a *Args) checkResult(v Value) error {
+	if !counted(v) {
+		return nil
+	}
+	in := a.Th.in
+	budget, live := in.opts.MaxMemory, in.ledger.Live()
+	if n, _, _, _ := elements(v); live+8*int64(n) <= budget {
+		if _, plain := v.(*Vec); plain {
+			return nil
+		}
+		if _, plain := v.(*Mat); plain {
+			return nil
+		}
+	}
+	extra := in.ledger.extra(v)
+	if live+extra <= budget {
+		return nil
+	}
+	return a.Fail("%s", in.overBudget(float64(extra), 0, "the result", FormatBytes(float64(extra)), ""))
 }
 
 // checkElementwise refuses an elementwise x op y whose result would not fit:
@@ -129,11 +198,26 @@ func (th *Thread) checkElementwise(pos ast.Pos, op string, x, y Value) error {
 	if mx && my {
 		n = max(n, max(rx, ry)*max(cx, cy))
 	}
-	if bytes := 8 * float64(n); bytes > float64(th.in.opts.MaxMemory) {
-		return ast.Errorf(pos, "the result of %s would be %d numbers (%s), more than the memory budget of %s (kml run --max-memory sets it)",
-			op, n, FormatBytes(bytes), FormatBytes(float64(th.in.opts.MaxMemory)))
+	in := th.in
+	if 8*(int64(n)+int64(nx)+int64(ny))+in.ledger.Live() <= in.opts.MaxMemory {
+		return nil // fits even with both operands counted in full
+	}
+	if msg := in.vectorError(n, th.operands(x, y), "the result of "+op, ""); msg != "" {
+		return ast.Errorf(pos, "%s", msg)
 	}
 	return nil
+}
+
+// operands is the bytes x and y hold beyond the live values.
+func (th *Thread) operands(x, y Value) float64 {
+	var n int64
+	if counted(x) {
+		n += th.in.ledger.extra(x)
+	}
+	if counted(y) {
+		n += th.in.ledger.extra(y)
+	}
+	return float64(n)
 }
 
 // elements is how many numbers v holds, with its rows and columns when it is
@@ -163,7 +247,9 @@ func (th *Thread) checkMatmul(pos ast.Pos, x, y Value) error {
 	}
 	rows, _ := a.Dims()
 	_, cols := b.Dims()
-	if msg := th.in.denseError(rows, cols, "the product", "multiply smaller blocks, or use a low-rank form"); msg != "" {
+	bytes := 8 * float64(rows) * float64(cols)
+	size := fmt.Sprintf("%d×%d numbers (%s)", rows, cols, FormatBytes(bytes))
+	if msg := th.in.overBudget(bytes, th.operands(x, y), "the product", size, "multiply smaller blocks, or use a low-rank form"); msg != "" {
 		return ast.Errorf(pos, "%s", msg)
 	}
 	return nil

@@ -295,3 +295,18 @@ func (p *Posterior) DrawValues(i int) *eval.Record {
 	}
 	return p.Comp.Record(cons)
 }
+
+var _ eval.MemoryHolder = (*Posterior)(nil)
+
+// HeldMemory counts the draws for the memory budget: a number per scalar
+// and per sampler column (lp, accept_stat, step size, tree depth,
+// leapfrog steps, divergence, energy) of every draw, as one block.
+func (p *Posterior) HeldMemory(add func(key any, bytes int64)) {
+	var n int64
+	for _, ch := range p.Values {
+		for _, d := range ch {
+			n += int64(len(d)) + 7
+		}
+	}
+	add(p, 8*n)
+}

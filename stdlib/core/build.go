@@ -170,6 +170,25 @@ func join(a *eval.Args, parts []eval.Value) (eval.Value, error) {
 	}
 	var fs []float64
 	var vs []ad.Var
+	if t == nil {
+		// Numbers only: one allocation at the final size, checked first.
+		total := 0
+		for _, p := range parts {
+			switch p := p.(type) {
+			case eval.Num:
+				total++
+			case *eval.Vec:
+				total += len(p.Data)
+			case *eval.Mat:
+				r, c := p.Dims()
+				total += r * c
+			}
+		}
+		if err := a.CheckVector(total, "the result"); err != nil {
+			return nil, err
+		}
+		fs = make([]float64, 0, total)
+	}
 	for i, p := range parts {
 		switch p := p.(type) {
 		case eval.Num:
@@ -215,49 +234,92 @@ func padVars(t *ad.Tape, fs *[]float64) []ad.Var {
 	return out
 }
 
+// bindPart is one argument of rbind or cbind as a block: a number is
+// 1×1, a vector a row (rbind) or a column (cbind).
+type bindPart struct {
+	data       []float64 // row-major
+	rows, cols int
+	stride     int
+}
+
+// bind stacks the parts (rows) or puts them side by side (cbind): the
+// shape is worked out first, checked against the memory budget, and the
+// result allocated once and filled, so the time is linear in the total
+// size. (Joining pairwise copied the growing result at every argument:
+// 13 CPU-s for 1,000 vectors, quadratic.)
 func bind(a *eval.Args, rows bool) (eval.Value, error) {
-	var mats []*mat.Dense
+	name := "cbind"
+	if rows {
+		name = "rbind"
+	}
+	parts := make([]bindPart, 0, len(a.Rest))
 	for i, v := range a.Rest {
-		var m *mat.Dense
+		var p bindPart
 		switch v := v.(type) {
 		case eval.Num:
-			m = mat.NewDense(1, 1, []float64{float64(v)})
+			p = bindPart{data: []float64{float64(v)}, rows: 1, cols: 1, stride: 1}
 		case *eval.Vec:
 			if len(v.Data) == 0 {
 				continue
 			}
 			if rows {
-				m = mat.NewDense(1, len(v.Data), append([]float64(nil), v.Data...))
+				p = bindPart{data: v.Data, rows: 1, cols: len(v.Data), stride: len(v.Data)}
 			} else {
-				m = mat.NewDense(len(v.Data), 1, append([]float64(nil), v.Data...))
+				p = bindPart{data: v.Data, rows: len(v.Data), cols: 1, stride: 1}
 			}
 		case *eval.Mat:
-			m = v.M
+			raw := v.M.RawMatrix()
+			p = bindPart{data: raw.Data, rows: raw.Rows, cols: raw.Cols, stride: raw.Stride}
 		default:
 			return nil, a.RestErrorf(i, "takes vectors and matrices, got %s", eval.Describe(v))
 		}
-		mats = append(mats, m)
+		if len(parts) > 0 {
+			first := parts[0]
+			if rows && p.cols != first.cols {
+				return nil, a.Fail("%s: widths differ: %d×%d and %d×%d (argument %d)", name, first.rows, first.cols, p.rows, p.cols, i+1)
+			}
+			if !rows && p.rows != first.rows {
+				return nil, a.Fail("%s: heights differ: %d×%d and %d×%d (argument %d)", name, first.rows, first.cols, p.rows, p.cols, i+1)
+			}
+		}
+		parts = append(parts, p)
 	}
-	if len(mats) == 0 {
+	if len(parts) == 0 {
 		return nil, a.Fail("nothing to bind")
 	}
-	out := mats[0]
-	for i, m := range mats[1:] {
-		r0, c0 := out.Dims()
-		r1, c1 := m.Dims()
-		var s mat.Dense
+	r, c := parts[0].rows, parts[0].cols
+	total := 0
+	for _, p := range parts {
 		if rows {
-			if c0 != c1 {
-				return nil, a.Fail("rbind: widths differ: %d×%d and %d×%d (argument %d)", r0, c0, r1, c1, i+2)
-			}
-			s.Stack(out, m)
+			total += p.rows
 		} else {
-			if r0 != r1 {
-				return nil, a.Fail("cbind: heights differ: %d×%d and %d×%d (argument %d)", r0, c0, r1, c1, i+2)
-			}
-			s.Augment(out, m)
+			total += p.cols
 		}
-		out = &s
 	}
-	return eval.NewMat(mat.DenseCopyOf(out)), nil
+	if rows {
+		r = total
+	} else {
+		c = total
+	}
+	if err := a.CheckDense(r, c, "the result", ""); err != nil {
+		return nil, err
+	}
+	out := make([]float64, r*c)
+	at := 0 // the first row (rbind) or column (cbind) of the next part
+	for _, p := range parts {
+		for i := range p.rows {
+			src := p.data[i*p.stride : i*p.stride+p.cols]
+			if rows {
+				copy(out[(at+i)*c:], src)
+			} else {
+				copy(out[i*c+at:], src)
+			}
+		}
+		if rows {
+			at += p.rows
+		} else {
+			at += p.cols
+		}
+	}
+	return eval.NewMat(mat.NewDense(r, c, out)), nil
 }

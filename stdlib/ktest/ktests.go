@@ -2,6 +2,7 @@ package ktest
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/kml-lang/kml/stdlib/kernel"
 
@@ -252,7 +253,7 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if method != string(rktest.Permutation) && method != string(rktest.Gamma) {
 		return nil, a.Errorf("method", `method must be "permutation" or "gamma", got %q`, method)
 	}
-	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, isAggregate(a, "k")); err != nil {
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, 1, isAggregate(a, "k")); err != nil {
 		return nil, err
 	}
 	if isAggregate(a, "k") {
@@ -331,7 +332,7 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 	if ax {
 		mats = 1 + s.Bandwidths // K for each x bandwidth and L
 	}
-	if err := fitInBudget(a, &s, x.RawMatrix().Rows, mats, ax); err != nil {
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows, mats, 2, ax); err != nil {
 		return nil, err
 	}
 	if ax {
@@ -408,32 +409,76 @@ func BKLFields(a *eval.Args, rec *eval.Record, cx, cy rktest.Chosen) {
 }
 
 // denseTooBig reports that mats n×n Gram matrices would take more than half
-// the memory budget: the statistics are then computed blockwise.
+// of what the memory budget leaves beside the live values: the statistics
+// are then computed blockwise.
 func denseTooBig(a *eval.Args, n, mats int) bool {
-	return 8*float64(n)*float64(n)*float64(mats) > float64(a.Th.Interp().MemoryBudget())/2
+	return 8*float64(n)*float64(n)*float64(mats) > float64(a.Th.Interp().MemoryFree())/2
 }
 
-// blockRows is how many rows of mats Gram matrices fit in an eighth of the
-// budget at once.
+// blockRows is how many rows of mats Gram matrices fit in an eighth of
+// what the budget leaves free at once.
 func blockRows(a *eval.Args, n, mats int) int {
-	rows := int(float64(a.Th.Interp().MemoryBudget()) / 8 / (8 * float64(n) * float64(mats)))
+	rows := int(float64(a.Th.Interp().MemoryFree()) / 8 / (8 * float64(n) * float64(mats)))
 	return max(1, min(rows, 4096))
 }
 
-// fitInBudget keeps a test's exact path within the memory budget: "auto"
-// switches to the low-rank path where the n×n matrices would not fit, and
-// an exact path asked for (or an aggregate HSIC, exact only) is refused
-// with what to do instead.
-func fitInBudget(a *eval.Args, s *rktest.Settings, n, mats int, exactOnly bool) error {
-	if !denseTooBig(a, n, mats) {
+// fitInBudget keeps a test within the memory budget. On the exact path,
+// "auto" switches to the low-rank path where the n×n matrices would not
+// fit, and an exact path asked for (or an aggregate HSIC, exact only) is
+// refused with what to do instead. On the low-rank path (features on
+// feats kernels: 1 for MMD, 2 for HSIC) the permutations run on fewer
+// workers where each worker's buffers would not fit (the null does not
+// depend on the number of workers), and a path that does not fit on one
+// is refused before anything is allocated.
+func fitInBudget(a *eval.Args, s *rktest.Settings, n, mats, feats int, exactOnly bool) error {
+	lowRank := s.Approx == rktest.Nystrom || s.Approx == rktest.RFF || (s.Approx == rktest.Auto && n > rktest.ExactMax && !exactOnly)
+	if !lowRank && denseTooBig(a, n, mats) {
+		if s.Approx == rktest.Auto && !exactOnly {
+			s.Approx = rktest.Nystrom
+			lowRank = true
+		} else {
+			return a.CheckDense(n, n*mats, "the test's exact Gram matrices", `use approx: "nystrom" (rank r costs n·r), a given kernel instead of "aggregate", or a smaller sample`)
+		}
+	}
+	if !lowRank || exactOnly {
 		return nil
 	}
-	if s.Approx == rktest.Auto && !exactOnly {
-		s.Approx = rktest.Nystrom
-		return nil
+	rank := s.Rank
+	if rank <= 0 {
+		rank = rktest.DefaultRank
 	}
-	if s.Approx == rktest.Auto || s.Approx == rktest.Exact {
-		return a.CheckDense(n, n*mats, "the test's exact Gram matrices", `use approx: "nystrom" (rank r costs n·r), a given kernel instead of "aggregate", or a smaller sample`)
+	rank = min(rank, n)
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	free := float64(a.Th.Interp().MemoryFree())
+	for workers > 1 && lowRankBytes(n, rank, workers, feats) > free {
+		workers--
+	}
+	s.Workers = workers
+	if need := lowRankBytes(n, rank, 1, feats); need > free {
+		in := a.Th.Interp()
+		return a.Fail("the low-rank path would hold about %s (%d×%d features, %d of them, and the permutations' buffers), with %s held by live values: more than the memory budget of %s (kml run --max-memory sets it); use a smaller rank: (memory grows as n·rank) or a smaller sample",
+			eval.FormatBytes(need), n, rank, feats, eval.FormatBytes(float64(in.MemoryLive())), eval.FormatBytes(float64(in.MemoryBudget())))
 	}
 	return nil
+}
+
+// lowRankBytes is the most a low-rank test on n rows may hold at once
+// (runtime/ktest's features and nulls), from measurements of the peak RSS
+// with Go's soft memory limit at the budget: a Nyström map holds up to
+// four n×rank matrices while it is made (the cross-kernel, its solve, the
+// copy) and the collector frees them late, so 2·feats + 3 of them, and per
+// worker MMD's block of 32 permutation indicators (33 numbers a row with
+// the permutation) or HSIC's permuted copy of the second features (rank +
+// 1). Measured: 1.48 GB peak RSS for MMD on 10⁶ + 10⁶ rows at rank 20
+// (this gives 2.66 GB with 2 workers, 2.12 GB with one), 1.10 GB for HSIC
+// on 10⁶ pairs at rank 20 (1.46 GB, 1.29 GB).
+func lowRankBytes(n, rank, workers, feats int) float64 {
+	perWorker := 33.0
+	if feats == 2 {
+		perWorker = float64(rank + 1)
+	}
+	return 8 * float64(n) * (float64(2*feats+3)*float64(rank) + float64(workers)*perWorker)
 }

@@ -49,9 +49,27 @@ func (dv *DistVal) DrawCall(a *eval.Args) (eval.Value, error) {
 	if !a.Given("n") {
 		return eval.Num(d.Family.Rand(rng, p)), nil
 	}
+	return drawN(a, int(n), func() float64 { return d.Family.Rand(rng, p) })
+}
+
+// drawEvery is how many draws a loop makes between looks at the run's
+// context: a few milliseconds of work.
+const drawEvery = 1 << 16
+
+// drawN makes n draws of one, into a vector allocated once after the
+// memory budget allowed it, stopping when the run is interrupted.
+func drawN(a *eval.Args, n int, one func() float64) (eval.Value, error) {
+	if err := a.CheckVector(n, "the draws"); err != nil {
+		return nil, err
+	}
 	out := make([]float64, n)
 	for i := range out {
-		out[i] = d.Family.Rand(rng, p)
+		if i%drawEvery == drawEvery-1 {
+			if err := a.Th.Context().Err(); err != nil {
+				return nil, a.Interrupted(err)
+			}
+		}
+		out[i] = one()
 	}
 	return &eval.Vec{Data: out}, nil
 }
@@ -88,11 +106,7 @@ func drawVectorised(a *eval.Args, d *DistVal, n int, rng *rand.Rand) (eval.Value
 		if !a.Given("n") {
 			return eval.Num(d.Family.Rand(rng, p)), nil
 		}
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = d.Family.Rand(rng, p)
-		}
-		return &eval.Vec{Data: out}, nil
+		return drawN(a, n, func() float64 { return d.Family.Rand(rng, p) })
 	}
 	count := size
 	if a.Given("n") {
@@ -101,9 +115,17 @@ func drawVectorised(a *eval.Args, d *DistVal, n int, rng *rand.Rand) (eval.Value
 		}
 		count = n
 	}
+	if err := a.CheckVector(count, "the draws"); err != nil {
+		return nil, err
+	}
 	out := make([]float64, count)
 	p := make([]float64, len(cols))
 	for k := range out {
+		if k%drawEvery == drawEvery-1 {
+			if err := a.Th.Context().Err(); err != nil {
+				return nil, a.Interrupted(err)
+			}
+		}
 		for i, xs := range cols {
 			if len(xs) == 1 && size != 1 {
 				p[i] = xs[0]
@@ -179,6 +201,9 @@ func (d *Dirichlet) DrawCall(a *eval.Args) (eval.Value, error) {
 	if n == 0 {
 		return eval.NewMat(&mat.Dense{}), nil
 	}
+	if err := a.CheckDense(n, len(alpha), "the draws", "draw fewer"); err != nil {
+		return nil, err
+	}
 	m := mat.NewDense(n, len(alpha), nil)
 	for i := 0; i < n; i++ {
 		m.SetRow(i, dist.DirichletRand(rng, alpha))
@@ -206,6 +231,9 @@ func (d *LKJCholesky) DrawCall(a *eval.Args) (eval.Value, error) {
 	one := func() eval.Value { return eval.NewMat(mat.NewDense(d.K, d.K, dist.LKJCholeskyRand(rng, d.K, eta))) }
 	if n < 0 {
 		return one(), nil
+	}
+	if err := a.CheckDense(n, d.K*d.K, "the draws", "draw fewer"); err != nil {
+		return nil, err
 	}
 	l := &eval.List{}
 	for range n {
@@ -340,11 +368,7 @@ func (c *CategoricalLogit) DrawCall(a *eval.Args) (eval.Value, error) {
 	if n < 0 {
 		return nil, a.Errorf("n", "n must not be negative, got %d", n)
 	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = one()
-	}
-	return &eval.Vec{Data: out}, nil
+	return drawN(a, n, one)
 }
 
 // LogPDFCall implements LogPDFer.
