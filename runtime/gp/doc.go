@@ -22,7 +22,11 @@
 // SGPRLogMarginal, SGPRPredict, streamed in row blocks), FITC
 // (FITCLogMarginal, FITCPredict, likewise) and the Nyström
 // (subset-of-regressors/DTC) marginal likelihood (LowRankLogMarginal),
-// with greedy conditional-variance inducing points (GreedyVariance); and the
+// with greedy conditional-variance inducing points (GreedyVariance); the
+// stochastic variational GP for non-Gaussian likelihoods at large n (SVGP:
+// whitened inducing variables, natural-gradient steps for q and Adam for
+// the hyperparameters on minibatches, svgp.go, its expectations by
+// Gauss–Hermite quadrature in svgp_lik.go); and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
 // linearly weighted kernel (DoubleLoop); and regularised-risk MKL with the
 // SVM's hinge and ε-insensitive losses through the SVM dual (SVM). The
