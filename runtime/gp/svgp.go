@@ -74,6 +74,10 @@ type SVGPSettings struct {
 	Quad int
 	// Seed seeds the shuffles of the rows into minibatches.
 	Seed uint64
+	// Learn, when not nil, says which of the kernel's hyperparameters then
+	// the likelihood's parameters Adam moves (each must be positive);
+	// nil: every positive one.
+	Learn []bool
 }
 
 // DefaultSVGPQuad is the Gauss–Hermite rule's nodes when Quad is 0: as
@@ -453,12 +457,18 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 	// and of the likelihood's parameters.
 	nh := s.K.NumHyper()
 	hyp := s.K.Hyper(nil)
-	learn := make([]bool, nh+len(s.Lik.Params))
-	for j := range learn {
-		if j < nh {
-			learn[j] = hyp[j] > 0
-		} else {
-			learn[j] = s.Lik.Params[j-nh] > 0
+	par0 := append(hyp, s.Lik.Params...)
+	learn := make([]bool, len(par0))
+	if set.Learn != nil && len(set.Learn) != len(learn) {
+		return nil, fmt.Errorf("gp: SVGP's Learn has %d entries for %d parameters", len(set.Learn), len(learn))
+	}
+	for j, v := range par0 {
+		learn[j] = v > 0
+		if set.Learn != nil {
+			if set.Learn[j] && !(v > 0) {
+				return nil, fmt.Errorf("gp: SVGP learns positive parameters on the log scale; parameter %d is %g", j+1, v)
+			}
+			learn[j] = set.Learn[j]
 		}
 	}
 	am := make([]float64, len(learn))
