@@ -450,9 +450,12 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 	for i := range perm {
 		perm[i] = i
 	}
-	pos := n // a shuffle before the first minibatch
-	xb := mat.NewDense(b, d, nil)
-	yb := make([]float64, b)
+	pos := n          // a shuffle before the first minibatch
+	var xb *mat.Dense // the minibatch's rows, when not every row
+	var yb []float64
+	if b < n {
+		xb, yb = mat.NewDense(b, d, nil), make([]float64, b)
+	}
 	// The learnt parameters: logs of the kernel's positive hyperparameters
 	// and of the likelihood's parameters.
 	nh := s.K.NumHyper()
