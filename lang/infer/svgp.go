@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,8 @@ import (
 // (rbf(ell), not rbf(2 * ell)); which one is found by evaluating the
 // model at a point where the free parameters all differ and again with
 // each moved, as OptimizeDoubleLoop does. The start is each free
-// parameter at the value 0 on the unconstrained scale maps to (1 for a
-// positive one), or init. The record holds every parameter, logp (the
+// parameter at init, or where init does not give it at the value 0 on
+// the unconstrained scale maps to (1 for a positive one). The record holds every parameter, logp (the
 // ELBO over all the data at the end), elbo, iterations (the steps) and
 // the settings: inducing, batch, steps, epochs, gamma, lr, quad.
 func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init []float64, set model.SVGPSettings) (*Optimum, *model.SVGPRun, error) {
@@ -81,8 +82,10 @@ func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init 
 		owner[entryOf[j]] = j
 	}
 	q0 := make([]float64, dim)
-	if init != nil {
-		copy(q0, init)
+	for j := range q0 {
+		if init != nil && !math.IsNaN(init[j]) {
+			q0[j] = init[j] // init: gives some or all
+		}
 	}
 	f, o, start, err := at(q0)
 	if err != nil {

@@ -33,6 +33,7 @@ let le = loglik(exact, v)
 let xs = [[0.3, 0.2], [1.0, -1.0]]
 let pe = predict(exact, xs, values: v)
 let fit = optimize(sv, objective: "ml", method: "svgp", init: v, steps: 1, gamma: 1, lr: 0, batch: 100)
+let part = optimize(sv, objective: "ml", method: "svgp", init: {a: 1.5}, steps: 1, lr: 0, batch: 100)
 let ps = predict(fit, xs)
 let lab = y > 0
 model clf {
@@ -59,6 +60,11 @@ func TestGPSVGP(t *testing.T) {
 	}
 	if a := kmltest.Num(t, fit, "a"); a != 1.5 {
 		t.Errorf("lr: 0 moved a to %v", a)
+	}
+	// init: giving a alone starts the others at 1.
+	part := kmltest.Lookup[*eval.Record](t, in, "part")
+	if a, s := kmltest.Num(t, part, "a"), kmltest.Num(t, part, "sigma"); a != 1.5 || s != 1 {
+		t.Errorf("init: {a: 1.5} with lr: 0 gave a = %v, sigma = %v", a, s)
 	}
 	pe := kmltest.Lookup[*eval.Record](t, in, "pe")
 	ps := kmltest.Lookup[*eval.Record](t, in, "ps")
