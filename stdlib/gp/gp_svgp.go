@@ -10,6 +10,7 @@ import (
 	"github.com/kml-lang/kml/lang/model"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 var _ model.SVGPFitter = (*gpLatent)(nil)
@@ -84,7 +85,11 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 	if err != nil {
 		return nil, err
 	}
+	// The selection (k-means over every row, or greedy) runs before the
+	// steps' own progress line: it has a line of its own.
+	task := progress.Start(ctx, "choosing inducing points", 0)
 	z, err := g.svgpInducing(k)
+	task.Done()
 	if err != nil {
 		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
 	}
