@@ -52,5 +52,6 @@
 // kernels), symfactor.go and potrf.go (the marginal's factor, with jitter,
 // and inverse by recursive blocking over matrix products), lowrank.go,
 // doubleloop.go, svm.go, draw.go (draws of f at the inputs for forward
-// sampling: prior, regression posterior, q(f)).
+// sampling: prior, regression posterior, q(f)), svgp.go and svgp_lik.go
+// (the stochastic variational GP and its Gauss–Hermite expectations).
 package gp
