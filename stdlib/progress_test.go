@@ -48,6 +48,16 @@ let p1 = profile(m1, mu: linspace(-1, 1, 5))
 let o = optimize(m, starts: 4, seed: 1)
 let o1 = optimize(m, seed: 1)
 `, []string{"profile: points ", "/3 (", "/5 (", "optimize: starts ", "/4 (", "L-BFGS iterations, best log density ", "optimize: L-BFGS iteration ", ", log density ", ", gradient norm "}},
+		{"svgp", `let x = draw(normal(0, 1), 200, seed: 1)
+let X = cbind(x, x * x)
+let y = x > 0
+model m {
+  ell ~ lognormal(0, 1)
+  f ~ gp(X, rbf(ell), inducing: 16)
+  y ~ bernoulli_logit(f)
+}
+let o = optimize(m, objective: "ml", method: "svgp", batch: 50, steps: 50, seed: 1)
+`, []string{"optimize: steps ", "/50 ("}},
 		{"bke", kmltest.BKEData + `model m {
   ell ~ gamma(1, 1)
   x ~ bke(rbf(ell), noise: 1, landmarks: z)

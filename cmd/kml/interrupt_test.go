@@ -163,6 +163,17 @@ model m {
 print("started")
 let p = profile(m, ell: logspace(-0.3, 1.6, 1000000), objective: "ml")
 `, "long.kml:7:9: error: profile: interrupted"},
+		{"svgp", `let x = draw(normal(0, 1), 3000, seed: 1)
+let X = cbind(x, x * x)
+let y = x > 0
+model m {
+  ell ~ lognormal(0, 1)
+  f ~ gp(X, rbf(ell), inducing: 32)
+  y ~ bernoulli_logit(f)
+}
+print("started")
+let r = optimize(m, objective: "ml", method: "svgp", steps: 100000000)
+`, "long.kml:10:9: error: optimize: interrupted"},
 		{"iterate", `fn f(s, t) = s * 0.5 + 1
 print("started")
 let r = iterate(f, 0, 1000000000)

@@ -53,6 +53,10 @@ type Objective struct {
 	// "mkl" and "rr" objectives.
 	Loss       Loss
 	C, Epsilon float64
+	// ResolveOnly says the model's walks only resolve the observations of
+	// its latent function (optimize's method "svgp", which fits the
+	// latent GP itself): LogLik then contributes 0 without computing.
+	ResolveOnly bool
 }
 
 // ObjectiveKind is the objective of a model with a latent GP:

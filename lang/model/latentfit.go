@@ -11,6 +11,10 @@ import "github.com/kml-lang/kml/lang/eval"
 type LatentFit struct {
 	Model     *eval.Model
 	Objective Objective
+	// Fitted, when not nil, is a fitted approximation that carries its
+	// own posterior (method "svgp": the *runtime/gp.SVGP), which predict
+	// uses instead of refitting the model at the record's values.
+	Fitted any
 }
 
 // KeepLatentFit keeps f beside rec, the record optimize returns for it.

@@ -24,7 +24,11 @@
 // SGPRLogMarginal, SGPRPredict, streamed in row blocks), FITC
 // (FITCLogMarginal, FITCPredict, likewise) and the Nyström
 // (subset-of-regressors/DTC) marginal likelihood (LowRankLogMarginal),
-// with greedy conditional-variance inducing points (GreedyVariance); and the
+// with greedy conditional-variance inducing points (GreedyVariance); the
+// stochastic variational GP for non-Gaussian likelihoods at large n (SVGP:
+// whitened inducing variables, natural-gradient steps for q and Adam for
+// the hyperparameters on minibatches, svgp.go, its expectations by
+// Gauss–Hermite quadrature in svgp_lik.go); and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
 // linearly weighted kernel (DoubleLoop); and regularised-risk MKL with the
 // SVM's hinge and ε-insensitive losses through the SVM dual (SVM). The
@@ -51,5 +55,6 @@
 // kernels), symfactor.go and potrf.go (the marginal's factor, with jitter,
 // and inverse by recursive blocking over matrix products), lowrank.go,
 // doubleloop.go, svm.go, draw.go (draws of f at the inputs for forward
-// sampling: prior, regression posterior, q(f)).
+// sampling: prior, regression posterior, q(f)), svgp.go and svgp_lik.go
+// (the stochastic variational GP and its Gauss–Hermite expectations).
 package gp

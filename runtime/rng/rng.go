@@ -81,6 +81,9 @@ const (
 	// (indexed by simulation). A model without a latent GP never draws
 	// from it, so its draws are as before.
 	ForwardLatent Stream = 0x66776466 // "fwdf"
+	// SVGP shuffles the rows into the minibatches of a stochastic
+	// variational GP fit (runtime/gp.SVGP.Fit), one permutation per pass.
+	SVGP Stream = 0x73766770 // "svgp"
 )
 
 // Index returns the stream of the i-th unit of work (chain, start, path,

@@ -36,6 +36,7 @@ var historic = map[string]struct {
 	"PathfinderFitPath":     {PathfinderFitPath, 0x70667061},
 	"PathfinderFitResample": {PathfinderFitResample, 0x72737066},
 	"ForwardLatent":         {ForwardLatent, 0x66776466},
+	"SVGP":                  {SVGP, 0x73766770},
 }
 
 // TestStreamsAreDistinct: no two purposes share a stream.

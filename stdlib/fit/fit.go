@@ -18,8 +18,8 @@ func registerFit(reg *eval.Registry) {
 	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?, approx = "vb")`,
 		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. approx: for a model with a latent GP and non-Gaussian observations, the approximation of the marginal likelihood the hyperparameters are sampled under: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
 		sampleBuiltin)
-	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb", method = "lbfgs", loss = "likelihood", C = 1, epsilon = 0.1)`,
-		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. method: "lbfgs", or for a latent GP's "map" and "mkl" objectives "double_loop", the paper's Algorithm 1 (joint Newton steps in the kernel weights θ and the latent function, a log barrier for θ ≥ 0), when every free parameter is a weight of the kernel θ₁k₁ + ... + θ_M k_M (start θ = 1, or init) and the observations are normal or bernoulli_logit. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective, approx, method and model, for predict (and evaluations for the double loop). loss: for "mkl" and "rr", "hinge" or "eps_insensitive" replaces the observation's −2 log P by C Σ ℓ(y_i, f_i), the SVM's hinge max(0, 1 − y_i f_i) (labels) or the paper's ε-insensitive max(0, |y_i − f_i|/epsilon − 1), with p ≥ 1 (p-norm MKL); the record then holds loss, C and epsilon.`,
+	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb", method = "lbfgs", loss = "likelihood", C = 1, epsilon = 0.1, batch = 1024, steps = 2000, gamma = 0.1, lr = 0.01)`,
+		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. method: "lbfgs", or for a latent GP's "map" and "mkl" objectives "double_loop", the paper's Algorithm 1 (joint Newton steps in the kernel weights θ and the latent function, a log barrier for θ ≥ 0), when every free parameter is a weight of the kernel θ₁k₁ + ... + θ_M k_M (start θ = 1, or init) and the observations are normal or bernoulli_logit. Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations and grad_norm; for a latent GP also objective, approx, method and model, for predict (and evaluations for the double loop). loss: for "mkl" and "rr", "hinge" or "eps_insensitive" replaces the observation's −2 log P by C Σ ℓ(y_i, f_i), the SVM's hinge max(0, 1 − y_i f_i) (labels) or the paper's ε-insensitive max(0, |y_i − f_i|/epsilon − 1), with p ≥ 1 (p-norm MKL); the record then holds loss, C and epsilon. method: "svgp" (with objective: "ml") fits a latent GP by a stochastic variational GP (Hensman, Matthews and Ghahramani 2015) through the inducing points gp() gives (inducing:, select:; 512 k-means centres by default): natural-gradient steps of size gamma for the whitened q(u) and Adam steps of size lr for the logarithms of the kernel's and the likelihood's parameters (each a free parameter of its own), on minibatches of batch rows (seeded by seed), for steps steps; normal, student_t and bernoulli_logit observations. Its record holds logp = elbo (the bound over all the data at the end), inducing, batch, steps, epochs, gamma, lr and quad, and predict uses the fitted q(u).`,
 		optimizeBuiltin)
 	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", loss = "likelihood", C = 1, epsilon = 0.1, **)`,
 		`The log density of model m along a grid: profile(m, ell: logspace(-2, 2, 100), tau2: 1). One parameter takes a vector (the grid); others take values; parameters left out are maximised at each grid point (a profile likelihood). objective: "map" (log prior + log likelihood) or "ml" (log likelihood alone). Returns a record {NAME: grid, logp: values} that plot draws.`,
@@ -165,6 +165,11 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	var method string
+	if err := a.Unpack("method", &method); err != nil {
+		return nil, err
+	}
+	terms.Latent.ResolveOnly = method == "svgp"
 	th := a.Th
 	c, err := model.Compile(th, a.Pos, m, fixed, terms)
 	if err != nil {
@@ -180,11 +185,8 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("init", "%v", err)
 		}
 	}
-	var method string
-	if err := a.Unpack("method", &method); err != nil {
-		return nil, err
-	}
 	var opt *infer.Optimum
+	var svgpRun *model.SVGPRun
 	switch method {
 	case "lbfgs":
 		opt, err = infer.Optimize(a.Context(), th, c, s)
@@ -201,8 +203,25 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		if opt, err = infer.OptimizeDoubleLoop(a.Context(), th, a.Pos, c, s.Init); err != nil && a.Context().Err() == nil {
 			return nil, a.Errorf("method", "%v", err)
 		}
+	case "svgp":
+		if !model.HasLatent(m) {
+			return nil, a.Errorf("method", `method "svgp" (a stochastic variational GP) is for a model with a latent GP`)
+		}
+		if obj, _ := a.Str("objective"); obj != "ml" && obj != "mlm" {
+			return nil, a.Errorf("objective", `method "svgp" maximises the ELBO over the kernel's and the likelihood's parameters (ML-II): write objective: "ml", not %q`, obj)
+		}
+		if starts != 1 {
+			return nil, a.Errorf("starts", `method "svgp" runs from one start (init:, or 1 for every positive parameter)`)
+		}
+		set, err := svgpSettings(a, seed)
+		if err != nil {
+			return nil, err
+		}
+		if opt, svgpRun, err = infer.OptimizeSVGP(a.Context(), th, c, s.Init, set); err != nil && a.Context().Err() == nil {
+			return nil, a.Errorf("method", "%v", err)
+		}
 	default:
-		return nil, a.Errorf("method", `method must be "lbfgs" or "double_loop", got %q`, method)
+		return nil, a.Errorf("method", `method must be "lbfgs", "double_loop" or "svgp", got %q`, method)
 	}
 	if err != nil {
 		return nil, fitError(a, err)
@@ -217,9 +236,42 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			opt.Values.Set("loss", eval.Str(l.Loss.String())).Set("C", eval.Num(l.C)).Set("epsilon", eval.Num(l.Epsilon))
 		}
 		opt.Values.Set("model", m)
-		model.KeepLatentFit(opt.Values, model.LatentFit{Model: m, Objective: terms.Latent})
+		lat := terms.Latent
+		lat.ResolveOnly = false
+		fit := model.LatentFit{Model: m, Objective: lat}
+		if svgpRun != nil {
+			opt.Values.Set("approx", eval.Str("svgp"))
+			fit.Fitted = svgpRun.Fitted
+		}
+		model.KeepLatentFit(opt.Values, fit)
 	}
 	return opt.Values, nil
+}
+
+// svgpSettings reads method "svgp"'s settings: batch and steps whole
+// numbers of at least 1, gamma in (0, 1], lr ≥ 0.
+func svgpSettings(a *eval.Args, seed uint64) (model.SVGPSettings, error) {
+	set := model.SVGPSettings{Seed: seed}
+	var err error
+	if set.Batch, err = a.PositiveInt("batch"); err != nil {
+		return set, err
+	}
+	if set.Steps, err = a.PositiveInt("steps"); err != nil {
+		return set, err
+	}
+	if set.Gamma, err = a.Num("gamma"); err != nil {
+		return set, err
+	}
+	if !(set.Gamma > 0 && set.Gamma <= 1) {
+		return set, a.Errorf("gamma", "gamma, the natural-gradient step size, must be in (0, 1], got %s", eval.FormatNumber(set.Gamma))
+	}
+	if set.LR, err = a.Num("lr"); err != nil {
+		return set, err
+	}
+	if !(set.LR >= 0) {
+		return set, a.Errorf("lr", "lr, Adam's step size, must be at least 0 (0 holds the parameters), got %s", eval.FormatNumber(set.LR))
+	}
+	return set, nil
 }
 
 func profileBuiltin(a *eval.Args) (eval.Value, error) {

@@ -103,7 +103,7 @@ optimize(h, objective: "mkl", method: "double_loop")`, "ell is not one"},
 }
 optimize(h, objective: "map", method: "double_loop")`, "normal or bernoulli_logit"},
 		{`optimize(g, objective: "ml", method: "double_loop")`, `"map" and "mkl"`},
-		{`optimize(g, objective: "map", method: "newton")`, `"lbfgs" or "double_loop"`},
+		{`optimize(g, objective: "map", method: "newton")`, `"lbfgs", "double_loop" or "svgp"`},
 	} {
 		in := eval.New(eval.Options{})
 		_, err := in.Eval("t.kml", gpDLSrc+c.src)

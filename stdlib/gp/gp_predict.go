@@ -35,6 +35,9 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		return predictPosterior(a, f, xnew)
 	case *eval.Record:
 		if fit, ok := model.LatentFitOf(f); ok {
+			if s, ok := fit.Fitted.(*rgp.SVGP); ok {
+				return svgpPredict(a, s, xnew)
+			}
 			m, obj = fit.Model, fit.Objective
 		} else {
 			mv, _ := f.Attr("model")
@@ -43,6 +46,9 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 				return nil, a.Errorf("fit", "fit must be what optimize returned for a model with a latent GP (a record with a model field), or a model with values")
 			}
 			obj = recordObjective(f)
+			if v, _ := f.Attr("method"); v == eval.Str("svgp") {
+				return nil, a.Errorf("fit", `predict after method "svgp" needs the record optimize returned (it keeps the fitted q(u)), not one built by hand`)
+			}
 		}
 		given = f
 	case *eval.Model:

@@ -1,0 +1,159 @@
+package gp
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/kernels"
+	"github.com/kml-lang/kml/runtime/progress"
+)
+
+var _ model.SVGPFitter = (*gpLatent)(nil)
+
+// svgpGreedyRows is the most rows greedy selection chooses SVGP's
+// inducing points among: above it, a seeded random sample of this many
+// rows (the selection's memory is O(rows·m)).
+const svgpGreedyRows = 20000
+
+// SVGPParams returns the kernel's hyperparameters then the likelihood's
+// parameters (normal: sigma; student_t: nu, sigma; bernoulli_logit: none),
+// as o resolved them.
+func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
+	var p []float64
+	for _, h := range g.kernel.Hyper {
+		v, _ := eval.PeekFloat(h)
+		p = append(p, v)
+	}
+	switch o.Lik.Family.Name() {
+	case "normal", "student_t", "bernoulli_logit":
+	default:
+		return nil, fmt.Errorf(`method: "svgp" takes normal, student_t or bernoulli_logit observations (a log-density twice differentiable in f), not %s`, o.Lik.Family.Name())
+	}
+	for i := range o.Lik.Params {
+		if i == o.Loc {
+			continue
+		}
+		v, err := scalarParam(o.Lik, i)
+		if err != nil {
+			return nil, err
+		}
+		p = append(p, v)
+	}
+	return p, nil
+}
+
+// SVGP fits runtime/gp's SVGP from start through the inducing points gp()
+// describes: the given matrix; else m = inducing (512 when not given, at
+// most n) points, k-means centres of X (select: "kmeans", seeded by gp's
+// seed) or greedy conditional-variance selection at the starting kernel
+// (select: "greedy") among the rows of X, or a seeded sample of 20,000
+// of them when X has more.
+func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []bool, start []float64, set model.SVGPSettings) (*model.SVGPRun, error) {
+	if g.classes > 0 {
+		return nil, fmt.Errorf(`method: "svgp" is for one GP, not classes: %d`, g.classes)
+	}
+	y, err := g.observations(o.Data)
+	if err != nil {
+		return nil, err
+	}
+	nh := g.kernel.K.NumHyper()
+	var lik rgp.Lik
+	switch o.Lik.Family.Name() {
+	case "normal":
+		if o.Loc != 0 {
+			return nil, fmt.Errorf("the latent GP must be normal's mean, the first argument")
+		}
+		if _, ok, err := knownNoise(o.Lik, len(y)); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf(`method: "svgp" takes normal's sigma as one number or parameter, not a vector of known noise`)
+		}
+		lik = rgp.Lik{Kind: rgp.Normal}
+	default:
+		if lik, _, err = nonGaussianLik(o.Lik, o.Loc, y); err != nil {
+			return nil, err
+		}
+	}
+	lik.Params = append([]float64(nil), start[nh:]...)
+	k, err := g.kernel.K.WithHyper(start[:nh])
+	if err != nil {
+		return nil, err
+	}
+	// The selection (k-means over every row, or greedy) runs before the
+	// steps' own progress line: it has a line of its own.
+	task := progress.Start(ctx, "choosing inducing points", 0)
+	z, err := g.svgpInducing(k)
+	task.Done()
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
+	}
+	s, err := rgp.NewSVGP(k, lik, z)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn})
+	if err != nil {
+		return nil, err
+	}
+	m, _ := z.Dims()
+	return &model.SVGPRun{
+		Params: append(s.K.Hyper(nil), s.Lik.Params...), ELBO: res.ELBO,
+		Inducing: m, Batch: res.Batch, Quad: rgp.DefaultSVGPQuad, Epochs: res.Epochs, Fitted: s,
+	}, nil
+}
+
+// svgpInducing returns SVGP's inducing points at kernel k.
+func (g *gpLatent) svgpInducing(k kernels.Kernel) (*mat.Dense, error) {
+	if g.z != nil {
+		return g.z, nil
+	}
+	n, _ := g.x.Dims()
+	m := g.inducing
+	if m == 0 {
+		m = min(n, lowRankPoints)
+	}
+	if !g.greedy {
+		return kernels.Landmarks(g.x, m, g.seed, kernels.KMeans)
+	}
+	x := g.x
+	if n > svgpGreedyRows {
+		var err error
+		if x, err = kernels.Landmarks(g.x, svgpGreedyRows, g.seed, kernels.RandomRows); err != nil {
+			return nil, err
+		}
+	}
+	return rgp.GreedyVariance(k, x, m, 0)
+}
+
+// svgpPredict is predict after optimize's method "svgp": q(f) at xnew
+// from the fitted SVGP, and a new observation through its likelihood.
+func svgpPredict(a *eval.Args, s *rgp.SVGP, xnew *mat.Dense) (eval.Value, error) {
+	if _, d := xnew.Dims(); d != s.Z.RawMatrix().Cols {
+		return nil, a.Errorf("xnew", "xnew has %d columns but the GP's inputs have %d", d, s.Z.RawMatrix().Cols)
+	}
+	if err := kernels.CheckData(xnew, "xnew"); err != nil {
+		return nil, a.Errorf("xnew", "%v", err)
+	}
+	mean, fvar, err := s.Predict(xnew)
+	if err != nil {
+		return nil, a.Fail("gp: %v", err)
+	}
+	var dp *drawPred
+	if s.Lik.Kind == rgp.Normal {
+		sig := s.Lik.Params[0]
+		yvar := make([]float64, len(fvar))
+		for i, v := range fvar {
+			yvar[i] = v + sig*sig
+		}
+		dp = &drawPred{fmean: mean, fvar: fvar, ymean: mean, yvar: yvar, gaussian: true, sigma: sig}
+	} else {
+		dp = likPredict(s.Lik, mean, fvar)
+	}
+	return withX(dp.record(), xnew), nil
+}
