@@ -244,3 +244,36 @@ func TestMCSEQuantileAndEBFMI(t *testing.T) {
 		t.Errorf("E-BFMI of a slow walk %v, want small", b)
 	}
 }
+
+// essBasic sums the first directLags lags directly and takes the rest by
+// FFT: on chains slow enough that Geyer's sequence runs past directLags
+// (AR(1), ρ = 0.97) it is the direct formula's ESS, and the FFT's lags
+// agree with the direct sums.
+func TestESSPastDirectLags(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	chains := ar1(rng, 4, 600, 0.97, []float64{0, 0, 0, 0})
+	split := refSplit(chains)
+	w := &essScratch{}
+	got := essBasicWith(split, w)
+	if w.have != w.n {
+		t.Fatalf("the sequence stopped at lag %d of %d: raise ρ so that the test reaches the FFT", w.have, w.n)
+	}
+	if want := refESS(split); math.Abs(got-want) > 1e-8*want {
+		t.Errorf("ESS %v, direct %v", got, want)
+	}
+	// Every lag by FFT.
+	w.have = 0
+	w.lag(directLags)
+	for k := range 2 * directLags {
+		if d := lagSum(w.cent[0][:w.n-k], w.cent[0][k:]) / float64(w.n); math.Abs(d-w.acov[0][k]) > 1e-12*w.acov[0][0] {
+			t.Errorf("lag %d by FFT: %v, direct %v", k, w.acov[0][k], d)
+		}
+	}
+	// Few lags: the sequence stops before directLags and no FFT is made.
+	iid := ar1(rng, 4, 600, 0, []float64{0, 0, 0, 0})
+	w2 := &essScratch{}
+	essBasicWith(refSplit(iid), w2)
+	if w2.fft != nil || w2.have >= directLags {
+		t.Errorf("i.i.d. draws: %d lags, FFT made %v", w2.have, w2.fft != nil)
+	}
+}
