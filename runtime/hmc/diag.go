@@ -127,12 +127,12 @@ func rhatBasic(chains [][]float64) float64 {
 	return math.Sqrt(varPlus / w)
 }
 
-// directLags (a multiple of 4) is how many lags of the autocovariance essBasic sums
-// directly before it takes all of them by FFT. Geyer's sequence usually
-// stops after a few lags (NUTS draws are nearly independent), and a lag
-// is one pass over the chain where the FFT costs about forty: a summary
-// of 200 columns spent 70% of its time in FFTs of which it read a few
-// lags.
+// directLags (a multiple of 4) is how many lags of the autocovariance
+// essBasic sums directly before it takes all of them by FFT. Geyer's
+// sequence usually stops after a few lags (NUTS draws are nearly
+// independent), and a lag is one pass over the chain where the FFT costs
+// about forty: a summary of 200 columns spent 70% of its time in FFTs of
+// which it read a few lags.
 const directLags = 32
 
 // essScratch is the storage of essBasic, kept between calls by a summary's
@@ -212,23 +212,6 @@ func (w *essScratch) lag(t int) {
 		}
 	}
 	w.have = n
-}
-
-// lagSum is Σ a[j]·b[j] in four running sums.
-func lagSum(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	j := 0
-	for ; j+4 <= len(a); j += 4 {
-		s0 += a[j] * b[j]
-		s1 += a[j+1] * b[j+1]
-		s2 += a[j+2] * b[j+2]
-		s3 += a[j+3] * b[j+3]
-	}
-	for ; j < len(a); j++ {
-		s0 += a[j] * b[j]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // lagSums4 writes out[i] = Σ_j c[j]·c[j+k+i] for i < 4 (0 for a lag of

@@ -277,3 +277,20 @@ func TestESSPastDirectLags(t *testing.T) {
 		t.Errorf("i.i.d. draws: %d lags, FFT made %v", w2.have, w2.fft != nil)
 	}
 }
+
+// lagSum is Σ a[j]·b[j] in four running sums.
+func lagSum(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(a); j += 4 {
+		s0 += a[j] * b[j]
+		s1 += a[j+1] * b[j+1]
+		s2 += a[j+2] * b[j+2]
+		s3 += a[j+3] * b[j+3]
+	}
+	for ; j < len(a); j++ {
+		s0 += a[j] * b[j]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
