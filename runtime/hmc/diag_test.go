@@ -261,6 +261,12 @@ func TestESSPastDirectLags(t *testing.T) {
 	if want := refESS(split); math.Abs(got-want) > 1e-8*want {
 		t.Errorf("ESS %v, direct %v", got, want)
 	}
+	// The lags below directLags were summed four per pass (lagSums4).
+	for k := range directLags {
+		if d := lagSum(w.cent[0][:w.n-k], w.cent[0][k:]) / float64(w.n); math.Abs(d-w.acov[0][k]) > 1e-13*w.acov[0][0] {
+			t.Errorf("lag %d summed: %v, one lag at a time %v", k, w.acov[0][k], d)
+		}
+	}
 	// Every lag by FFT.
 	w.have = 0
 	w.lag(directLags)
