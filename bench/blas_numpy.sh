@@ -18,6 +18,14 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go test -c -o "$tmp/blas3.test" ./runtime/internal/blas3)
 (cd "$root" && go test -c -o "$tmp/core.test" ./stdlib/core)
 /usr/bin/python3 -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__version__)'
+# The BLAS and LAPACK NumPy and SciPy load (Debian's alternatives): the
+# peer is OpenBLAS only if libopenblas0 is installed; the reference
+# (netlib) BLAS is 10-20 times slower and no peer for these figures.
+for lib in libblas.so.3 liblapack.so.3; do
+  real=$(readlink -f "/usr/lib/$(uname -m)-linux-gnu/$lib" || true)
+  echo "$lib: $real"
+  case $real in *openblas*) ;; *) echo "warning: $lib is not OpenBLAS (apt-get install libopenblas0-pthread)";; esac
+done
 grep -m1 'model name' /proc/cpuinfo
 grep -m1 'cpu MHz' /proc/cpuinfo
 # The path KML_CPU leaves (the isa: line), and the CPU model.

@@ -75,6 +75,8 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 		engaged = "0"
 	}
 	var b bytes.Buffer
+	// About 20 bytes a number, for the draws.
+	b.Grow(2048 + 20*len(ch.Draws)*(len(SamplerColumns)+len(p.Names)))
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// CmdStan's readers parse "key = value" lines; the version lines give
 	// the version of the CSV layout written, which is CmdStan 2.33's.

@@ -13,8 +13,9 @@ import (
 // gradient, their accumulating loops run four landmarks at a time in AVX2
 // assembly where the CPU has it (rows_amd64.s): the distance loop in Go
 // was a third of the pass at n = 10⁴, m = 50, D = 2. They compute the same sums
-// (TestRowsMatchGeneral, with and without the assembly). With AVX-512 the
-// tiles of tile.go take their place but for the last rows of a pass.
+// (TestRowsMatchGeneral, with and without the assembly). With AVX2 or
+// AVX-512 the tiles of tile.go take their place but for the last rows of
+// a pass (and for D = 2 with two lengthscales).
 
 // row1 is row for D = 1 (where isotropic and ARD coincide).
 func (ps *pass) row1(sc *scratch, bs blockSums, i int) error {

@@ -7,7 +7,7 @@ import (
 )
 
 // The tile path is the pass for D = 1 and for D = 2 with one lengthscale
-// on CPUs with AVX-512: eight data rows at a time, one per vector lane,
+// on CPUs with AVX-512 or AVX2: eight data rows at a time, one per vector lane,
 // with the landmarks in the loop (tile_amd64.s). Lanes as rows rather
 // than landmarks need no horizontal sums per row (G̃ and T̃ of each row
 // build up in its own lane, in the order rowGeneral adds them) and no
@@ -28,7 +28,8 @@ import (
 // Jacobian needs finishSlow (closeJacobian, closeRotated or cauchyBinet)
 // gets its G̃, T̃, q, u and x − z copied out of its lane first (tileSlow).
 
-// tileRows is the number of data rows of a tile: the lanes of AVX-512.
+// tileRows is the number of data rows of a tile: the lanes of AVX-512,
+// two halves of AVX2's (the …Y kernels, with tileJacGo for the closing).
 const tileRows = 8
 
 // tileBuf is a worker's workspace for the tile kernels. Its arrays are
@@ -106,21 +107,32 @@ func (ps *pass) tiles(sc *scratch, bs blockSums, lo, hi int) (int, error) {
 	clear(tb.sy)
 	clear(tb.sky)
 	inv2 := ps.p.inv2
+	wide := tileWide()
 	for t := 0; t < nt; t++ {
 		i := lo + t*tileRows
-		if md.dim == 1 {
+		switch {
+		case md.dim == 1 && wide:
 			tileDist1((*[8]float64)(md.xt[i:]), inv2[0], md.z, tb.d0, tb.q, tb.r)
-		} else {
+		case md.dim == 1:
+			tileDist1Y((*[8]float64)(md.xt[i:]), inv2[0], md.z, tb.d0, tb.q, tb.r)
+		case wide:
 			tileDist2((*[8]float64)(md.xt[i:]), (*[8]float64)(md.xt[n+i:]), inv2[0], inv2[1], md.z, tb.d0, tb.d1, tb.q, tb.r)
+		default:
+			tileDist2Y((*[8]float64)(md.xt[i:]), (*[8]float64)(md.xt[n+i:]), inv2[0], inv2[1], md.z, tb.d0, tb.d1, tb.q, tb.r)
 		}
 		tb.qmin = [tileRows]float64(tb.r[m*tileRows:])
 		fastexp.Exps(tb.r, tb.r, -0.5, 0)
-		if md.dim == 1 {
+		switch {
+		case md.dim == 1 && wide:
 			tileAcc1(tb.r, tb.q, tb.d0, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
-		} else {
+		case md.dim == 1:
+			tileAcc1Y(tb.r, tb.q, tb.d0, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
+		case wide:
 			tileAcc2(tb.r, tb.q, tb.d0, tb.d1, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
+		default:
+			tileAcc2Y(tb.r, tb.q, tb.d0, tb.d1, ps.c, ps.cy, tb.s1, tb.s2, tb.sy, tb.sky, &tb.g)
 		}
-		if err := ps.tileFinish(sc, tb, bs, i); err != nil {
+		if err := ps.tileFinish(sc, tb, bs, i, wide); err != nil {
 			return 0, err
 		}
 	}
@@ -155,12 +167,15 @@ func laneSum(v []float64) float64 {
 // det G̃ is a normal number, eight at a time by tileJac (the arithmetic
 // of small2 and small2Grad; one row at a time in Go, mostly divisions,
 // was a tenth of the pass), and the other rows, in order, by finishSlow.
-func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int) error {
+func (ps *pass) tileFinish(sc *scratch, tb *tileBuf, bs blockSums, i0 int, wide bool) error {
 	var out [32]float64 // per lane: mantissa, exponent, tr(G̃⁻¹T̃), qmin
 	var ok uint64
-	if ps.md.dim == 1 { // direct calls: through a func value, out escapes
+	switch { // direct calls: through a func value, out escapes
+	case !wide:
+		ok = tileJacGo(ps.md.dim, &tb.g, &tb.qmin, &tileJacLimits, &out)
+	case ps.md.dim == 1:
 		ok = tileJac1(&tb.g, &tb.qmin, &tileJacLimits, &out)
-	} else {
+	default:
 		ok = tileJac(&tb.g, &tb.qmin, &tileJacLimits, &out)
 	}
 	f := out[:8]
@@ -207,4 +222,38 @@ func (ps *pass) tileSlow(sc *scratch, tb *tileBuf, bs blockSums, i0, k int) erro
 		}
 	}
 	return ps.finishSlow(sc, bs, i0+k, tb.qmin[k])
+}
+
+// tileJacGo is tileJac (dim 2) or tileJac1 (dim 1) in Go, for the AVX2
+// path: the same operations in the same order, without fused
+// multiply–adds, so the same bits (TestTileJacGo).
+func tileJacGo(dim int, acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) (ok uint64) {
+	for k := range tileRows {
+		var det, tr float64
+		fast := false
+		if dim == 1 {
+			g := acc[k]
+			det = g
+			fast = g > lim[1] && g > lim[3] && g <= lim[4]
+			tr = acc[24+k] / g
+		} else {
+			a, b, c := acc[k], acc[8+k], acc[16+k]
+			// float64(·) rounds each product, as the kernel does: Go
+			// may otherwise fuse x·y + z (GOAMD64=v3).
+			ba, bc := b/a, b/c
+			r := lim[0] - float64(ba*bc)
+			det = float64(a*c) * r
+			fast = a > lim[1] && c > lim[1] && r >= lim[2] && det > lim[3] && det <= lim[4]
+			t := float64(c*acc[24+k]) - float64((b+b)*acc[32+k])
+			tr = (t + float64(a*acc[40+k])) / det
+		}
+		if !fast {
+			out[k], out[8+k], out[16+k], out[24+k] = 1, 0, 0, 0
+			continue
+		}
+		ok |= 1 << k
+		frac, e := math.Frexp(det) // det is a positive normal number
+		out[k], out[8+k], out[16+k], out[24+k] = 2*frac, float64(e-1), tr, qmin[k]
+	}
+	return ok
 }

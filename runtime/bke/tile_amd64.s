@@ -9,7 +9,8 @@
 // with eight lanes per landmark: element l·8 + k belongs to landmark l and
 // the tile's row k. The distances round as row1 and row2 round them (so
 // the exponentials are the same); the sums round differently, with fused
-// multiply–adds and (u·d)² for u²·d·d.
+// multiply–adds and (u·d)² for u²·d·d. The kernels named …Y do the same
+// with AVX2 and FMA, four lanes at a time.
 
 // func tileDist2(x0, x1 *[8]float64, a0, a1 float64, z, d0, d1, q, r []float64)
 // For the m = len(q)/8 landmarks: d0 = x0 − z_l0, d1 = x1 − z_l1,
@@ -354,5 +355,505 @@ TEXT ·tileJac1(SB), NOSPLIT, $0-40
 	VMOVUPD      Z14, 192(DX)
 	KMOVW        K1, AX
 	MOVQ         AX, ok+32(FP)
+	VZEROUPPER
+	RET
+
+// func tileDist2Y(x0, x1 *[8]float64, a0, a1 float64, z, d0, d1, q, r []float64)
+// tileDist2 with AVX2: lanes 0–3, then 4–7.
+TEXT ·tileDist2Y(SB), NOSPLIT, $0-152
+	MOVQ         x0+0(FP), AX
+	VMOVUPD      (AX), Y0
+	MOVQ         x1+8(FP), AX
+	VMOVUPD      (AX), Y1
+	VBROADCASTSD a0+16(FP), Y2
+	VBROADCASTSD a1+24(FP), Y3
+	MOVQ         z_base+32(FP), SI
+	MOVQ         d0_base+56(FP), DI
+	MOVQ         d1_base+80(FP), R8
+	MOVQ         q_base+104(FP), BX
+	MOVQ         q_len+112(FP), CX
+	MOVQ         r_base+128(FP), R9
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Y9                  // qmin = +Inf
+	SHRQ         $3, CX
+	JZ           lastY2h0
+	MOVQ         CX, DX
+
+distY2h0:
+	VBROADCASTSD (SI), Y6
+	VSUBPD       Y6, Y0, Y4 // d0 = x0 − z_l0
+	VBROADCASTSD 8(SI), Y7
+	VSUBPD       Y7, Y1, Y5 // d1
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, (R8)
+	VMULPD       Y4, Y4, Y4
+	VMULPD       Y2, Y4, Y4 // d0²·a0
+	VMULPD       Y5, Y5, Y5
+	VMULPD       Y3, Y5, Y5 // d1²·a1
+	VADDPD       Y5, Y4, Y4 // q
+	VMOVUPD      Y4, (BX)
+	VMINPD       Y9, Y4, Y9 // a NaN q keeps the old minimum
+	ADDQ         $16, SI
+	ADDQ         $64, DI
+	ADDQ         $64, R8
+	ADDQ         $64, BX
+	DECQ         DX
+	JNZ          distY2h0
+
+	MOVQ q_base+104(FP), BX
+
+shiftY2h0:
+	VMOVUPD (BX), Y4
+	VSUBPD  Y9, Y4, Y4 // r = q − qmin
+	VMOVUPD Y4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shiftY2h0
+
+lastY2h0:
+	VMOVUPD      Y9, (R9)                // r_m = qmin
+	MOVQ         x0+0(FP), AX
+	VMOVUPD      32(AX), Y0
+	MOVQ         x1+8(FP), AX
+	VMOVUPD      32(AX), Y1
+	VBROADCASTSD a0+16(FP), Y2
+	VBROADCASTSD a1+24(FP), Y3
+	MOVQ         z_base+32(FP), SI
+	MOVQ         d0_base+56(FP), DI
+	MOVQ         d1_base+80(FP), R8
+	MOVQ         q_base+104(FP), BX
+	MOVQ         q_len+112(FP), CX
+	MOVQ         r_base+128(FP), R9
+	ADDQ         $32, DI
+	ADDQ         $32, BX
+	ADDQ         $32, R9
+	ADDQ         $32, R8
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Y9                  // qmin = +Inf
+	SHRQ         $3, CX
+	JZ           lastY2h1
+	MOVQ         CX, DX
+
+distY2h1:
+	VBROADCASTSD (SI), Y6
+	VSUBPD       Y6, Y0, Y4 // d0 = x0 − z_l0
+	VBROADCASTSD 8(SI), Y7
+	VSUBPD       Y7, Y1, Y5 // d1
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, (R8)
+	VMULPD       Y4, Y4, Y4
+	VMULPD       Y2, Y4, Y4 // d0²·a0
+	VMULPD       Y5, Y5, Y5
+	VMULPD       Y3, Y5, Y5 // d1²·a1
+	VADDPD       Y5, Y4, Y4 // q
+	VMOVUPD      Y4, (BX)
+	VMINPD       Y9, Y4, Y9 // a NaN q keeps the old minimum
+	ADDQ         $16, SI
+	ADDQ         $64, DI
+	ADDQ         $64, R8
+	ADDQ         $64, BX
+	DECQ         DX
+	JNZ          distY2h1
+
+	MOVQ q_base+104(FP), BX
+	ADDQ $32, BX
+
+shiftY2h1:
+	VMOVUPD (BX), Y4
+	VSUBPD  Y9, Y4, Y4 // r = q − qmin
+	VMOVUPD Y4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shiftY2h1
+
+lastY2h1:
+	VMOVUPD    Y9, (R9) // r_m = qmin
+	VZEROUPPER
+	RET
+
+// func tileDist1Y(x *[8]float64, a float64, z, d, q, r []float64)
+// tileDist1 with AVX2: lanes 0–3, then 4–7.
+TEXT ·tileDist1Y(SB), NOSPLIT, $0-112
+	MOVQ         x+0(FP), AX
+	VMOVUPD      (AX), Y0
+	VBROADCASTSD a+8(FP), Y2
+	MOVQ         z_base+16(FP), SI
+	MOVQ         d_base+40(FP), DI
+	MOVQ         q_base+64(FP), BX
+	MOVQ         q_len+72(FP), CX
+	MOVQ         r_base+88(FP), R9
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Y9                  // qmin = +Inf
+	SHRQ         $3, CX
+	JZ           lastY1h0
+	MOVQ         CX, DX
+
+distY1h0:
+	VBROADCASTSD (SI), Y6
+	VSUBPD       Y6, Y0, Y4 // d0 = x0 − z_l0
+	VMOVUPD      Y4, (DI)
+	VMULPD       Y4, Y4, Y4
+	VMULPD       Y2, Y4, Y4 // q = d²·a
+	VMOVUPD      Y4, (BX)
+	VMINPD       Y9, Y4, Y9 // a NaN q keeps the old minimum
+	ADDQ         $8, SI
+	ADDQ         $64, DI
+	ADDQ         $64, BX
+	DECQ         DX
+	JNZ          distY1h0
+
+	MOVQ q_base+64(FP), BX
+
+shiftY1h0:
+	VMOVUPD (BX), Y4
+	VSUBPD  Y9, Y4, Y4 // r = q − qmin
+	VMOVUPD Y4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shiftY1h0
+
+lastY1h0:
+	VMOVUPD      Y9, (R9)                // r_m = qmin
+	MOVQ         x+0(FP), AX
+	VMOVUPD      32(AX), Y0
+	VBROADCASTSD a+8(FP), Y2
+	MOVQ         z_base+16(FP), SI
+	MOVQ         d_base+40(FP), DI
+	MOVQ         q_base+64(FP), BX
+	MOVQ         q_len+72(FP), CX
+	MOVQ         r_base+88(FP), R9
+	ADDQ         $32, DI
+	ADDQ         $32, BX
+	ADDQ         $32, R9
+	MOVQ         $0x7FF0000000000000, AX
+	VMOVQ        AX, X9
+	VBROADCASTSD X9, Y9                  // qmin = +Inf
+	SHRQ         $3, CX
+	JZ           lastY1h1
+	MOVQ         CX, DX
+
+distY1h1:
+	VBROADCASTSD (SI), Y6
+	VSUBPD       Y6, Y0, Y4 // d0 = x0 − z_l0
+	VMOVUPD      Y4, (DI)
+	VMULPD       Y4, Y4, Y4
+	VMULPD       Y2, Y4, Y4 // q = d²·a
+	VMOVUPD      Y4, (BX)
+	VMINPD       Y9, Y4, Y9 // a NaN q keeps the old minimum
+	ADDQ         $8, SI
+	ADDQ         $64, DI
+	ADDQ         $64, BX
+	DECQ         DX
+	JNZ          distY1h1
+
+	MOVQ q_base+64(FP), BX
+	ADDQ $32, BX
+
+shiftY1h1:
+	VMOVUPD (BX), Y4
+	VSUBPD  Y9, Y4, Y4 // r = q − qmin
+	VMOVUPD Y4, (R9)
+	ADDQ    $64, BX
+	ADDQ    $64, R9
+	DECQ    CX
+	JNZ     shiftY1h1
+
+lastY1h1:
+	VMOVUPD    Y9, (R9) // r_m = qmin
+	VZEROUPPER
+	RET
+
+// func tileAcc2Y(u, q, d0, d1, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
+// tileAcc2 with AVX2: lanes 0–3, then 4–7.
+TEXT ·tileAcc2Y(SB), NOSPLIT, $0-248
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d0_base+48(FP), R13
+	MOVQ    d1_base+72(FP), R14
+	MOVQ    c_base+96(FP), DX
+	MOVQ    c_len+104(FP), CX
+	MOVQ    cy_base+120(FP), SI
+	MOVQ    s1_base+144(FP), R8
+	MOVQ    s2_base+168(FP), R9
+	MOVQ    sy_base+192(FP), R10
+	MOVQ    sky_base+216(FP), R11
+	MOVQ    acc+240(FP), R12
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Y6              // cq
+	VXORPD  Y7, Y7, Y7
+	VXORPD  Y8, Y8, Y8
+	VXORPD  Y9, Y9, Y9
+	VXORPD  Y10, Y10, Y10
+	VXORPD  Y11, Y11, Y11
+	VXORPD  Y12, Y12, Y12
+	TESTQ   CX, CX
+	JZ      storeY2h0
+
+accY2h0:
+	VMOVUPD      (AX), Y0       // u
+	VMOVUPD      (BX), Y1       // q
+	VMULPD       Y0, Y6, Y2     // e
+	VBROADCASTSD (DX), Y5
+	VSUBPD       Y5, Y2, Y3     // de = e − c
+	VADDPD       (R8), Y3, Y4
+	VMOVUPD      Y4, (R8)       // s1 += de
+	VMOVUPD      (R9), Y4
+	VFMADD231PD  Y3, Y3, Y4
+	VMOVUPD      Y4, (R9)       // s2 += de²
+	VBROADCASTSD (SI), Y5
+	VFMSUB213PD  Y5, Y1, Y2     // dy = e·q − cy
+	VADDPD       (R10), Y2, Y4
+	VMOVUPD      Y4, (R10)      // sy += dy
+	VMOVUPD      (R11), Y4
+	VFMADD231PD  Y2, Y3, Y4
+	VMOVUPD      Y4, (R11)      // sky += de·dy
+	VMULPD       (R13), Y0, Y13 // u·d0
+	VMULPD       (R14), Y0, Y14 // u·d1
+	VMULPD       Y13, Y13, Y2   // p00 = (u·d0)²
+	VMULPD       Y14, Y13, Y3   // p10
+	VMULPD       Y14, Y14, Y4   // p11
+	VADDPD       Y2, Y7, Y7
+	VADDPD       Y3, Y8, Y8
+	VADDPD       Y4, Y9, Y9
+	VFMADD231PD  Y1, Y2, Y10    // t00 += p00·q
+	VFMADD231PD  Y1, Y3, Y11
+	VFMADD231PD  Y1, Y4, Y12
+	ADDQ         $64, AX
+	ADDQ         $64, BX
+	ADDQ         $64, R13
+	ADDQ         $64, R14
+	ADDQ         $8, DX
+	ADDQ         $8, SI
+	ADDQ         $64, R8
+	ADDQ         $64, R9
+	ADDQ         $64, R10
+	ADDQ         $64, R11
+	DECQ         CX
+	JNZ          accY2h0
+
+storeY2h0:
+	VMOVUPD Y7, (R12)
+	VMOVUPD Y8, 64(R12)
+	VMOVUPD Y9, 128(R12)
+	VMOVUPD Y10, 192(R12)
+	VMOVUPD Y11, 256(R12)
+	VMOVUPD Y12, 320(R12)
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d0_base+48(FP), R13
+	MOVQ    d1_base+72(FP), R14
+	MOVQ    c_base+96(FP), DX
+	MOVQ    c_len+104(FP), CX
+	MOVQ    cy_base+120(FP), SI
+	MOVQ    s1_base+144(FP), R8
+	MOVQ    s2_base+168(FP), R9
+	MOVQ    sy_base+192(FP), R10
+	MOVQ    sky_base+216(FP), R11
+	MOVQ    acc+240(FP), R12
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	ADDQ    $32, R13
+	ADDQ    $32, R14
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Y6              // cq
+	VXORPD  Y7, Y7, Y7
+	VXORPD  Y8, Y8, Y8
+	VXORPD  Y9, Y9, Y9
+	VXORPD  Y10, Y10, Y10
+	VXORPD  Y11, Y11, Y11
+	VXORPD  Y12, Y12, Y12
+	TESTQ   CX, CX
+	JZ      storeY2h1
+
+accY2h1:
+	VMOVUPD      (AX), Y0       // u
+	VMOVUPD      (BX), Y1       // q
+	VMULPD       Y0, Y6, Y2     // e
+	VBROADCASTSD (DX), Y5
+	VSUBPD       Y5, Y2, Y3     // de = e − c
+	VADDPD       (R8), Y3, Y4
+	VMOVUPD      Y4, (R8)       // s1 += de
+	VMOVUPD      (R9), Y4
+	VFMADD231PD  Y3, Y3, Y4
+	VMOVUPD      Y4, (R9)       // s2 += de²
+	VBROADCASTSD (SI), Y5
+	VFMSUB213PD  Y5, Y1, Y2     // dy = e·q − cy
+	VADDPD       (R10), Y2, Y4
+	VMOVUPD      Y4, (R10)      // sy += dy
+	VMOVUPD      (R11), Y4
+	VFMADD231PD  Y2, Y3, Y4
+	VMOVUPD      Y4, (R11)      // sky += de·dy
+	VMULPD       (R13), Y0, Y13 // u·d0
+	VMULPD       (R14), Y0, Y14 // u·d1
+	VMULPD       Y13, Y13, Y2   // p00 = (u·d0)²
+	VMULPD       Y14, Y13, Y3   // p10
+	VMULPD       Y14, Y14, Y4   // p11
+	VADDPD       Y2, Y7, Y7
+	VADDPD       Y3, Y8, Y8
+	VADDPD       Y4, Y9, Y9
+	VFMADD231PD  Y1, Y2, Y10    // t00 += p00·q
+	VFMADD231PD  Y1, Y3, Y11
+	VFMADD231PD  Y1, Y4, Y12
+	ADDQ         $64, AX
+	ADDQ         $64, BX
+	ADDQ         $64, R13
+	ADDQ         $64, R14
+	ADDQ         $8, DX
+	ADDQ         $8, SI
+	ADDQ         $64, R8
+	ADDQ         $64, R9
+	ADDQ         $64, R10
+	ADDQ         $64, R11
+	DECQ         CX
+	JNZ          accY2h1
+
+storeY2h1:
+	VMOVUPD    Y7, 32(R12)
+	VMOVUPD    Y8, 96(R12)
+	VMOVUPD    Y9, 160(R12)
+	VMOVUPD    Y10, 224(R12)
+	VMOVUPD    Y11, 288(R12)
+	VMOVUPD    Y12, 352(R12)
+	VZEROUPPER
+	RET
+
+// func tileAcc1Y(u, q, d, c, cy, s1, s2, sy, sky []float64, acc *[48]float64)
+// tileAcc1 with AVX2: lanes 0–3, then 4–7.
+TEXT ·tileAcc1Y(SB), NOSPLIT, $0-224
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d_base+48(FP), R13
+	MOVQ    c_base+72(FP), DX
+	MOVQ    c_len+80(FP), CX
+	MOVQ    cy_base+96(FP), SI
+	MOVQ    s1_base+120(FP), R8
+	MOVQ    s2_base+144(FP), R9
+	MOVQ    sy_base+168(FP), R10
+	MOVQ    sky_base+192(FP), R11
+	MOVQ    acc+216(FP), R12
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Y6              // cq
+	VXORPD  Y7, Y7, Y7
+	VXORPD  Y8, Y8, Y8
+	TESTQ   CX, CX
+	JZ      storeY1h0
+
+accY1h0:
+	VMOVUPD      (AX), Y0       // u
+	VMOVUPD      (BX), Y1       // q
+	VMULPD       Y0, Y6, Y2     // e
+	VBROADCASTSD (DX), Y5
+	VSUBPD       Y5, Y2, Y3     // de = e − c
+	VADDPD       (R8), Y3, Y4
+	VMOVUPD      Y4, (R8)       // s1 += de
+	VMOVUPD      (R9), Y4
+	VFMADD231PD  Y3, Y3, Y4
+	VMOVUPD      Y4, (R9)       // s2 += de²
+	VBROADCASTSD (SI), Y5
+	VFMSUB213PD  Y5, Y1, Y2     // dy = e·q − cy
+	VADDPD       (R10), Y2, Y4
+	VMOVUPD      Y4, (R10)      // sy += dy
+	VMOVUPD      (R11), Y4
+	VFMADD231PD  Y2, Y3, Y4
+	VMOVUPD      Y4, (R11)      // sky += de·dy
+	VMULPD       (R13), Y0, Y13 // u·d
+	VMULPD       Y13, Y13, Y2   // w = (u·d)²
+	VADDPD       Y2, Y7, Y7     // g += w
+	VFMADD231PD  Y1, Y2, Y8     // t += w·q
+	ADDQ         $64, AX
+	ADDQ         $64, BX
+	ADDQ         $64, R13
+	ADDQ         $8, DX
+	ADDQ         $8, SI
+	ADDQ         $64, R8
+	ADDQ         $64, R9
+	ADDQ         $64, R10
+	ADDQ         $64, R11
+	DECQ         CX
+	JNZ          accY1h0
+
+storeY1h0:
+	VMOVUPD Y7, (R12)
+	VMOVUPD Y8, 192(R12)
+	MOVQ    u_base+0(FP), AX
+	MOVQ    q_base+24(FP), BX
+	MOVQ    d_base+48(FP), R13
+	MOVQ    c_base+72(FP), DX
+	MOVQ    c_len+80(FP), CX
+	MOVQ    cy_base+96(FP), SI
+	MOVQ    s1_base+120(FP), R8
+	MOVQ    s2_base+144(FP), R9
+	MOVQ    sy_base+168(FP), R10
+	MOVQ    sky_base+192(FP), R11
+	MOVQ    acc+216(FP), R12
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	ADDQ    $32, R13
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	MOVQ    CX, DI
+	SHLQ    $6, DI
+	ADDQ    AX, DI
+	VMOVUPD (DI), Y6              // cq
+	VXORPD  Y7, Y7, Y7
+	VXORPD  Y8, Y8, Y8
+	TESTQ   CX, CX
+	JZ      storeY1h1
+
+accY1h1:
+	VMOVUPD      (AX), Y0       // u
+	VMOVUPD      (BX), Y1       // q
+	VMULPD       Y0, Y6, Y2     // e
+	VBROADCASTSD (DX), Y5
+	VSUBPD       Y5, Y2, Y3     // de = e − c
+	VADDPD       (R8), Y3, Y4
+	VMOVUPD      Y4, (R8)       // s1 += de
+	VMOVUPD      (R9), Y4
+	VFMADD231PD  Y3, Y3, Y4
+	VMOVUPD      Y4, (R9)       // s2 += de²
+	VBROADCASTSD (SI), Y5
+	VFMSUB213PD  Y5, Y1, Y2     // dy = e·q − cy
+	VADDPD       (R10), Y2, Y4
+	VMOVUPD      Y4, (R10)      // sy += dy
+	VMOVUPD      (R11), Y4
+	VFMADD231PD  Y2, Y3, Y4
+	VMOVUPD      Y4, (R11)      // sky += de·dy
+	VMULPD       (R13), Y0, Y13 // u·d
+	VMULPD       Y13, Y13, Y2   // w = (u·d)²
+	VADDPD       Y2, Y7, Y7     // g += w
+	VFMADD231PD  Y1, Y2, Y8     // t += w·q
+	ADDQ         $64, AX
+	ADDQ         $64, BX
+	ADDQ         $64, R13
+	ADDQ         $8, DX
+	ADDQ         $8, SI
+	ADDQ         $64, R8
+	ADDQ         $64, R9
+	ADDQ         $64, R10
+	ADDQ         $64, R11
+	DECQ         CX
+	JNZ          accY1h1
+
+storeY1h1:
+	VMOVUPD    Y7, 32(R12)
+	VMOVUPD    Y8, 224(R12)
 	VZEROUPPER
 	RET

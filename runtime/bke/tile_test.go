@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 )
 
 // TestTilesMatchGeneral checks a block of rows through the tile kernels
@@ -13,10 +15,37 @@ import (
 // with one lengthscale, with and without the gradient, with a row far from
 // every landmark inside a tile and one among the rows after the tiles
 // (both finished by cauchyBinet).
+//
+// It runs on every vector path this machine has with tile kernels
+// (AVX2, AVX-512), and the paths must agree to the bit: the AVX2 kernels
+// do the AVX-512 ones' arithmetic four lanes at a time.
 func TestTilesMatchGeneral(t *testing.T) {
 	if !tileKernels() {
-		t.Skip("no AVX-512: the tile kernels do not run here")
+		t.Skip("no AVX2: the tile kernels do not run here")
 	}
+	byLevel := map[string][]float64{}
+	for _, lv := range cpufeat.Levels() {
+		if lv < cpufeat.AVX2 {
+			continue
+		}
+		restore := cpufeat.Use(lv)
+		t.Run(lv.String(), func(t *testing.T) { byLevel[lv.String()] = testTilesMatchGeneral(t) })
+		restore()
+	}
+	t.Logf("%d block sums on AVX2, %d on AVX-512", len(byLevel["avx2"]), len(byLevel["avx512"]))
+	if a, b := byLevel["avx2"], byLevel["avx512"]; a != nil && b != nil {
+		for k := range a {
+			if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
+				t.Errorf("block sum %d: %.17g on AVX2, %.17g on AVX-512", k, a[k], b[k])
+			}
+		}
+	}
+}
+
+// testTilesMatchGeneral is TestTilesMatchGeneral on the current path; it
+// returns every block sum it computed by tiles, in order.
+func testTilesMatchGeneral(t *testing.T) []float64 {
+	var all []float64
 	rng := rand.New(rand.NewPCG(3001, 3002))
 	for _, dim := range []int{1, 2} {
 		for _, m := range []int{3, 9, 20} {
@@ -55,9 +84,11 @@ func TestTilesMatchGeneral(t *testing.T) {
 						t.Errorf("D=%d m=%d grad=%v: block sum %d is %.17g, general %.17g", dim, m, grad, k, fast[k], slow[k])
 					}
 				}
+				all = append(all, fast...)
 			}
 		}
 	}
+	return all
 }
 
 // TestRowOverflowError checks that a row whose scaled squared distances
@@ -142,9 +173,35 @@ func TestFrexpNormal(t *testing.T) {
 // on lanes at each threshold: a or c at tinyDiag, r at hadamardLimit, det
 // overflowing, subnormal, NaN.
 func TestTileJac(t *testing.T) {
-	if !tileKernels() {
-		t.Skip("no AVX-512: the tile kernels do not run here")
+	for _, impl := range jacImpls(2) {
+		t.Run(impl.name, func(t *testing.T) { testTileJac(t, impl.f) })
 	}
+}
+
+// jacImpl is a closing of eight lanes: tileJac or tileJac1 (AVX-512) or
+// tileJacGo (the AVX2 path's).
+type jacImpl struct {
+	name string
+	f    func(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64
+}
+
+// jacImpls lists the closings for dim this machine can run: tileJacGo
+// everywhere, the kernel where AVX-512 runs.
+func jacImpls(dim int) []jacImpl {
+	impls := []jacImpl{{"go", func(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64 {
+		return tileJacGo(dim, acc, qmin, lim, out)
+	}}}
+	if tileKernels() && tileWide() {
+		if dim == 1 {
+			impls = append(impls, jacImpl{"avx512", tileJac1})
+		} else {
+			impls = append(impls, jacImpl{"avx512", tileJac})
+		}
+	}
+	return impls
+}
+
+func testTileJac(t *testing.T, tileJac func(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64) {
 	rng := rand.New(rand.NewPCG(3009, 3010))
 	edge := [][3]float64{ // a, b, c
 		{tinyDiag, 0, 1}, {tinyDiag * 1.0000001, 0, 1}, {1, 0, tinyDiag},
@@ -206,9 +263,12 @@ func TestTileJac(t *testing.T) {
 // (closeSmall: det = g, tr(G̃⁻¹T̃) = t/g when g > tinyDiag) with
 // finishFast's normal-determinant test, on random g and at the thresholds.
 func TestTileJac1(t *testing.T) {
-	if !tileKernels() {
-		t.Skip("no AVX-512: the tile kernels do not run here")
+	for _, impl := range jacImpls(1) {
+		t.Run(impl.name, func(t *testing.T) { testTileJac1(t, impl.f) })
 	}
+}
+
+func testTileJac1(t *testing.T, tileJac1 func(acc *[48]float64, qmin *[8]float64, lim *jacLimits, out *[32]float64) uint64) {
 	rng := rand.New(rand.NewPCG(3017, 3018))
 	edge := []float64{tinyDiag, math.Nextafter(tinyDiag, 1), minNormal, 1e-300,
 		math.MaxFloat64, math.Inf(1), math.NaN(), 0, -1}
@@ -246,6 +306,48 @@ func TestTileJac1(t *testing.T) {
 			}
 			if out[24+k] != qmin[k] {
 				t.Errorf("qmin lane %d: %v, want %v", k, out[24+k], qmin[k])
+			}
+		}
+	}
+}
+
+// TestTileJacGoMatchesKernel sets the AVX2 path's closing (tileJacGo)
+// against the AVX-512 kernels bit for bit, on random G̃ and T̃ with NaN,
+// zero, tiny, huge and negative lanes.
+func TestTileJacGoMatchesKernel(t *testing.T) {
+	if !tileKernels() || !tileWide() {
+		t.Skip("no AVX-512: the kernels do not run here")
+	}
+	rng := rand.New(rand.NewPCG(3021, 3022))
+	odd := []float64{math.NaN(), 0, tinyDiag, minNormal, 1e-300, 1e300, math.MaxFloat64, math.Inf(1), -1}
+	for rep := range 200 {
+		var acc [48]float64
+		var qmin [8]float64
+		for j := range acc {
+			acc[j] = math.Exp(rng.NormFloat64()*3) * float64(1-2*rng.IntN(2))
+			if j < 24 && j%8 < 4 && rng.IntN(4) == 0 {
+				acc[j] = odd[rng.IntN(len(odd))]
+			}
+		}
+		for k := range qmin {
+			qmin[k] = rng.Float64()
+		}
+		for _, dim := range []int{1, 2} {
+			var got, want [32]float64
+			okGot := tileJacGo(dim, &acc, &qmin, &tileJacLimits, &got)
+			var okWant uint64
+			if dim == 1 {
+				okWant = tileJac1(&acc, &qmin, &tileJacLimits, &want)
+			} else {
+				okWant = tileJac(&acc, &qmin, &tileJacLimits, &want)
+			}
+			if okGot != okWant {
+				t.Fatalf("rep %d D=%d: fast lanes %08b, kernel %08b", rep, dim, okGot, okWant)
+			}
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("rep %d D=%d: out[%d] = %v, kernel %v", rep, dim, j, got[j], want[j])
+				}
 			}
 		}
 	}

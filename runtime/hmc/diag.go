@@ -127,73 +127,119 @@ func rhatBasic(chains [][]float64) float64 {
 	return math.Sqrt(varPlus / w)
 }
 
-// autocovariance returns the autocovariances of x at lags 0..n−1 (biased,
-// divided by n), by FFT on the zero-padded centred series (with fft when it
-// has length 2n: making one costs as much as a transform).
-func autocovariance(x []float64, fft *fourier.FFT) []float64 {
-	w := &essScratch{fft: fft}
-	w.size(1, len(x))
-	return w.autocovariance(x, 0)
-}
+// directLags (a multiple of 4) is how many lags of the autocovariance
+// essBasic sums directly before it takes all of them by FFT. Geyer's
+// sequence usually stops after a few lags (NUTS draws are nearly
+// independent), and a lag is one pass over the chain where the FFT costs
+// about forty: a summary of 200 columns spent 70% of its time in FFTs of
+// which it read a few lags.
+const directLags = 32
 
 // essScratch is the storage of essBasic, kept between calls by a summary's
-// worker so that a column's four ESS estimates allocate nothing: its FFT
-// (making one costs as much as a transform), the padded series, the
-// coefficients and the autocovariances of m chains of length n.
+// worker so that a column's four ESS estimates allocate nothing: the
+// centred chains, the autocovariances known so far, and the FFT (making
+// one costs as much as a transform) with its series for when more lags
+// are needed than directLags.
 type essScratch struct {
 	m, n   int
 	fft    *fourier.FFT
 	padded []float64
 	coef   []complex128
 	seq    []float64
-	acov   [][]float64
-	means  []float64
-	rho    []float64
+	cent   [][]float64
+	// acov[i][t] is chain i's autocovariance at lag t (biased: divided
+	// by n), known for t < have.
+	acov  [][]float64
+	have  int
+	means []float64
+	rho   []float64
 }
 
 // size makes w hold m chains of length n.
 func (w *essScratch) size(m, n int) {
-	if w.fft == nil || w.fft.Len() != 2*n {
-		w.fft = fourier.NewFFT(2 * n)
-	}
 	if w.n != n || len(w.acov) < m {
 		w.padded = make([]float64, 2*n)
 		w.coef = make([]complex128, n+1)
 		w.seq = make([]float64, 2*n)
 		w.rho = make([]float64, n)
 		w.acov = make([][]float64, m)
+		w.cent = make([][]float64, m)
 		for i := range w.acov {
 			w.acov[i] = make([]float64, n)
+			w.cent[i] = make([]float64, n)
 		}
 		w.means = make([]float64, m)
 	}
 	w.m, w.n = m, n
 }
 
-// autocovariance is autocovariance(x) written into w.acov[i].
-func (w *essScratch) autocovariance(x []float64, i int) []float64 {
-	n := len(x)
-	mean := 0.0
-	for _, v := range x {
-		mean += v
+// lag makes the autocovariances of every chain known up to lag t: summed
+// directly below directLags, and from there all of them at once by FFT on
+// the zero-padded centred series.
+func (w *essScratch) lag(t int) {
+	if t < w.have {
+		return
 	}
-	mean /= float64(n)
-	m := 2 * n
-	padded := w.padded[:m]
-	for i, v := range x {
-		padded[i] = v - mean
+	n := w.n
+	if t < directLags && directLags <= n {
+		// Four lags per pass (Geyer's sequence asks for two at a time).
+		for ; w.have <= t; w.have += 4 {
+			k := w.have
+			for i, c := range w.cent[:w.m] {
+				a := w.acov[i][k : k+4]
+				lagSums4(c, k, a)
+				for j := range a {
+					a[j] /= float64(n)
+				}
+			}
+		}
+		return
 	}
-	clear(padded[n:])
-	coef := w.fft.Coefficients(w.coef[:n+1], padded)
-	for i, c := range coef {
-		coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+	if w.fft == nil || w.fft.Len() != 2*n {
+		w.fft = fourier.NewFFT(2 * n)
 	}
-	seq := w.fft.Sequence(w.seq[:m], coef)
-	out := w.acov[i][:n]
-	for i := range out {
-		out[i] = seq[i] / float64(m) / float64(n)
+	for i, c := range w.cent[:w.m] {
+		padded := w.padded[:2*n]
+		copy(padded, c)
+		clear(padded[n:])
+		coef := w.fft.Coefficients(w.coef[:n+1], padded)
+		for j, z := range coef {
+			coef[j] = complex(real(z)*real(z)+imag(z)*imag(z), 0)
+		}
+		seq := w.fft.Sequence(w.seq[:2*n], coef)
+		for j := w.have; j < n; j++ {
+			w.acov[i][j] = seq[j] / float64(2*n) / float64(n)
+		}
 	}
-	return out
+	w.have = n
+}
+
+// lagSums4 writes out[i] = Σ_j c[j]·c[j+k+i] for i < 4 (0 for a lag of
+// len(c) or more): four lags in one pass over c.
+func lagSums4(c []float64, k int, out []float64) {
+	n := len(c)
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+k+3 < n; j++ {
+		x := c[j]
+		b := c[j+k : j+k+4]
+		s0 += x * b[0]
+		s1 += x * b[1]
+		s2 += x * b[2]
+		s3 += x * b[3]
+	}
+	// The last three terms of the shorter lags.
+	for ; j+k < n; j++ {
+		x := c[j]
+		s0 += x * c[j+k]
+		if j+k+1 < n {
+			s1 += x * c[j+k+1]
+		}
+		if j+k+2 < n {
+			s2 += x * c[j+k+2]
+		}
+	}
+	out[0], out[1], out[2], out[3] = s0, s1, s2, s3
 }
 
 // essBasic is the effective sample size of chains of equal length, with
@@ -207,14 +253,24 @@ func essBasicWith(chains [][]float64, w *essScratch) float64 {
 	if n < 4 {
 		return math.NaN()
 	}
-	w.size(m, n) // one FFT for the chains, all of length n
-	acov := w.acov[:m]
+	w.size(m, n)
+	w.have = 0
 	means := w.means[:m]
-	meanVarW := 0.0
 	for i, c := range chains {
-		w.autocovariance(c, i)
-		mu, _ := meanVar(c)
+		mu := 0.0
+		for _, v := range c {
+			mu += v
+		}
+		mu /= float64(n)
 		means[i] = mu
+		for j, v := range c {
+			w.cent[i][j] = v - mu
+		}
+	}
+	w.lag(1)
+	acov := w.acov[:m]
+	meanVarW := 0.0
+	for i := range acov {
 		meanVarW += acov[i][0] * float64(n) / float64(n-1) / float64(m)
 	}
 	varPlus := meanVarW * float64(n-1) / float64(n)
@@ -226,6 +282,7 @@ func essBasicWith(chains [][]float64, w *essScratch) float64 {
 		return math.NaN()
 	}
 	rhoAt := func(t int) float64 {
+		w.lag(t)
 		s := 0.0
 		for i := range acov {
 			s += acov[i][t]

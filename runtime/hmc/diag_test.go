@@ -244,3 +244,59 @@ func TestMCSEQuantileAndEBFMI(t *testing.T) {
 		t.Errorf("E-BFMI of a slow walk %v, want small", b)
 	}
 }
+
+// essBasic sums the first directLags lags directly and takes the rest by
+// FFT: on chains slow enough that Geyer's sequence runs past directLags
+// (AR(1), ρ = 0.97) it is the direct formula's ESS, and the FFT's lags
+// agree with the direct sums.
+func TestESSPastDirectLags(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	chains := ar1(rng, 4, 600, 0.97, []float64{0, 0, 0, 0})
+	split := refSplit(chains)
+	w := &essScratch{}
+	got := essBasicWith(split, w)
+	if w.have != w.n {
+		t.Fatalf("the sequence stopped at lag %d of %d: raise ρ so that the test reaches the FFT", w.have, w.n)
+	}
+	if want := refESS(split); math.Abs(got-want) > 1e-8*want {
+		t.Errorf("ESS %v, direct %v", got, want)
+	}
+	// The lags below directLags were summed four per pass (lagSums4).
+	for k := range directLags {
+		if d := lagSum(w.cent[0][:w.n-k], w.cent[0][k:]) / float64(w.n); math.Abs(d-w.acov[0][k]) > 1e-13*w.acov[0][0] {
+			t.Errorf("lag %d summed: %v, one lag at a time %v", k, w.acov[0][k], d)
+		}
+	}
+	// Every lag by FFT.
+	w.have = 0
+	w.lag(directLags)
+	for k := range 2 * directLags {
+		if d := lagSum(w.cent[0][:w.n-k], w.cent[0][k:]) / float64(w.n); math.Abs(d-w.acov[0][k]) > 1e-12*w.acov[0][0] {
+			t.Errorf("lag %d by FFT: %v, direct %v", k, w.acov[0][k], d)
+		}
+	}
+	// Few lags: the sequence stops before directLags and no FFT is made.
+	iid := ar1(rng, 4, 600, 0, []float64{0, 0, 0, 0})
+	w2 := &essScratch{}
+	essBasicWith(refSplit(iid), w2)
+	if w2.fft != nil || w2.have >= directLags {
+		t.Errorf("i.i.d. draws: %d lags, FFT made %v", w2.have, w2.fft != nil)
+	}
+}
+
+// lagSum is Σ a[j]·b[j] in four running sums.
+func lagSum(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(a); j += 4 {
+		s0 += a[j] * b[j]
+		s1 += a[j+1] * b[j+1]
+		s2 += a[j+2] * b[j+2]
+		s3 += a[j+3] * b[j+3]
+	}
+	for ; j < len(a); j++ {
+		s0 += a[j] * b[j]
+	}
+	return (s0 + s1) + (s2 + s3)
+}

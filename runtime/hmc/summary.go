@@ -54,17 +54,27 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 		}
 	}
 	// The columns are summarised independently, on every core: a model
-	// with a derived vector (GARCH's 199 variances) has hundreds.
+	// with a derived vector (GARCH's 199 variances) has hundreds. A
+	// worker takes columnBlock columns at a time and gathers them in one
+	// pass over the draws' rows, which a column at a time would read
+	// with a stride of the row's length.
 	s.Params = make([]ParamSummary, len(names))
+	blocks := (len(names) + columnBlock - 1) / columnBlock
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(names))) {
+	for range max(1, min(runtime.GOMAXPROCS(0), blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var w columnScratch
-			for k := int(next.Add(1)) - 1; k < len(names); k = int(next.Add(1)) - 1 {
-				s.Params[k] = columnSummary(names[k], columnOf(values, k), &w)
+			var g columnGather
+			for b := int(next.Add(1)) - 1; b < blocks; b = int(next.Add(1)) - 1 {
+				k0 := b * columnBlock
+				k1 := min(k0+columnBlock, len(names))
+				cols := g.gather(values, k0, k1)
+				for k := k0; k < k1; k++ {
+					s.Params[k] = columnSummary(names[k], cols[k-k0], &w)
+				}
 			}
 		}()
 	}
@@ -76,6 +86,44 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 // summarizeColumn is column k's summary.
 func summarizeColumn(name string, values [][][]float64, k int) ParamSummary {
 	return columnSummary(name, columnOf(values, k), &columnScratch{})
+}
+
+// columnBlock is how many columns a summary worker gathers at once: a
+// cache line of each row.
+const columnBlock = 8
+
+// columnGather is a summary worker's storage for a block of columns.
+type columnGather struct {
+	cols [][][]float64 // cols[j][c] is column k0+j's chain c
+}
+
+// gather is columns k0..k1−1 of values, chain by chain (columnOf of each),
+// in g's storage.
+func (g *columnGather) gather(values [][][]float64, k0, k1 int) [][][]float64 {
+	nb := k1 - k0
+	for len(g.cols) < nb {
+		g.cols = append(g.cols, nil)
+	}
+	for j := range nb {
+		if len(g.cols[j]) != len(values) {
+			g.cols[j] = make([][]float64, len(values))
+		}
+		for c := range values {
+			if cap(g.cols[j][c]) < len(values[c]) {
+				g.cols[j][c] = make([]float64, len(values[c]))
+			}
+			g.cols[j][c] = g.cols[j][c][:len(values[c])]
+		}
+	}
+	cols := g.cols[:nb]
+	for c := range values {
+		for i, row := range values[c] {
+			for j, x := range row[k0:k1] {
+				cols[j][c][i] = x
+			}
+		}
+	}
+	return cols
 }
 
 // columnOf is quantity k's draws, chain by chain.

@@ -126,3 +126,34 @@ func TestDivergenceAdviceRaisesTheTargetUsed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSummarize200 is the summary of a 200-column posterior, 4
+// chains of 1000 draws (AR(1) columns with coefficients from 0 to 0.9,
+// as a fit's parameters and derived quantities mix), on every core: the
+// whole of `summary` after a fit like GARCH's. Issue 42 aims at 0.05 s.
+func BenchmarkSummarize200(b *testing.B) {
+	r := rng.New(30, rng.Stream(0x7332)) // "s2"
+	const chains, draws, cols = 4, 1000, 200
+	values := make([][][]float64, chains)
+	names := make([]string, cols)
+	for k := range names {
+		names[k] = "x" + string(rune('0'+k%10))
+	}
+	for c := range values {
+		values[c] = make([][]float64, draws)
+		x := make([]float64, cols)
+		for i := range values[c] {
+			row := make([]float64, cols)
+			for k := range row {
+				rho := 0.9 * float64(k) / cols
+				x[k] = rho*x[k] + r.NormFloat64()
+				row[k] = x[k] + float64(k)
+			}
+			values[c][i] = row
+		}
+	}
+	res := &Result{Warmup: draws, Draws: draws}
+	for b.Loop() {
+		Summarize(names, values, res, 10)
+	}
+}

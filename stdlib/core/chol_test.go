@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -166,11 +167,13 @@ func BenchmarkCholBuiltin(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for range b.N {
 				if _, err := in.Eval("b.kml", "chol(A)"); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpuTime()-cpu0)
 		})
 	}
 }
@@ -180,15 +183,27 @@ func BenchmarkCholBare(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			a := spd(1, n, false)
 			work := make([]float64, n*n)
+			var cpu time.Duration
 			for range b.N {
 				b.StopTimer()
 				copy(work, a.RawMatrix().Data)
 				b.StartTimer()
+				cpu0 := cpuTime()
 				if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: work}); !ok {
 					b.Fatal("not positive definite")
 				}
+				cpu += cpuTime() - cpu0
 			}
+			reportCPU(b, cpu)
 		})
+	}
+}
+
+// reportCPU reports cpu, the processor time of b.N operations on all
+// threads, as cpu-ms/op.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

@@ -1,6 +1,7 @@
 package asmgen
 
-// bke's tile kernels (tile_amd64.s): AVX-512, eight data rows at once.
+// bke's tile kernels (tile_amd64.s): AVX-512, eight data rows at once;
+// their AVX2 forms are in tile2.go.
 
 // tileFile is runtime/bke/tile_amd64.s.
 func tileFile() []byte {
@@ -13,7 +14,8 @@ func tileFile() []byte {
 		"// with eight lanes per landmark: element l·8 + k belongs to landmark l and",
 		"// the tile's row k. The distances round as row1 and row2 round them (so",
 		"// the exponentials are the same); the sums round differently, with fused",
-		"// multiply–adds and (u·d)² for u²·d·d.",
+		"// multiply–adds and (u·d)² for u²·d·d. The kernels named …Y do the same",
+		"// with AVX2 and FMA, four lanes at a time.",
 	} {
 		a.Line(s)
 	}
@@ -23,6 +25,7 @@ func tileFile() []byte {
 	tileAcc(a, 1)
 	tileJac(a, 2)
 	tileJac(a, 1)
+	tileFileAVX2(a)
 	return a.Bytes()
 }
 

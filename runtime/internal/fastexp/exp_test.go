@@ -61,3 +61,18 @@ func TestExpNeg(t *testing.T) {
 		t.Errorf("relative error %g at x = %v exceeds 3e-16", worst, worstX)
 	}
 }
+
+// TestExpTable recomputes expTable: 2^(j/128) as the seventh iterated
+// square root of 2^j in 256-bit arithmetic, rounded once to float64.
+func TestExpTable(t *testing.T) {
+	for j := range expTable {
+		v := new(big.Float).SetPrec(256).SetMantExp(big.NewFloat(1), j)
+		for range 7 {
+			v.Sqrt(v)
+		}
+		f, _ := v.Float64()
+		if got := expTable[j]; got != math.Float64bits(f) {
+			t.Errorf("expTable[%d] = %#x, want %#x (%v)", j, got, math.Float64bits(f), f)
+		}
+	}
+}
