@@ -17,7 +17,7 @@ import sys
 RULES = ["median", "bkl", "bayes", "aggregate", "opt"]
 
 
-def main(out, markdown=False):
+def main(out, markdown=False, csv_path=None):
     rows = {}
     for path in sorted(glob.glob(os.path.join(out, "*.jsonl"))):
         with open(path) as f:
@@ -46,6 +46,19 @@ def main(out, markdown=False):
         return
     alpha = next(iter(rows.values()))["alpha"]
     perms = next(iter(rows.values()))["permutations"]
+    if csv_path:
+        # eps, then each rule's rate and its SE, for plot.kml.
+        with open(csv_path, "w") as f:
+            f.write("eps,reps," + ",".join(f"{r},{r}_se" for r in RULES) + "\n")
+            for e in eps:
+                rs = [rows[k] for k in sorted(rows) if k[0] == e]
+                n = len(rs)
+                cells = []
+                for rule in RULES:
+                    rate = sum(1 for r in rs if r["p_" + rule] <= alpha) / n
+                    cells += [f"{rate:.6g}", f"{math.sqrt(rate * (1 - rate) / n):.6g}"]
+                f.write(f"{e:g},{n}," + ",".join(cells) + "\n")
+        return
     if markdown:
         print("| ε | reps | " + " | ".join(RULES) + " |")
         print("|---|---|" + "---|" * len(RULES))
@@ -93,5 +106,11 @@ def main(out, markdown=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--markdown"]
-    main(args[0] if args else ".", "--markdown" in sys.argv[1:])
+    argv = sys.argv[1:]
+    csv_path = None
+    if "--csv" in argv:
+        i = argv.index("--csv")
+        csv_path = argv[i + 1]
+        del argv[i : i + 2]
+    args = [a for a in argv if a != "--markdown"]
+    main(args[0] if args else ".", "--markdown" in argv, csv_path)
