@@ -73,6 +73,12 @@ func mmdOptTest(a *eval.Args, x, y *mat.Dense, method rktest.Method, s rktest.Se
 	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, false); err != nil {
 		return nil, err
 	}
+	// The criterion holds three distance and three kernel matrices of the
+	// paired training rows.
+	tr := int(math.Round(o.Train * float64(min(x.RawMatrix().Rows, y.RawMatrix().Rows))))
+	if err := a.CheckDense(tr, 6*tr, `"opt"'s criterion matrices`, "use a smaller train: fraction or a subsample"); err != nil {
+		return nil, err
+	}
 	r, c, err := rktest.MMDOptTest(a.Context(), x, y, method, o, s)
 	if err != nil {
 		return nil, optFailed(a, err)
@@ -99,6 +105,12 @@ func hsicOptTest(a *eval.Args, x, y *mat.Dense, method rktest.Method, s rktest.S
 		ks[i] = rktest.Given(k.K)
 	}
 	if err := fitInBudget(a, &s, x.RawMatrix().Rows, 2, false); err != nil {
+		return nil, err
+	}
+	// Two distance (or Gram) matrices and two kernel buffers of the
+	// training pairs.
+	tr := int(math.Round(o.Train * float64(x.RawMatrix().Rows)))
+	if err := a.CheckDense(tr, 4*tr, `"opt"'s criterion matrices`, "use a smaller train: fraction or a subsample"); err != nil {
 		return nil, err
 	}
 	r, cx, cy, err := rktest.HSICOptTest(a.Context(), ks[0].Kernel, ks[1].Kernel, x, y, method, o, s)

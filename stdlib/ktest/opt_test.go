@@ -64,3 +64,13 @@ func TestOptErrors(t *testing.T) {
 		kmltest.ExpectError(t, bklData+c.src, c.want)
 	}
 }
+
+// TestOptRefusesOverBudget: the criterion's matrices are checked against
+// the memory budget before they are allocated.
+func TestOptRefusesOverBudget(t *testing.T) {
+	kmltest.ExpectError(t, `
+let x = rep(0, 60000)
+let y = rep(1, 60000)
+mmd_test(x, y, "opt", approx: "nystrom")
+`, `"opt"'s criterion matrices`)
+}
