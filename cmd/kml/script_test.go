@@ -91,7 +91,7 @@ func repoRoot(t *testing.T) string {
 
 // runInDefaultSuite are the examples that TestExamples runs, in their quick
 // versions: at least one per family (the language, BKE, KST, MMD and HSIC
-// tests, NUTS on a GP model), about 7 s of CPU in all. The others (the GP,
+// tests, NUTS on a GP model), about 9 s of CPU in all. The others (the GP,
 // KBR and digits examples, each 3-26 s at full settings, and ozone_pc,
 // whose three PC graphs take 3.9 s of CPU even quick, which at load 40 put
 // cmd/kml past go test's 10 minutes; pc is tested in runtime/causal and by
@@ -102,6 +102,7 @@ var runInDefaultSuite = []string{
 	"basics.kml",
 	"bke_embedding.kml",
 	"bke_grid.kml",
+	"bkl_settings.kml",
 	"goodness_of_fit.kml",
 	"independence.kml",
 	"kst_fantasy.kml",

@@ -51,7 +51,8 @@ func DefaultLandmarks(n, d int) int {
 // DefaultTau2 is the default τ² for m landmarks: m/10. The pseudo-
 // observations of a row weigh Σ_j (K_ij − μ̂_j)²/τ², a sum over m landmarks,
 // against the row's Jacobian term, which does not grow with m; τ² ∝ m keeps
-// their balance whatever m is (τ² = 1 at the paper's m = 10).
+// their balance whatever m is (τ² = 1, the paper's Figure 2 value, at
+// m = 10; the paper states no landmark count).
 func DefaultTau2(m int) float64 { return float64(m) / 10 }
 
 // FragileFactor is how far (as a ratio) the landmark draws' own choices may

@@ -19,6 +19,7 @@ const (
 	ChoiceMedian    Choice = "median"    // rbf at the median heuristic
 	ChoiceBKL       Choice = "bkl"       // rbf at the BKL lengthscale
 	ChoiceAggregate Choice = "aggregate" // a collection of rbf kernels
+	ChoiceOpt       Choice = "opt"       // rbf of highest estimated power on a held-out part
 )
 
 // Chosen is a test's kernel and how it was chosen.
@@ -42,6 +43,8 @@ type Chosen struct {
 	Fragile   string
 	// Bayes only: the posterior draws' summary and diagnostics.
 	Bayes *BayesInfo
+	// Opt only: the split and the power criterion (MMDOptTest).
+	Opt *OptInfo
 }
 
 // Given wraps a user's kernel, reading its lengthscales when it is

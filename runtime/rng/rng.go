@@ -29,6 +29,9 @@ const (
 	// WildBootstrap is draw b of a kernel Stein discrepancy test's wild
 	// bootstrap: its Rademacher multipliers (indexed by draw).
 	WildBootstrap Stream = 0x77696c64 // "wild"
+	// OptSplit splits a kernel test's data into the part that chooses the
+	// "opt" kernel and the part that is tested.
+	OptSplit Stream = 0x73706c74 // "splt"
 	// RFF draws the frequencies and phases of random Fourier features.
 	RFF Stream = 0x727666 // "rff"
 	// Median subsamples pairs for the median heuristic.

@@ -19,6 +19,7 @@ var historic = map[string]struct {
 	"PathfinderResample":    {PathfinderResample, 0x72657361},
 	"Permutation":           {Permutation, 0x7065726d},
 	"RFF":                   {RFF, 0x727666},
+	"OptSplit":              {OptSplit, 0x73706c74},
 	"WildBootstrap":         {WildBootstrap, 0x77696c64},
 	"Median":                {Median, 0x6d6564},
 	"Landmarks":             {Landmarks, 0x6c616e64},

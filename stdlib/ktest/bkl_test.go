@@ -153,3 +153,37 @@ func TestBKLDrawsStopsWhenCancelled(t *testing.T) {
 		t.Errorf("got %v, want context canceled", err)
 	}
 }
+
+// TestBKLBuiltinSensitivity: sensitivity: true reports ℓ̂ over m/2, m, 2m ×
+// τ²/4, τ², 4τ² with the choice itself at the centre, each cell bkl at
+// those settings, and the ratio of the extremes.
+func TestBKLBuiltinSensitivity(t *testing.T) {
+	in, _ := kmltest.Run(t, bklData+`
+let b = bkl(x, seed: 7, draws: 1, sensitivity: true)
+let c = bkl(x, seed: 7, draws: 1, landmarks: 100, noise: 1.25)
+`)
+	b := kmltest.Lookup[*eval.Record](t, in, "b")
+	s := kmltest.Field(t, b, "sensitivity").(*eval.Record)
+	ms := kmltest.Field(t, s, "landmarks").(*eval.Vec).Data
+	ts := kmltest.Field(t, s, "tau2").(*eval.Vec).Data
+	ell := kmltest.Field(t, s, "ell").(*eval.Mat).M
+	if ms[0] != 25 || ms[1] != 50 || ms[2] != 100 || ts[0] != 1.25 || ts[1] != 5 || ts[2] != 20 {
+		t.Errorf("grid %v × %v, want [25 50 100] × [1.25 5 20]", ms, ts)
+	}
+	if ell.At(1, 1) != kmltest.Num(t, b, "ell") {
+		t.Errorf("centre %v, choice %v", ell.At(1, 1), kmltest.Num(t, b, "ell"))
+	}
+	if c := kmltest.Num(t, kmltest.Lookup[*eval.Record](t, in, "c"), "ell"); ell.At(2, 0) != c {
+		t.Errorf("m = 100, τ² = 1.25: %v, bkl at those settings %v", ell.At(2, 0), c)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			lo, hi = math.Min(lo, ell.At(i, j)), math.Max(hi, ell.At(i, j))
+		}
+	}
+	if r := kmltest.Num(t, s, "ratio"); math.Abs(r-hi/lo) > 1e-12*r {
+		t.Errorf("ratio %v, want %v", r, hi/lo)
+	}
+	kmltest.ExpectError(t, bklData+`bkl(x, landmarks: x[1:20, :], sensitivity: true)`, "give landmarks as a count")
+}

@@ -59,11 +59,11 @@ func registerKtests(reg *eval.Registry) {
 			}
 			return eval.Num(v), nil
 		})
-	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, landmarks = "auto", noise = "auto", draws?)`,
-		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample: the log pseudolikelihood averaged over draws seeded landmark draws of landmarks rows, τ² = noise; "auto": m = max(50, ⌈√n⌉) ≤ n/5 and τ² = m/10, draws 5 by default; see docs/language.md), "bayes" (the mean of the rbf kernels at draws lengthscales (default 20) drawn by NUTS from the BKE posterior of the pooled sample, Gamma(1, 1) prior, landmarks and noise as given, else min(50, n/5) and τ² = 1: the statistic is the mean of MMD² over the draws, and the permutations keep the draws) or "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and bkl: {landmarks, tau2, draws, draw_ell, maxima: [{ell, logp}], fragile} (bkl; a warning when the choice is fragile), landmarks, tau2 and bayes: {draws, mean, q5, q95, prior, modes, nuts: {chains, warmup, iterations, divergences, rhat, ess, chain_means, inits, seconds}, warnings} (bayes), bandwidths, pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`mmd_test(x, y, k, permutations = 1000, seed?, estimator?, method = "permutation", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 10, landmarks = "auto", noise = "auto", draws?, train = 0.5)`,
+		`The kernel two-sample test of P = Q. k is a kernel, or "median" (rbf at the median heuristic of the pooled sample), "bkl" (rbf at the BKL lengthscale of the pooled sample: the log pseudolikelihood averaged over draws seeded landmark draws of landmarks rows, τ² = noise; "auto": m = max(50, ⌈√n⌉) ≤ n/5 and τ² = m/10, draws 5 by default; see docs/language.md), "bayes" (the mean of the rbf kernels at draws lengthscales (default 20) drawn by NUTS from the BKE posterior of the pooled sample, Gamma(1, 1) prior, landmarks and noise as given, else min(50, n/5) and τ² = 1: the statistic is the mean of MMD² over the draws, and the permutations keep the draws), "aggregate" (rbf kernels at bandwidths lengthscales log-spaced from the 5% quantile of the pooled pairwise distances to the largest, each tested on the same permutations and combined by the minimum p-value, MMDAgg's multiplicity correction at level alpha) or "opt" (a seeded fraction train of each sample chooses the rbf lengthscale maximising the estimated power MMD²_u/√(σ̂²_H1 + 10⁻⁸) of Liu et al. 2020, the rest is tested with it; exact level, power of the smaller test sample). method: "permutation" (seeded, in parallel, blocks of permutations as matrix products) or "gamma" (the gamma approximation of m·MMD²_b, equal sample sizes). approx: "auto" (exact up to 10000 pooled rows, then Nyström), "exact", "nystrom" or "rff" of the given rank. estimator: "unbiased" (default), "biased" (default for gamma) or "linear". Returns {statistic, pvalue, estimator, method, permutations, approx, kernel, ell, choice} and bkl: {landmarks, tau2, draws, draw_ell, maxima: [{ell, logp}], fragile} (bkl; a warning when the choice is fragile), landmarks, tau2 and bayes: {draws, mean, q5, q95, prior, modes, nuts: {chains, warmup, iterations, divergences, rhat, ess, chain_means, inits, seconds}, warnings} (bayes), bandwidths, pvalues, rejected, threshold and alpha (aggregate), opt: {train, train_rows, test_rows, lambda, criterion, statistic, sd} (opt: the rows of x and y in each part, and on the training part the criterion, MMD²_u and σ̂ at the chosen ℓ).`,
 		mmdTest)
-	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?)`,
-		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median", "bkl" or "bayes" (each of its own variable, with landmarks, noise and draws as mmd_test; with "bayes" on both the statistic is the mean of HSIC over all pairs of x's and y's draws), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni). approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and bkl: {x, y} of mmd_test's bkl records (bkl), landmarks, tau2 and bayes: {x, y} (bayes) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate).`,
+	reg.Register(`hsic_test(x, y, kx, ky, method = "permutation", permutations = 1000, seed?, estimator = "biased", approx = "auto", rank = 200, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", draws?, train = 0.5)`,
+		`The kernel independence test between paired rows of x and y: method "permutation" (y's rows permuted) or "gamma" (Gretton et al. 2008's gamma approximation, biased estimator). kx and ky are kernels or "median", "bkl" or "bayes" (each of its own variable, with landmarks, noise and draws as mmd_test; with "bayes" on both the statistic is the mean of HSIC over all pairs of x's and y's draws), or both "aggregate" (the product of bandwidths lengthscales per variable, combined as in mmd_test; with gamma, by Bonferroni), or "opt" on one or both sides (the other then a kernel): a seeded fraction train of the pairs chooses the lengthscales maximising HSIC_u/√(σ̂²_H1 + 10⁻⁸), σ̂² by Song et al. 2012's Theorem 5, the other pairs are tested. approx as mmd_test (low-rank: biased estimator). Returns {statistic, pvalue, estimator, method, permutations, approx, kernel_x, kernel_y, ell: {x, y}, choice: {x, y}} and bkl: {x, y} of mmd_test's bkl records (bkl), landmarks, tau2 and bayes: {x, y} (bayes) or bandwidths (a matrix of (ell_x, ell_y) pairs), pvalues, rejected, threshold and alpha (aggregate), or opt: {x, y} as mmd_test's (opt; train_rows and test_rows are pair counts).`,
 		hsicTest)
 }
 
@@ -123,7 +123,7 @@ func chooseKernel(a *eval.Args, name string, data *mat.Dense, seed uint64) (rkte
 			return c, nil
 		}
 	}
-	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl", "bayes" or "aggregate", got %s`, name, eval.Describe(a.Value(name)))
+	return rktest.Chosen{}, a.Errorf(name, `%s must be a kernel, "median", "bkl", "bayes", "aggregate" or "opt", got %s`, name, eval.Describe(a.Value(name)))
 }
 
 func isAggregate(a *eval.Args, name string) bool {
@@ -256,6 +256,12 @@ func mmdTest(a *eval.Args) (eval.Value, error) {
 	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, 1, isAggregate(a, "k")); err != nil {
 		return nil, err
 	}
+	if err := checkTrain(a, isOpt(a, "k")); err != nil {
+		return nil, err
+	}
+	if isOpt(a, "k") {
+		return mmdOptTest(a, x, y, rktest.Method(method), s)
+	}
 	if isAggregate(a, "k") {
 		if method == string(rktest.Gamma) {
 			return nil, a.Errorf("method", `the aggregate test needs the permutation method`)
@@ -327,6 +333,13 @@ func hsicTest(a *eval.Args) (eval.Value, error) {
 			name = "kx"
 		}
 		return nil, a.Errorf(name, `the aggregate test's product family needs kx and ky both "aggregate"`)
+	}
+	ox, oy := isOpt(a, "kx"), isOpt(a, "ky")
+	if err := checkTrain(a, ox || oy); err != nil {
+		return nil, err
+	}
+	if ox || oy {
+		return hsicOptTest(a, x, y, rktest.Method(method), s)
 	}
 	mats := 2
 	if ax {

@@ -1,8 +1,8 @@
 #!/bin/sh
 # studies/fig2c/run.sh: Figure 2C of Flaxman et al. (2016) — rejection rates of
 # MMD on the 3 × 3 Gaussian grid (900 + 900 points) for the median
-# heuristic, BKL at its default, "bayes" and "aggregate" on the same data and
-# seeds — at any number of replications, in chunks that can run side by side.
+# heuristic, BKL at its default, "bayes", "aggregate" and "opt" on the same
+# data and seeds — at any number of replications, in chunks that can run side by side.
 #
 #   nice -n 10 sh studies/fig2c/run.sh [REPS [JOBS [PERMS [BLOCK]]]]
 #

@@ -14,10 +14,10 @@ import math
 import os
 import sys
 
-RULES = ["median", "bkl", "bayes", "aggregate"]
+RULES = ["median", "bkl", "bayes", "aggregate", "opt"]
 
 
-def main(out, markdown=False):
+def main(out, markdown=False, csv_path=None):
     rows = {}
     for path in sorted(glob.glob(os.path.join(out, "*.jsonl"))):
         with open(path) as f:
@@ -46,9 +46,22 @@ def main(out, markdown=False):
         return
     alpha = next(iter(rows.values()))["alpha"]
     perms = next(iter(rows.values()))["permutations"]
+    if csv_path:
+        # eps, then each rule's rate and its SE, for plot.kml.
+        with open(csv_path, "w") as f:
+            f.write("eps,reps," + ",".join(f"{r},{r}_se" for r in RULES) + "\n")
+            for e in eps:
+                rs = [rows[k] for k in sorted(rows) if k[0] == e]
+                n = len(rs)
+                cells = []
+                for rule in RULES:
+                    rate = sum(1 for r in rs if r["p_" + rule] <= alpha) / n
+                    cells += [f"{rate:.6g}", f"{math.sqrt(rate * (1 - rate) / n):.6g}"]
+                f.write(f"{e:g},{n}," + ",".join(cells) + "\n")
+        return
     if markdown:
-        print("| ε | reps | median | bkl | bayes | aggregate |")
-        print("|---|---|---|---|---|---|")
+        print("| ε | reps | " + " | ".join(RULES) + " |")
+        print("|---|---|" + "---|" * len(RULES))
         for e in eps:
             rs = [rows[k] for k in sorted(rows) if k[0] == e]
             n = len(rs)
@@ -62,7 +75,7 @@ def main(out, markdown=False):
     print(f"Figure 2C: MMD rejection rate at alpha = {alpha}, {perms} permutations, 900 + 900 points")
     print("rate ± SE, SE = sqrt(r(1 - r)/n); ell: range over replications (bayes: of the draws' mean)")
     head = f"{'eps':>5} {'n':>4}" + "".join(f" {r:>12}" for r in RULES)
-    head += f" {'median ell':>11} {'bkl ell':>11} {'bayes ell':>11} {'fragile':>7}"
+    head += f" {'median ell':>11} {'bkl ell':>11} {'bayes ell':>11} {'opt ell':>11} {'fragile':>7}"
     print(head)
     for e in eps:
         rs = [rows[k] for k in sorted(rows) if k[0] == e]
@@ -75,7 +88,7 @@ def main(out, markdown=False):
         def rng(key):
             v = [r[key] for r in rs]
             return f"{min(v):.2f}–{max(v):.2f}"
-        line += f" {rng('ell_median'):>11} {rng('ell_bkl'):>11} {rng('ell_bayes_mean'):>11}"
+        line += f" {rng('ell_median'):>11} {rng('ell_bkl'):>11} {rng('ell_bayes_mean'):>11} {rng('ell_opt'):>11}"
         line += f" {sum(1 for r in rs if r['bkl_fragile']):>7}"
         print(line)
     r0 = next(iter(rows.values()))
@@ -83,7 +96,7 @@ def main(out, markdown=False):
     if chunks:
         bay = sum(r["bayes_seconds"] for r in rows.values())
         print(f"CPU: {cpu:.0f} s in {chunks} finished chunks ({reps_timed} replications, "
-              f"{cpu / max(reps_timed, 1):.2f} s per replication of the four tests; "
+              f"{cpu / max(reps_timed, 1):.2f} s per replication of the five tests; "
               f"wall {wall:.0f} s summed over chunks); NUTS in bayes: {bay:.0f} s wall over "
               f"{len(rows)} replications")
     for name in ("uptime.start", "uptime.end"):
@@ -93,5 +106,11 @@ def main(out, markdown=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--markdown"]
-    main(args[0] if args else ".", "--markdown" in sys.argv[1:])
+    argv = sys.argv[1:]
+    csv_path = None
+    if "--csv" in argv:
+        i = argv.index("--csv")
+        csv_path = argv[i + 1]
+        del argv[i : i + 2]
+    args = [a for a in argv if a != "--markdown"]
+    main(args[0] if args else ".", "--markdown" in argv, csv_path)
