@@ -70,7 +70,7 @@ func mmdOptTest(a *eval.Args, x, y *mat.Dense, method rktest.Method, s rktest.Se
 	if err != nil {
 		return nil, err
 	}
-	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, false); err != nil {
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows+y.RawMatrix().Rows, 1, 1, false); err != nil {
 		return nil, err
 	}
 	// The criterion holds three distance and three kernel matrices of the
@@ -104,7 +104,7 @@ func hsicOptTest(a *eval.Args, x, y *mat.Dense, method rktest.Method, s rktest.S
 		}
 		ks[i] = rktest.Given(k.K)
 	}
-	if err := fitInBudget(a, &s, x.RawMatrix().Rows, 2, false); err != nil {
+	if err := fitInBudget(a, &s, x.RawMatrix().Rows, 2, 2, false); err != nil {
 		return nil, err
 	}
 	// Two distance (or Gram) matrices and two kernel buffers of the
