@@ -287,8 +287,12 @@ func TestSecondSignalExits(t *testing.T) {
 		t.Fatalf("first line %q", line)
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	time.Sleep(500 * time.Millisecond) // into deaf_spin
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait(); close(done) }()
+	// Into deaf_spin: 300 ms of the child's processor time past "started"
+	// (a fixed sleep could end before a crowded machine let it get there,
+	// and a signal before the call stops the run as it should).
+	settleChild(cmd.Process.Pid, 300*time.Millisecond, waited)
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
