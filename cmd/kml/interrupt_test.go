@@ -250,6 +250,10 @@ print("done")
 `, "long.kml:5:9: error: cv: interrupted", 100 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Side by side, as in TestInterruptFamilies: each child is
+			// judged by its own processor time (at most about 1 GB
+			// between them, the largest chol's 288 MB).
+			t.Parallel()
 			code, stderr, cost := interruptChild(t, c.src, c.settle)
 			if code != exitSignal {
 				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitSignal, stderr)
