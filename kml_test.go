@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,14 +231,48 @@ model m {
 	}
 }
 
+// armedDeadline is a context whose deadline passes d after arm is first
+// called, so a test can start the clock at a point of its script.
+type armedDeadline struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func (a *armedDeadline) arm(d time.Duration) {
+	a.once.Do(func() { time.AfterFunc(d, func() { close(a.done) }) })
+}
+
+func (*armedDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (a *armedDeadline) Done() <-chan struct{}     { return a.done }
+func (*armedDeadline) Value(any) any               { return nil }
+
+func (a *armedDeadline) Err() error {
+	select {
+	case <-a.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
 // TestEvalContextDeadlineKeepsInterpreter: a call whose deadline passes stops
 // with an error that is context.DeadlineExceeded, and the interpreter keeps
 // working (and keeps what was bound before the interruption).
 func TestEvalContextDeadlineKeepsInterpreter(t *testing.T) {
-	in := kml.New(kml.Stdout(&bytes.Buffer{}))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
+	// The deadline is armed by the script's print, after before is bound:
+	// a deadline set beforehand could pass before a crowded machine ran
+	// the first line.
+	ctx := &armedDeadline{done: make(chan struct{})}
+	in := kml.New(kml.Stdout(writerFunc(func(p []byte) (int, error) {
+		ctx.arm(100 * time.Millisecond)
+		return len(p), nil
+	})))
 	_, err := in.EvalContext(ctx, `let before = 41
+print("bound")
 model m {
   w[200] ~ normal(0, 1)
 }

@@ -58,5 +58,11 @@ echo "per-package times (slowest first):"
 awk '$1 == "ok" || $1 == "FAIL" { t = $3; sub(/s$/, "", t); if (t ~ /^[0-9.]+$/) printf "%8.1fs  %s %s\n", t, $1, $2 }' "$tmp/out" | sort -rn | head -20
 awk '{ s += $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 } END { if (NR) printf "load average (1 min) during the run: mean %.1f, min %.1f, max %.1f over %d samples\n", s / NR, lo, hi, NR }' "$tmp/load"
 echo "processor time of go test and its tests (user, system): $cpu"
+# What the load left the tests: their processor time over the wall time.
+# At load 40 on 2 cores each runnable process gets about 0.05 of a core;
+# where the kernel shares the processor between sessions first (cgroups),
+# the loops compete only with this session, and the share can be far
+# smaller than the load average suggests.
+echo "$cpu $total" | awk '{ c = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += 60 * a[1] + a[2] } if ($3 > 0) printf "the tests got %.3f of a core on average (%.0f s of processor time in %d s)\n", c / $3, c, $3 }'
 echo "go test exit status $status; total wall time ${total}s"
 exit "$status"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/lang/eval"
 	_ "github.com/kml-lang/kml/stdlib"
 )
@@ -16,8 +17,8 @@ var oddValues = []string{"[]", "0", "-1", "2.5", "1e9", "[1, 2, 3]", "[[1, 2], [
 	"\"s\"", "true", "{a: 1}", "normal(0, 1)", "rbf(1)", "1 / 0", "0 / 0", "[1, 0 / 0]", "m", "post"}
 
 // TestNoInternalErrors calls every builtin with every combination of up to
-// three odd arguments (about 140,000 calls with KML_LONG=1, a quarter of
-// the three-argument ones otherwise), and applies every operator to
+// three odd arguments (about 140,000 calls with KML_LONG=1 or KML_FULL=1,
+// an eighth of the three-argument ones otherwise), and applies every operator to
 // every pair: each must give a result or a user-facing error, never an
 // internal error (a Go panic caught at the call).
 func TestNoInternalErrors(t *testing.T) {
@@ -36,16 +37,17 @@ let post = sample(m, chains: 1, warmup: 20, draws: 20, seed: 1)
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	// Three arguments are 95% of the calls (7 s of CPU): without
-	// KML_LONG a quarter of them, those whose indices into oddValues sum
-	// to a multiple of 4, so that every pair of values still meets at
-	// every two positions (with 4 or 5 values at the third).
-	long := os.Getenv("KML_LONG") != ""
+	// Three arguments are 95% of the calls (20 s of CPU): without
+	// KML_LONG or KML_FULL (CI) an eighth of them, those whose indices
+	// into oddValues sum to a multiple of 8, so that every pair of values
+	// still meets at every two positions (with 2 or 3 values at the
+	// third).
+	long := os.Getenv("KML_LONG") != "" || fulltest.Enabled()
 	for _, name := range eval.Builtins.Names() {
 		sig, _ := eval.Builtins.Lookup(name)
 		var sweep func(args []string, sum int)
 		sweep = func(args []string, sum int) {
-			if len(args) == 3 && !long && sum%4 != 0 {
+			if len(args) == 3 && !long && sum%8 != 0 {
 				return
 			}
 			try(name + "(" + strings.Join(args, ", ") + ")")

@@ -261,6 +261,10 @@ print("done")
 `, "long.kml:5:9: error: cv: interrupted", 100 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Side by side, as in TestInterruptFamilies: each child is
+			// judged by its own processor time (at most about 1 GB
+			// between them, the largest chol's 288 MB).
+			t.Parallel()
 			code, stderr, cost := interruptChild(t, c.src, c.settle)
 			if code != exitSignal {
 				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitSignal, stderr)
@@ -298,8 +302,12 @@ func TestSecondSignalExits(t *testing.T) {
 		t.Fatalf("first line %q", line)
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	time.Sleep(500 * time.Millisecond) // into deaf_spin
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait(); close(done) }()
+	// Into deaf_spin: 300 ms of the child's processor time past "started"
+	// (a fixed sleep could end before a crowded machine let it get there,
+	// and a signal before the call stops the run as it should).
+	settleChild(cmd.Process.Pid, 300*time.Millisecond, waited)
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:

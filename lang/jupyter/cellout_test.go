@@ -100,7 +100,8 @@ func TestProgressLeavesNoEmptyOutput(t *testing.T) {
 			}
 			nb.apply(m)
 			shown = shown || m.Header.MsgType == "display_data"
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Minute):
+			// Loose, for a loaded machine: a lost message is what it catches.
 			t.Fatal("the messages did not arrive")
 		}
 	}

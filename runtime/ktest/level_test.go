@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -17,6 +18,8 @@ import (
 type levelCase struct {
 	name string
 	reps int
+	// long marks a variant the README's run leaves to CI (fulltest).
+	long bool
 	run  func(rng *rand.Rand, seed uint64) (Result, error)
 }
 
@@ -36,7 +39,7 @@ func levelCases() []levelCase {
 	choices := []Choice{ChoiceGiven, ChoiceMedian, ChoiceBKL, ChoiceAggregate}
 	reps := func(c Choice) int {
 		switch {
-		case c == ChoiceBKL && os.Getenv("KML_LONG") == "":
+		case c == ChoiceBKL && os.Getenv("KML_LONG") == "" && !fulltest.Enabled():
 			// 13 s of CPU at 150: TestBKLLevelUnderTheNull is BKL's
 			// level check, under KML_LONG.
 			return 40
@@ -45,9 +48,13 @@ func levelCases() []levelCase {
 		}
 		return 300
 	}
-	for _, est := range []Estimator{Unbiased, Biased, Linear} {
+	// BKL's choice is most of this test's processor time (5 s at 40
+	// replications a variant): the README's run checks it in one variant,
+	// mmd unbiased; CI (fulltest) checks it in all, at 150 replications.
+	long := func(c Choice, first bool) bool { return c == ChoiceBKL && !first }
+	for i, est := range []Estimator{Unbiased, Biased, Linear} {
 		for _, c := range choices {
-			cases = append(cases, levelCase{fmt.Sprintf("mmd %s %s", est, c), reps(c), func(rng *rand.Rand, seed uint64) (Result, error) {
+			cases = append(cases, levelCase{fmt.Sprintf("mmd %s %s", est, c), reps(c), long(c, i == 0), func(rng *rand.Rand, seed uint64) (Result, error) {
 				x, y := randomPoints(rng, 30, 2), randomPoints(rng, 30, 2)
 				s := Settings{Permutations: perms, Seed: seed, Estimator: est, Workers: 1}
 				if c == ChoiceAggregate {
@@ -65,7 +72,7 @@ func levelCases() []levelCase {
 		}
 	}
 	for _, c := range []Choice{ChoiceGiven, ChoiceMedian} {
-		cases = append(cases, levelCase{"mmd gamma " + string(c), 300, func(rng *rand.Rand, seed uint64) (Result, error) {
+		cases = append(cases, levelCase{"mmd gamma " + string(c), 300, false, func(rng *rand.Rand, seed uint64) (Result, error) {
 			x, y := randomPoints(rng, 100, 1), randomPoints(rng, 100, 1)
 			var z mat.Dense
 			z.Stack(x, y)
@@ -77,7 +84,7 @@ func levelCases() []levelCase {
 		}})
 	}
 	for _, a := range []Approx{Nystrom, RFF} {
-		cases = append(cases, levelCase{"mmd low-rank " + string(a), 300, func(rng *rand.Rand, seed uint64) (Result, error) {
+		cases = append(cases, levelCase{"mmd low-rank " + string(a), 300, false, func(rng *rand.Rand, seed uint64) (Result, error) {
 			x, y := randomPoints(rng, 30, 2), randomPoints(rng, 30, 2)
 			return MMDTest(context.Background(), must(kernels.NewRBF([]float64{1})), x, y,
 				Settings{Permutations: perms, Seed: seed, Approx: a, Rank: 20, Workers: 1})
@@ -90,7 +97,7 @@ func levelCases() []levelCase {
 	}
 	for _, v := range []hv{{Biased, Permutation, 30}, {Unbiased, Permutation, 30}, {Biased, Gamma, 100}} {
 		for _, c := range choices {
-			cases = append(cases, levelCase{fmt.Sprintf("hsic %s %s %s", v.est, v.method, c), reps(c), func(rng *rand.Rand, seed uint64) (Result, error) {
+			cases = append(cases, levelCase{fmt.Sprintf("hsic %s %s %s", v.est, v.method, c), reps(c), long(c, false), func(rng *rand.Rand, seed uint64) (Result, error) {
 				x, y := randomPoints(rng, v.n, 2), randomPoints(rng, v.n, 1)
 				s := Settings{Permutations: perms, Seed: seed, Estimator: v.est, Workers: 1}
 				if c == ChoiceAggregate {
@@ -109,7 +116,7 @@ func levelCases() []levelCase {
 			}})
 		}
 	}
-	cases = append(cases, levelCase{"hsic low-rank nystrom", 300, func(rng *rand.Rand, seed uint64) (Result, error) {
+	cases = append(cases, levelCase{"hsic low-rank nystrom", 300, false, func(rng *rand.Rand, seed uint64) (Result, error) {
 		x, y := randomPoints(rng, 30, 2), randomPoints(rng, 30, 1)
 		k := must(kernels.NewRBF([]float64{1}))
 		return HSICTest(context.Background(), k, k, x, y, Permutation,
@@ -123,15 +130,19 @@ func levelCases() []levelCase {
 // and y independent), over seeded replications: 300 for the fast variants
 // (SE 0.0126, so the band is 0.05 ± 0.038) and 150 for BKL and the
 // aggregate tests (SE 0.0178, band ± 0.053). BKL's choice is the slow
-// part (13 s of CPU at 150 replications): it gets 40 (SE 0.0345, band
-// ± 0.103, which still catches a test that rejects a fifth of the time)
-// unless KML_LONG is set, which also runs TestBKLLevelUnderTheNull, its
-// 200-replication check. Each variant has its own stream, and the
-// variants run in parallel.
+// part (13 s of CPU at 150 replications): the README's run checks it in
+// one variant (mmd unbiased) at 40 replications (SE 0.0345, band ± 0.103,
+// which still catches a test that rejects a fifth of the time); with
+// KML_FULL (CI) or KML_LONG every variant runs it at 150, and KML_LONG
+// also runs TestBKLLevelUnderTheNull, its 200-replication check. Each
+// variant has its own stream, and the variants run in parallel.
 func TestLevelUnderTheNull(t *testing.T) {
 	const alpha = 0.05
 	for i, tc := range levelCases() {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.long {
+				fulltest.Require(t, "the level of bkl's choice in one more variant")
+			}
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(25, uint64(26+i)))
 			rejected := 0

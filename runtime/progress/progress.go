@@ -202,6 +202,11 @@ func (t *Task) Add(k int) {
 		return
 	}
 	r.last, r.drawn = now, true
+	// The count now, not the one this worker's step made: a worker held
+	// up since its step (preempted on a crowded machine) would otherwise
+	// draw an older count than one already drawn, and the line could end
+	// short of its total.
+	done = t.done.Load()
 	line := t.line(done, now)
 	if r.W != nil {
 		fmt.Fprintf(r.W, "\r\033[K%s", line)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -226,5 +227,45 @@ func TestSink(t *testing.T) {
 		if events[i] != want[i] {
 			t.Errorf("event %d: %+v, want %+v", i, events[i], want[i])
 		}
+	}
+}
+
+// TestLateWorkerDrawsNoOlderCount: a worker held up between counting its
+// step and drawing (preempted on a crowded machine) does not draw its
+// older count after another has drawn the total, so the line ends at the
+// total. The clock, which Add reads between the two, holds the first
+// worker until the second has drawn.
+func TestLateWorkerDrawsNoOlderCount(t *testing.T) {
+	var events []Event
+	hold, release := make(chan struct{}), make(chan struct{})
+	var reads atomic.Int32
+	r := New(nil)
+	r.Delay, r.Every, r.Tick = 0, 0, 0
+	r.Sink = func(e Event) { events = append(events, e) }
+	r.Now = func() time.Time {
+		if reads.Add(1) == 2 { // the first worker's Add (Start was the first)
+			close(hold)
+			<-release
+		}
+		return time.Unix(0, 0)
+	}
+	task := Start(With(context.Background(), r, "mmd_test"), "permutations", 2)
+	late := make(chan struct{})
+	go func() { task.Add(1); close(late) }()
+	<-hold
+	task.Add(1) // the total, drawn at once
+	close(release)
+	<-late
+	task.Done()
+	if len(events) < 2 {
+		t.Fatalf("events %+v", events)
+	}
+	for i, e := range events[1:] {
+		if e.Done < events[i].Done {
+			t.Errorf("drew %d after %d: %+v", e.Done, events[i].Done, events)
+		}
+	}
+	if e := events[len(events)-2]; e.Done != 2 || !events[len(events)-1].End {
+		t.Errorf("the line ends at %+v, want 2/2 then the end: %+v", e, events)
 	}
 }

@@ -18,6 +18,25 @@ func stopped(f func()) (r any) {
 	return nil
 }
 
+// raisedDuring raises tok after d and calls f over and over until it
+// panics, and returns the value it panicked with, or nil if a call of f
+// begun after the raise ran to its end (the interrupt was missed). Unlike
+// a fixed number of calls, which a timer late on a loaded machine can
+// outlast, this does not depend on how fast the machine runs.
+func raisedDuring(tok *interrupt.Token, d time.Duration, f func()) any {
+	timer := time.AfterFunc(d, tok.Raise)
+	defer timer.Stop()
+	return stopped(func() {
+		for {
+			after := tok.Raised()
+			f()
+			if after {
+				return
+			}
+		}
+	})
+}
+
 // TestInterruptStopsKernels: once the run's token is raised, every level-3
 // routine panics with interrupt.Stop on the calling goroutine (never on a
 // worker, which would end the process), a Cholesky running when it is
@@ -50,21 +69,14 @@ func TestInterruptStopsKernels(t *testing.T) {
 	tok.End()
 
 	// Raised while Cholesky factorisations of order 2000 run: the one
-	// running stops (the loop is a margin for a timer late on a loaded
-	// machine).
+	// running stops.
 	big := spd(2000, 4)
 	start := time.Now()
 	var ch mat.Cholesky
 	ch.Factorize(big)
 	full := time.Since(start)
 	tok = interrupt.Begin(context.Background())
-	timer := time.AfterFunc(full/10, tok.Raise)
-	got := stopped(func() {
-		for range 50 {
-			ch.Factorize(big)
-		}
-	})
-	timer.Stop()
+	got := raisedDuring(tok, full/10, func() { ch.Factorize(big) })
 	tok.End()
 	if !interrupt.Is(got) {
 		t.Fatalf("Cholesky factorisations with an interrupt raised at %v: panicked with %v", full/10, got)
@@ -83,13 +95,7 @@ func TestInterruptStopsKernels(t *testing.T) {
 	}
 	full = time.Since(start)
 	tok = interrupt.Begin(context.Background())
-	timer = time.AfterFunc(full/10, tok.Raise)
-	got = stopped(func() {
-		for range 50 {
-			ch.InverseTo(&inv)
-		}
-	})
-	timer.Stop()
+	got = raisedDuring(tok, full/10, func() { ch.InverseTo(&inv) })
 	tok.End()
 	if !interrupt.Is(got) {
 		t.Fatalf("inverses with an interrupt raised at %v: panicked with %v", full/10, got)

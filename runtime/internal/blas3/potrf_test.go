@@ -115,13 +115,9 @@ func TestPotrfInterrupted(t *testing.T) {
 	full := time.Since(start)
 	for i := 1; i <= 8; i++ {
 		tok := interrupt.Begin(context.Background())
-		timer := time.AfterFunc(full*time.Duration(i)/10, tok.Raise)
-		got := stopped(func() {
-			for range 20 {
-				Lapack{}.Dpotrf(blas.Upper, n, slices.Clone(a), n)
-			}
+		got := raisedDuring(tok, full*time.Duration(i)/10, func() {
+			Lapack{}.Dpotrf(blas.Upper, n, slices.Clone(a), n)
 		})
-		timer.Stop()
 		tok.End()
 		if !interrupt.Is(got) {
 			t.Fatalf("interrupt raised at %d/10 of a factorisation: panicked with %v", i, got)
