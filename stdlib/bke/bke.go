@@ -23,7 +23,7 @@ import (
 
 func registerBke(reg *eval.Registry) {
 	b := reg.Register(`bke(kernel, noise, landmarks, prior = "normalised", eta?, variant = "derived")`,
-		`The Bayesian kernel embedding observation family (Flaxman et al. 2016): x ~ bke(rbf(ell), noise: tau2, landmarks: z) adds the marginal pseudolikelihood of the data x, Jacobian included, computed in O(m³ + nmD) without any n×n matrix. kernel: rbf(ell) or c * rbf(ell), isotropic or ARD (the prior covariance r = ∫k k dν has a closed form only for the squared-exponential kernel). noise: τ², a number or a parameter. prior: "normalised" (r = σ⁴exp(-|x-y|²/(4ℓ²)), as the authors' Stan program), "lebesgue" or "gaussian" (with eta, the scale of ν). variant: "derived" (the derivation) or "published" (what the authors' Stan program computes, D = 1 only; for reproducing the paper).`,
+		`The Bayesian kernel embedding observation family (Flaxman et al. 2016): x ~ bke(rbf(ell), noise: tau2, landmarks: z) adds the marginal pseudolikelihood of the data x, Jacobian included, computed in O(m³ + nmD) without any n×n matrix. kernel: rbf(ell) or c * rbf(ell), isotropic or ARD (the prior covariance r = ∫k k dν has a closed form only for the squared-exponential kernel). noise: τ², a number or a parameter. prior: "normalised" (r = σ⁴exp(-|x-y|²/(4ℓ²)), as the authors' Stan program), "lebesgue" or "gaussian" (with eta, the scale of ν). variant: "derived" (the derivation) or "published" (what the authors' Stan program computes, written for D columns in D > 1; for reproducing the paper).`,
 		bkeBuiltin)
 	b.AD = true
 	reg.Register(`split(x, m, seed?)`,
