@@ -133,6 +133,14 @@ func bkeBuiltin(a *eval.Args) (eval.Value, error) {
 	if !ok {
 		return nil, a.Errorf("kernel", "bke needs rbf(ell), c * rbf(ell) or a sum of them (c1 * rbf(l1) + c2 * rbf(l2) + ...), got %s: the prior covariance r = ∫k(x,u)k(u,y)ν(du) has a closed form for squared-exponential kernels and their sums, not for products or other kernels", k)
 	}
+	for _, t := range terms {
+		if t.amp < 0 {
+			continue
+		}
+		if c, isNum := k.Hyper[t.amp].(eval.Num); isNum && !(c > 0) {
+			return nil, a.Errorf("kernel", "bke needs a positive amplitude c in c * rbf(ell), got %s in %s: leave the term out instead", eval.FormatNumber(float64(c)), k)
+		}
+	}
 	if len(terms) == 1 {
 		f.amp, f.ell = terms[0].amp, terms[0].ell
 	} else {
@@ -208,7 +216,10 @@ func (f *bkeFamily) sumLogLik(md *rbke.Model) (eval.Value, error) {
 		x[i], _ = eval.PeekFloat(p)
 	}
 	if !f.HasAD() {
-		h, _ := f.sumHyperAt(x)
+		h, ok := f.sumHyperAt(x)
+		if !ok {
+			return nil, &ast.Error{Pos: f.pos, Msg: fmt.Sprintf("bke: the kernel %s and noise %s: every amplitude, lengthscale and τ² of a sum must be positive and finite", f.kernel, f.noise)}
+		}
 		lp, err := md.SumLogDensity(h, nil)
 		if err != nil {
 			return nil, &ast.Error{Pos: f.pos, Msg: err.Error()}

@@ -47,12 +47,15 @@ model m {
 
 // Products and other kernels are refused with what bke accepts; a sum with
 // the published variant, and embedding of a model whose kernel is a sum,
-// say what to use instead.
+// say what to use instead; a zero amplitude (which the runtime would read
+// as 1) is refused, in a sum or alone.
 func TestBKESumRefusals(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`x ~ bke(rbf(0.4) * rbf(1), noise: 1, landmarks: z)`, "or a sum of them"},
 		{`x ~ bke(rbf(0.4) + matern32(1), noise: 1, landmarks: z)`, "not for products or other kernels"},
 		{`x ~ bke(rbf(0.4) + rbf(1), noise: 1, landmarks: z, variant: "published")`, `a sum of kernels takes variant: "derived"`},
+		{`x ~ bke(0 * rbf(0.4) + rbf(1), noise: 1, landmarks: z)`, "bke needs a positive amplitude c in c * rbf(ell), got 0"},
+		{`x ~ bke(0 * rbf(0.4), noise: 1, landmarks: z)`, "bke needs a positive amplitude c in c * rbf(ell), got 0"},
 	} {
 		kmltest.ExpectError(t, kmltest.BKEData+"model m {\n  "+c.src+"\n}\nlogp(m, {})\n", c.want)
 	}
