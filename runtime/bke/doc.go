@@ -5,8 +5,9 @@
 //
 // The kernel is the squared exponential σ² exp(−½ Σ_d (x_d − y_d)²/ℓ_d²)
 // with an isotropic or ARD lengthscale, the one kernel whose prior
-// covariance r = ∫ k k dν has a closed form here (PriorKernel); other
-// kernels would need r by quadrature.
+// covariance r = ∫ k k dν has a closed form here (PriorKernel), and sums
+// of such kernels (SumLogDensity, with the cross terms of crossFactor);
+// other kernels would need r by quadrature.
 //
 // A Model holds the data x (n×D) and the landmarks z (m×D), the points at
 // which the empirical embedding μ̂(z) = (1/n) Σ_i k(x_i, z) is observed

@@ -179,12 +179,15 @@ func (ls *landmarkSystem) chol() *mat.Cholesky {
 // rather than stored (O(nmD) memory): loading them was not measurably
 // faster.
 //
-// The Published variant (D = 1) is what the authors' Stan program
-// (appendix B) computes, with its normalised prior and amplitude 1 when
-// Options and Hyper keep their defaults:
+// The Published variant is what the authors' Stan program (appendix B)
+// computes, with its normalised prior and amplitude 1 when Options and
+// Hyper keep their defaults:
 //
 //	log p = −½ [ log|A| + m log n + m(n−1) log τ² + ‖K‖_F²/τ² ]
-//	        + Σ_i log(½ Σ_l K_il² (x_i − z_l)²/ℓ⁴).
+//	        + Σ_i log(½ Σ_l K_il² (x_i − z_l)²/ℓ⁴)
+//
+// in D = 1, as the program is written, and in D > 1 the same with the last
+// term Σ_i log(½ Σ_l ‖∇ₓ k(x_i, z_l)‖²) (publishedJacobian says why).
 //
 // It differs from Derived in three ways. Their eigenvalue weights land on
 // the wrong entries of the rotated K (the n index runs fastest in one
@@ -209,7 +212,10 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 		return 0, err
 	}
 	grad := g != nil
-	res, err := md.run(p, grad, true)
+	// The Published variant in D > 1 takes its Jacobian term from
+	// publishedJacobian, not the pass.
+	pubND := md.opt.Variant == Published && md.dim > 1
+	res, err := md.run(p, grad, !pubND)
 	if err != nil {
 		return 0, err
 	}
@@ -251,11 +257,25 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	var val float64
 	if md.opt.Variant == Published {
 		kf2 := cssK + n*a*a*mu2
-		val = -0.5*(logdetA+constant+kf2/t) + 2*logJac - n*math.Ln2
+		var jacTerm float64
+		var dJac []float64 // ∂(Jacobian term)/∂ℓ_p
 		if grad {
-			if err := md.publishedGrad(g, p, res, ls, kf2); err != nil {
+			dJac = make([]float64, len(p.ell))
+		}
+		if pubND {
+			if jacTerm, err = md.publishedJacobian(p, dJac); err != nil {
 				return 0, err
 			}
+		} else {
+			// D = 1: Σ_i log(½ J_i) = 2 Σ_i ½ log J_i − n log 2.
+			jacTerm = 2*logJac - n*math.Ln2
+			if grad {
+				dJac[0] = 2 * (res.dJac[0]/p.ell[0] - 2*n/p.ell[0])
+			}
+		}
+		val = -0.5*(logdetA+constant+kf2/t) + jacTerm
+		if grad {
+			md.publishedGrad(g, p, res, ls, kf2, dJac)
 		}
 		return val, nil
 	}
@@ -306,27 +326,35 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	return val, nil
 }
 
-// publishedGrad writes the gradient of the Published density.
-func (md *Model) publishedGrad(g *Grad, p *params, res *passResult, ls *landmarkSystem, kf2 float64) error {
-	n, m := float64(md.n), md.m
-	a, t, l := p.amp, p.tau2, p.ell[0]
+// publishedGrad writes the gradient of the Published density; dJac is
+// the Jacobian term's derivative with respect to each lengthscale (its
+// derivative with respect to σ² is 2n/σ² in every dimension).
+func (md *Model) publishedGrad(g *Grad, p *params, res *passResult, ls *landmarkSystem, kf2 float64, dJac []float64) {
+	n, m, np := float64(md.n), md.m, len(p.ell)
+	a, t := p.amp, p.tau2
 	ainv := ls.inverse()
-	var trAinv, trAinvR, trAinvdR, muy float64
+	var trAinv, trAinvR float64
 	for j := 0; j < m; j++ {
 		trAinv += ainv[j*m+j]
 		for k := 0; k < m; k++ {
 			trAinvR += ainv[j*m+k] * ls.r[j*m+k]
-			trAinvdR += ainv[j*m+k] * ls.dr[0][j*m+k]
 		}
-		muy += res.mu[j] * res.ymean[j]
 	}
-	// ∂‖K‖²/∂ℓ = ∂(centred sum)/∂ℓ + 2n μ̂ᵀ∂μ̂/∂ℓ.
-	dkf2 := a * a * (2*res.ycov[0] + 2*n*muy) / l
 	g.Tau2 = -trAinv/(2*n) - float64(m)*(n-1)/(2*t) + kf2/(2*t*t)
 	g.Amp = -trAinvR/a - kf2/(a*t) + 2*n/a
-	g.Ell = resize(g.Ell, 1)
-	g.Ell[0] = -0.5*trAinvdR - dkf2/(2*t) + 2*(res.dJac[0]/l-2*n/l)
-	return nil
+	g.Ell = resize(g.Ell, np)
+	for k, lk := range p.ell {
+		var trAinvdR, muy float64
+		for j, v := range ainv {
+			trAinvdR += v * ls.dr[k][j]
+		}
+		for l := 0; l < m; l++ {
+			muy += res.mu[l] * res.ymean[l*np+k]
+		}
+		// ∂‖K‖²/∂ℓ_k = ∂(centred sum)/∂ℓ_k + 2n μ̂ᵀ∂μ̂/∂ℓ_k.
+		dkf2 := a * a * (2*res.ycov[k] + 2*n*muy) / lk
+		g.Ell[k] = -0.5*trAinvdR - dkf2/(2*t) + dJac[k]
+	}
 }
 
 func resize(s []float64, n int) []float64 {

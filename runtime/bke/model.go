@@ -19,7 +19,8 @@ const (
 	Derived Variant = iota
 	// Published is the density the authors' Stan program (appendix B)
 	// actually computes; see LogDensity. It exists to reproduce the
-	// paper's figures and is defined for D = 1 only, as that program is.
+	// paper's figures; in D > 1, where the program was not run, it is the
+	// program written for D columns (see publishedJacobian).
 	Published
 )
 
@@ -90,8 +91,7 @@ type Model struct {
 // New returns the BKE model of the n×D data x with the m×D landmarks z.
 // It returns an error when x or z is empty, their column counts differ, a
 // value is NaN or infinite (naming the 1-based row), m < D (the Jacobian
-// JᵀJ would be singular), Eta is not positive for the Gaussian prior, or the
-// Published variant is asked for with D ≠ 1.
+// JᵀJ would be singular), or Eta is not positive for the Gaussian prior.
 func New(x, z *mat.Dense, opt Options) (*Model, error) {
 	if x == nil || z == nil || x.IsEmpty() || z.IsEmpty() {
 		return nil, fmt.Errorf("bke: the data and the landmarks must both be non-empty")
@@ -116,9 +116,6 @@ func New(x, z *mat.Dense, opt Options) (*Model, error) {
 	switch opt.Variant {
 	case Derived:
 	case Published:
-		if dim != 1 {
-			return nil, fmt.Errorf("bke: the published variant (the authors' Stan program) is defined for 1-dimensional data only; the data has %d columns", dim)
-		}
 	default:
 		return nil, fmt.Errorf("bke: unknown variant %d", int(opt.Variant))
 	}

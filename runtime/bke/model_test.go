@@ -29,7 +29,6 @@ func TestNewErrors(t *testing.T) {
 		{"m < D", x, randMatrix(rng, 1, 2, 1), Options{}, []string{"1 landmarks in 2 dimensions"}},
 		{"eta", x, z, Options{Prior: Gaussian}, []string{"eta = 0"}},
 		{"workers", x, z, Options{Workers: -1}, []string{"workers = -1"}},
-		{"published", x, z, Options{Variant: Published}, []string{"1-dimensional", "2 columns"}},
 		{"empty", mat.NewDense(1, 2, nil), nil, Options{}, []string{"non-empty"}},
 	} {
 		_, err := New(c.x, c.z, c.opt)

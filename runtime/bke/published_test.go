@@ -3,6 +3,7 @@ package bke
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -212,9 +213,182 @@ func TestPublishedGradient(t *testing.T) {
 	}
 }
 
-func TestPublishedNeeds1D(t *testing.T) {
-	rng := rand.New(rand.NewPCG(35, 36))
-	if _, err := New(randMatrix(rng, 5, 2, 1), randMatrix(rng, 3, 2, 1), Options{Variant: Published}); err == nil {
-		t.Error("published variant accepted 2-dimensional data")
+// densePublished computes the Published density in any D by brute force:
+// log|C| of the dense mn×mn covariance C = 1ₙ1ₙᵀ ⊗ R + τ²I (which is
+// log|A| + m log n + m(n−1) log τ²), ‖K‖_F² from math.Exp, and each
+// ‖∇ₓ k(x_i, z_l)‖² by central differences of k in x.
+func densePublished(t *testing.T, x, z *mat.Dense, prior Prior, eta float64, h Hyper) float64 {
+	n, dim := x.Dims()
+	m, _ := z.Dims()
+	ell := func(d int) float64 {
+		if len(h.Ell) == 1 {
+			return h.Ell[0]
+		}
+		return h.Ell[d]
+	}
+	k := func(a, b []float64) float64 {
+		var q float64
+		for d := range a {
+			v := (a[d] - b[d]) / ell(d)
+			q += v * v
+		}
+		return h.Amp * math.Exp(-q/2)
+	}
+	r, err := NewPriorKernel(h.Amp, h.Ell, prior, eta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mat.NewSymDense(n*m, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			for a := 0; a < m; a++ {
+				for b := 0; b < m; b++ {
+					v := r.Eval(z.RawRowView(a), z.RawRowView(b))
+					if i == j && a == b {
+						v += h.Tau2
+					}
+					c.SetSym(i*m+a, j*m+b, v)
+				}
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(c) {
+		t.Fatal("dense C not positive definite")
+	}
+	var kf2, jac float64
+	step := 1e-5
+	for i := 0; i < n; i++ {
+		var sum float64
+		for l := 0; l < m; l++ {
+			xi, zl := x.RawRowView(i), z.RawRowView(l)
+			kv := k(xi, zl)
+			kf2 += kv * kv
+			for d := 0; d < dim; d++ {
+				xp := append([]float64(nil), xi...)
+				xm := append([]float64(nil), xi...)
+				xp[d] += step
+				xm[d] -= step
+				dk := (k(xp, zl) - k(xm, zl)) / (2 * step)
+				sum += dk * dk
+			}
+		}
+		jac += math.Log(0.5 * sum)
+	}
+	return -0.5*(ch.LogDet()+kf2/h.Tau2) + jac
+}
+
+func TestPublishedDenseND(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		n, m, dim int
+		ell       []float64
+	}{
+		{7, 4, 2, []float64{0.8}},
+		{7, 4, 2, []float64{0.6, 1.3}},
+		{6, 5, 3, []float64{0.9}},
+		{6, 5, 3, []float64{0.7, 1.1, 1.6}},
+		{5, 3, 1, []float64{0.7}},
+	} {
+		x := randMatrix(rng, c.n, c.dim, 1)
+		z := randMatrix(rng, c.m, c.dim, 1)
+		for _, pr := range []Prior{Normalised, Lebesgue, Gaussian} {
+			md, err := New(x, z, Options{Variant: Published, Prior: pr, Eta: 1.5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := Hyper{Ell: c.ell, Amp: 1.3, Tau2: 0.4}
+			got, err := md.LogDensity(h, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := densePublished(t, x, z, pr, 1.5, h)
+			if math.Abs(got-want) > 1e-7*(1+math.Abs(want)) {
+				t.Errorf("D=%d ell=%v %s: published %.12g, dense %.12g", c.dim, c.ell, pr, got, want)
+			}
+		}
+	}
+}
+
+func TestPublishedGradientND(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, dim := range []int{2, 3} {
+		x := randMatrix(rng, 30, dim, 1)
+		z := randMatrix(rng, 6, dim, 1)
+		for _, pr := range []Prior{Normalised, Lebesgue, Gaussian} {
+			md, err := New(x, z, Options{Variant: Published, Prior: pr, Eta: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGradient(t, "published iso "+pr.String(), md, Hyper{Ell: []float64{0.7}, Amp: 1.4, Tau2: 0.6}, 1e-6)
+			ard := []float64{0.6, 0.9, 1.4}[:dim]
+			checkGradient(t, "published ARD "+pr.String(), md, Hyper{Ell: ard, Amp: 1.4, Tau2: 0.6}, 1e-6)
+		}
+	}
+}
+
+// publishedJacobian in D = 1 must equal the term the D = 1 path takes from
+// the pass, 2 Σ_i ½ log J_i − n log 2, and its derivative.
+func TestPublishedJacobianMatchesPass1D(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	md, err := New(randMatrix(rng, 50, 1, 1), randMatrix(rng, 7, 1, 1), Options{Variant: Published})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := md.prepare(Hyper{Ell: []float64{0.45}, Amp: 1.7, Tau2: 1}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := md.run(p, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, l := float64(md.n), p.ell[0]
+	want := 2*(res.logJac+n*(math.Log(p.amp)-2*math.Log(l))) - n*math.Ln2
+	wantD := 2 * (res.dJac[0]/l - 2*n/l)
+	d := make([]float64, 1)
+	got, err := md.publishedJacobian(p, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-want) > 1e-10*math.Abs(want) || math.Abs(d[0]-wantD) > 1e-9*math.Abs(wantD) {
+		t.Errorf("publishedJacobian %.15g (d/dℓ %.15g), pass %.15g (%.15g)", got, d[0], want, wantD)
+	}
+}
+
+// Far from every landmark (q ≈ 10⁴, e² = exp(−q) underflows) the term
+// stays finite and equals its log-sum-exp form, also for a point on a
+// landmark (whose own term is 0); a point on every landmark is an error
+// naming its row.
+func TestPublishedJacobianFar(t *testing.T) {
+	x := mat.NewDense(1, 2, []float64{1, 0})
+	z := mat.NewDense(2, 2, []float64{0, 0, 0, 0.5})
+	md, err := New(x, z, Options{Variant: Published})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := 0.01
+	p, _ := md.prepare(Hyper{Ell: []float64{l}, Tau2: 1}, true)
+	got, err := md.publishedJacobian(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Landmark l: q = |v|²/ℓ², s = |v|²/ℓ⁴.
+	q1, q2 := 1/(l*l), 1.25/(l*l)
+	s1, s2 := 1/(l*l*l*l), 1.25/(l*l*l*l)
+	want := math.Log(0.5) - q1 + math.Log(s1+math.Exp(q1-q2)*s2)
+	if math.IsInf(got, 0) || math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("far point: %.15g, want %.15g", got, want)
+	}
+	x2 := mat.NewDense(1, 2, []float64{0, 0})
+	md2, _ := New(x2, mat.NewDense(2, 2, []float64{0, 0, 0, 0.5}), Options{Variant: Published})
+	p2, _ := md2.prepare(Hyper{Ell: []float64{l}, Tau2: 1}, true)
+	got, err = md2.publishedJacobian(p2, nil)
+	if want := math.Log(0.5) - 0.25/(l*l) + math.Log(0.25/(l*l*l*l)); err != nil || math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("point on a landmark: %.15g (%v), want %.15g", got, err, want)
+	}
+	md3, _ := New(x2, mat.NewDense(2, 2, []float64{0, 0, 0, 0}), Options{Variant: Published})
+	if _, err := md3.publishedJacobian(p2, nil); err == nil || !strings.Contains(err.Error(), "row 1") {
+		t.Errorf("point on a landmark: err = %v, want one naming row 1", err)
 	}
 }

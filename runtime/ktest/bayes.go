@@ -44,6 +44,9 @@ type BayesSettings struct {
 	// Shape and Rate are the Gamma prior on ℓ; default Gamma(1, 1), the
 	// prior of the BKE paper's Stan program.
 	Shape, Rate float64
+	// Variant is the BKE density the posterior uses: bke.Derived (the
+	// default) or bke.Published.
+	Variant bke.Variant
 	// Workers bounds the chains run at once; default min(Chains, GOMAXPROCS).
 	Workers int
 }
@@ -154,7 +157,7 @@ func ChooseBayes(ctx context.Context, data *mat.Dense, s BayesSettings, seed uin
 		return Chosen{}, fmt.Errorf("the median distance is 0: every pair of points coincides")
 	}
 	rest, z := bke.Split(data, m, seed)
-	opt := bke.Options{}
+	opt := bke.Options{Variant: s.Variant}
 	if (n-m)*m <= 1<<14 {
 		opt.Workers = 1 // a small pass costs less than its goroutines
 	}

@@ -28,6 +28,9 @@ type BKLOptions struct {
 	// is kept and the profile is the one of these landmarks (one draw, m
 	// their row count); Landmarks and Draws must then be 0.
 	Points *mat.Dense
+	// Variant is the BKE density maximised: bke.Derived (the default) or
+	// bke.Published, the authors' Stan program.
+	Variant bke.Variant
 }
 
 // DefaultDraws is the number of landmark draws the "bkl" choice averages.
@@ -95,15 +98,15 @@ func ChooseBKL(ctx context.Context, data *mat.Dense, seed uint64, o BKLOptions) 
 	if draws == 0 {
 		draws = DefaultDraws
 	}
-	r, err := bke.BKLDraws(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLDraws(ctx, data, m, draws, seed, bke.BKLSettings{Tau2: tau2, Options: bke.Options{Variant: o.Variant}})
 	if err != nil {
 		return Chosen{}, err
 	}
-	c, err := bklChosen(r, m, tau2, draws)
+	c, err := bklChosen(r, m, tau2, draws, o.Variant)
 	if err != nil {
 		return Chosen{}, err
 	}
-	c.Fragile = fragile(data, m, draws, seed, tau2, r)
+	c.Fragile = fragile(data, m, draws, seed, tau2, o.Variant, r)
 	return c, nil
 }
 
@@ -121,27 +124,27 @@ func chooseBKLAt(ctx context.Context, data *mat.Dense, o BKLOptions) (Chosen, er
 	if tau2 == 0 {
 		tau2 = DefaultTau2(m)
 	}
-	r, err := bke.BKLContext(ctx, data, o.Points, bke.BKLSettings{Tau2: tau2})
+	r, err := bke.BKLContext(ctx, data, o.Points, bke.BKLSettings{Tau2: tau2, Options: bke.Options{Variant: o.Variant}})
 	if err != nil {
 		return Chosen{}, err
 	}
-	return bklChosen(bke.BKLDrawsResult{BKLResult: r, DrawEll: []float64{r.Ell}}, m, tau2, 1)
+	return bklChosen(bke.BKLDrawsResult{BKLResult: r, DrawEll: []float64{r.Ell}}, m, tau2, 1, o.Variant)
 }
 
 // bklChosen is the Chosen of a BKL result.
-func bklChosen(r bke.BKLDrawsResult, m int, tau2 float64, draws int) (Chosen, error) {
+func bklChosen(r bke.BKLDrawsResult, m int, tau2 float64, draws int, v bke.Variant) (Chosen, error) {
 	k, err := kernels.NewRBF([]float64{r.Ell})
 	if err != nil {
 		return Chosen{}, err
 	}
 	return Chosen{Kernel: k, Choice: ChoiceBKL, Ell: []float64{r.Ell}, Landmarks: m, Tau2: tau2,
-		Draws: draws, DrawEll: r.DrawEll, Maxima: r.Maxima, Grid: r.Grid, Profile: r.Profile}, nil
+		Draws: draws, DrawEll: r.DrawEll, Maxima: r.Maxima, Grid: r.Grid, Profile: r.Profile, Variant: v}, nil
 }
 
 // fragile says why a BKL choice is fragile: the draws' own choices spread
 // by more than FragileFactor, or the second mode of the mean profile is
 // within FragileSE standard errors (over the draws) of the first.
-func fragile(data *mat.Dense, m, draws int, seed uint64, tau2 float64, r bke.BKLDrawsResult) string {
+func fragile(data *mat.Dense, m, draws int, seed uint64, tau2 float64, v bke.Variant, r bke.BKLDrawsResult) string {
 	var why []string
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, e := range r.DrawEll {
@@ -151,7 +154,7 @@ func fragile(data *mat.Dense, m, draws int, seed uint64, tau2 float64, r bke.BKL
 		why = append(why, fmt.Sprintf("the %d landmark draws alone choose ℓ from %.3g to %.3g", draws, lo, hi))
 	}
 	if len(r.Maxima) > 1 && draws > 1 {
-		diff, err := modeDifferences(data, m, draws, seed, tau2, r.Maxima[0].Ell, r.Maxima[1].Ell)
+		diff, err := modeDifferences(data, m, draws, seed, tau2, v, r.Maxima[0].Ell, r.Maxima[1].Ell)
 		if err == nil {
 			mean, se := meanSE(diff)
 			if mean <= FragileSE*se {
@@ -164,11 +167,11 @@ func fragile(data *mat.Dense, m, draws int, seed uint64, tau2 float64, r bke.BKL
 
 // modeDifferences is, per landmark draw, the log pseudolikelihood at ell1
 // minus that at ell2.
-func modeDifferences(data *mat.Dense, m, draws int, seed uint64, tau2, ell1, ell2 float64) ([]float64, error) {
+func modeDifferences(data *mat.Dense, m, draws int, seed uint64, tau2 float64, v bke.Variant, ell1, ell2 float64) ([]float64, error) {
 	out := make([]float64, draws)
 	for r := range out {
 		rest, z := bke.Split(data, m, bke.DrawSeed(seed, r))
-		md, err := bke.New(rest, z, bke.Options{})
+		md, err := bke.New(rest, z, bke.Options{Variant: v})
 		if err != nil {
 			return nil, err
 		}

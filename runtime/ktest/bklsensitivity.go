@@ -50,7 +50,7 @@ func ChooseBKLSensitivity(ctx context.Context, data *mat.Dense, seed uint64, c *
 			case i == 1 && j == 1:
 				row[j] = c.Ell[0]
 			default:
-				r, err := bke.BKLDraws(ctx, data, mi, c.Draws, seed, bke.BKLSettings{Tau2: t})
+				r, err := bke.BKLDraws(ctx, data, mi, c.Draws, seed, bke.BKLSettings{Tau2: t, Options: bke.Options{Variant: c.Variant}})
 				if err != nil {
 					if e := ctx.Err(); e != nil {
 						return BKLSensitivity{}, e

@@ -41,6 +41,8 @@ type Chosen struct {
 	Grid      []float64
 	Profile   []float64
 	Fragile   string
+	// Variant is the BKE density BKL maximised.
+	Variant bke.Variant
 	// Bayes only: the posterior draws' summary and diagnostics.
 	Bayes *BayesInfo
 	// Opt only: the split and the power criterion (MMDOptTest).

@@ -118,7 +118,7 @@ let post = sample(free, chains: 2, warmup: 300, draws: 200, seed: 1)
 func TestBKEErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"model m {\n ell ~ gamma(1, 1)\n x ~ bke(matern32(ell), noise: 1, landmarks: z)\n}\nprint(logp(m, {ell: 1}))",
-			"bke needs rbf(ell) or c * rbf(ell), got matern32(1)"},
+			"bke needs rbf(ell), c * rbf(ell) or a sum of them (c1 * rbf(l1) + c2 * rbf(l2) + ...), got matern32(1)"},
 		{"model m {\n ell ~ gamma(1, 1)\n x ~ bke(rbf(ell), noise: -1, landmarks: z)\n}\nprint(logp(m, {ell: 1}))",
 			"noise (τ²) must be positive"},
 		{"model m {\n ell ~ gamma(1, 1)\n x ~ bke(rbf(ell), noise: 1, landmarks: z, prior: \"gaussian\")\n}\nprint(logp(m, {ell: 1}))",

@@ -22,7 +22,7 @@ func BayesSettings(a *eval.Args) (rktest.BayesSettings, error) {
 	if err != nil {
 		return s, err
 	}
-	s.Landmarks, s.Tau2 = o.Landmarks, o.Tau2
+	s.Landmarks, s.Tau2, s.Variant = o.Landmarks, o.Tau2, o.Variant
 	return s, nil
 }
 
@@ -48,7 +48,7 @@ func BayesRecord(info *rktest.BayesInfo) *eval.Record {
 	return eval.NewRecord().Set("draws", eval.Num(s.Draws)).Set("mean", eval.Num(info.Mean)).
 		Set("q5", eval.Num(info.Q5)).Set("q95", eval.Num(info.Q95)).
 		Set("prior", eval.Str(fmt.Sprintf("gamma(%g, %g)", s.Shape, s.Rate))).
-		Set("modes", modes).Set("nuts", nuts).Set("warnings", warn)
+		Set("modes", modes).Set("nuts", nuts).Set("warnings", warn).Set("variant", eval.Str(s.Variant.String()))
 }
 
 // WarnBayes prints, at the call, each diagnostic of the "bayes" choice's

@@ -187,3 +187,63 @@ let c = bkl(x, seed: 7, draws: 1, landmarks: 100, noise: 1.25)
 	}
 	kmltest.ExpectError(t, bklData+`bkl(x, landmarks: x[1:20, :], sensitivity: true)`, "give landmarks as a count")
 }
+
+// TestBKLVariantPublished: variant: "published" reaches the density BKL
+// maximises (bkl and mmd_test's "bkl" agree and report it, and the chosen ℓ
+// is the maximiser of the draws' mean Published log density, on 2-column
+// data, beside the derived choice it differs from), hsic_test takes it,
+// and another value is refused with what is accepted.
+func TestBKLVariantPublished(t *testing.T) {
+	in, _ := kmltest.Run(t, bklData+`
+let b = bkl(x, seed: 7, draws: 2, variant: "published")
+let d = bkl(x, seed: 7, draws: 2)
+let t = mmd_test(p, q, "bkl", seed: 7, permutations: 20, draws: 2, variant: "published")
+let h = hsic_test(p, q, "bkl", "bkl", permutations: 20, seed: 7, draws: 2, variant: "published")
+`)
+	b := kmltest.Lookup[*eval.Record](t, in, "b")
+	d := kmltest.Lookup[*eval.Record](t, in, "d")
+	tb := kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "t"), "bkl").(*eval.Record)
+	hb := kmltest.Field(t, kmltest.Lookup[*eval.Record](t, in, "h"), "bkl").(*eval.Record)
+	for name, r := range map[string]*eval.Record{"bkl": b, "mmd_test's bkl": tb, "hsic_test's bkl.x": kmltest.Field(t, hb, "x").(*eval.Record)} {
+		if v := kmltest.Field(t, r, "variant"); v != eval.Str("published") {
+			t.Errorf("%s: variant %v, want \"published\"", name, v)
+		}
+	}
+	if v := kmltest.Field(t, d, "variant"); v != eval.Str("derived") {
+		t.Errorf("default variant %v, want \"derived\"", v)
+	}
+	ell := kmltest.Num(t, b, "ell")
+	if kmltest.Num(t, d, "ell") == ell {
+		t.Errorf("published and derived choose the same ℓ = %v", ell)
+	}
+	x := kmltest.Lookup[*eval.Mat](t, in, "x").M
+	mean := func(e float64) float64 {
+		var s float64
+		for r := 0; r < 2; r++ {
+			rest, z := rbke.Split(x, 50, rbke.DrawSeed(7, r))
+			md, err := rbke.New(rest, z, rbke.Options{Variant: rbke.Published})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := md.LogDensity(rbke.Hyper{Ell: []float64{e}, Tau2: 5}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s += v
+		}
+		return s / 2
+	}
+	best := mean(ell)
+	for _, e := range []float64{ell * 1.01, ell / 1.01} {
+		if v := mean(e); v > best+1e-9*math.Abs(best) {
+			t.Errorf("published mean %v at ℓ = %v beats %v at the chosen ℓ = %v", v, e, best, ell)
+		}
+	}
+	for k := 0; k < 30; k++ {
+		e := 0.01 * math.Pow(1e4, float64(k)/29)
+		if v := mean(e); v > best+1e-9*math.Abs(best) {
+			t.Errorf("grid point ℓ = %v has %v > %v at the chosen ℓ = %v", e, v, best, ell)
+		}
+	}
+	kmltest.ExpectError(t, bklData+`bkl(x, variant: "stan")`, `variant must be "derived"`)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kml-lang/kml/lang/eval"
+	rbke "github.com/kml-lang/kml/runtime/bke"
 	rktest "github.com/kml-lang/kml/runtime/ktest"
 )
 
@@ -58,11 +59,26 @@ func bklOptions(a *eval.Args, points bool) (rktest.BKLOptions, error) {
 			return o, err
 		}
 	}
+	if o.Variant, err = Variant(a); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
+// Variant reads variant: "derived" or "published", the BKE density the
+// "bkl" and "bayes" choices use.
+func Variant(a *eval.Args) (rbke.Variant, error) {
+	switch v, _ := a.Str("variant"); v {
+	case "derived":
+		return rbke.Derived, nil
+	case "published":
+		return rbke.Published, nil
+	}
+	return 0, a.Errorf("variant", `variant must be "derived" (the derivation) or "published" (the authors' Stan program), got %s`, eval.Describe(a.Value("variant")))
+}
+
 // BKLRecord is a BKL choice's settings and profile as a record: landmarks,
-// tau2, draws, draw_ell (each draw's own choice), maxima (the mean
+// tau2, variant, draws, draw_ell (each draw's own choice), maxima (the mean
 // profile's local maxima, [{ell, logp}], best first) and fragile (why the
 // choice is fragile, "" if it is not).
 func BKLRecord(c rktest.Chosen) *eval.Record {
@@ -71,7 +87,7 @@ func BKLRecord(c rktest.Chosen) *eval.Record {
 		maxima.Elems = append(maxima.Elems, eval.NewRecord().Set("ell", eval.Num(m.Ell)).Set("logp", eval.Num(m.LogDensity)))
 	}
 	return eval.NewRecord().Set("landmarks", eval.Num(c.Landmarks)).Set("tau2", eval.Num(c.Tau2)).
-		Set("draws", eval.Num(c.Draws)).Set("draw_ell", &eval.Vec{Data: c.DrawEll}).
+		Set("variant", eval.Str(c.Variant.String())).Set("draws", eval.Num(c.Draws)).Set("draw_ell", &eval.Vec{Data: c.DrawEll}).
 		Set("maxima", maxima).Set("fragile", eval.Str(c.Fragile))
 }
 
