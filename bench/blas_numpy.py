@@ -16,7 +16,13 @@ copy B back before every solve). Prints lines in the format of `go test
 time, all threads), so bench/blas_numpy.sh can put them side by side.
 
     /usr/bin/python3 bench/blas_numpy.py
+    /usr/bin/python3 bench/blas_numpy.py chol N...   (only CholBuiltin, at N)
+
+bench/blas_numpy.sh and bench/chol_scipy.sh run it on OpenBLAS
+(bench/openblas.sh); lines also give cpu-ms/op, processor time per
+operation as KML's chol benchmarks report it.
 """
+import sys
 import time
 
 import numpy as np
@@ -37,7 +43,7 @@ def timed(f, reps):
 
 
 def line(name, reps, flops, wall, cpu):
-    print(f"numpy/{name}\t{reps}\t{wall * 1e9:.0f} ns/op\t"
+    print(f"numpy/{name}\t{reps}\t{wall * 1e9:.0f} ns/op\t{cpu * 1e3:.2f} cpu-ms/op\t"
           f"{flops / cpu / 1e9:.2f} GFLOP/cpu-s\t{flops / wall / 1e9:.2f} GFLOP/s", flush=True)
 
 
@@ -62,10 +68,14 @@ def main():
         wall, cpu = timed(lambda: scipy.linalg.lapack.dpotri(u), reps)
         line(f"Inverse/n={n}", reps, 2 * n ** 3 / 3.0, wall, cpu)
         solves(rng, n, np.asfortranarray(u), reps)
-    # chol(A) from a script beside scipy.linalg.cholesky as a user calls it:
-    # a C-ordered array, the lower factor, finiteness checked (SciPy copies
-    # to Fortran order; KML checks symmetry and copies the lower triangle).
-    for n in (500, 2000):
+    chol_builtin(rng, (500, 2000))
+
+
+def chol_builtin(rng, sizes):
+    """chol(A) from a script beside scipy.linalg.cholesky as a user calls it:
+    a C-ordered array, the lower factor, finiteness checked (SciPy copies
+    to Fortran order; KML checks symmetry and copies the lower triangle)."""
+    for n in sizes:
         x = rng.uniform(-1, 1, (n, n))
         s = x @ x.T / n + np.eye(n)
         reps = 20 if n <= 500 else 5
@@ -94,4 +104,7 @@ def solves(rng, n, u, reps):
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["chol"]:
+        chol_builtin(np.random.default_rng(1), [int(a) for a in sys.argv[2:]] or [2000])
+    else:
+        main()

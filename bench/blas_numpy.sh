@@ -10,22 +10,17 @@
 # vector path up to the one KML_CPU allows (sub-benchmarks /none, /avx2,
 # /avx512), and the isa: line names that cap and the CPU model.
 #   bench/blas_numpy.sh            KML_CPU=avx2 bench/blas_numpy.sh
-# Needs Debian's python3-numpy and python3-scipy (/usr/bin/python3).
+# Needs Debian's python3-numpy and python3-scipy (/usr/bin/python3) and
+# libopenblas0-pthread (bench/openblas.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go test -c -o "$tmp/blas3.test" ./runtime/internal/blas3)
 (cd "$root" && go test -c -o "$tmp/core.test" ./stdlib/core)
-/usr/bin/python3 -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__version__)'
-# The BLAS and LAPACK NumPy and SciPy load (Debian's alternatives): the
-# peer is OpenBLAS only if libopenblas0 is installed; the reference
-# (netlib) BLAS is 10-20 times slower and no peer for these figures.
-for lib in libblas.so.3 liblapack.so.3; do
-  real=$(readlink -f "/usr/lib/$(uname -m)-linux-gnu/$lib" || true)
-  echo "$lib: $real"
-  case $real in *openblas*) ;; *) echo "warning: $lib is not OpenBLAS (apt-get install libopenblas0-pthread)";; esac
-done
+# NumPy and SciPy on OpenBLAS (bench/openblas.sh: installs it if need be,
+# prints the libraries they load, refuses another BLAS).
+. "$root/bench/openblas.sh"
 grep -m1 'model name' /proc/cpuinfo
 grep -m1 'cpu MHz' /proc/cpuinfo
 # The path KML_CPU leaves (the isa: line), and the CPU model.
@@ -38,5 +33,5 @@ for i in 1 2 3; do
   # ratio is chol's own cost; issue 42 aims at <= 1.1).
   (cd "$root/stdlib/core" && "$tmp/core.test" -test.run XXX \
     -test.bench 'Chol(Builtin|Bare)/' -test.benchtime 1s | grep Benchmark | sed 's/^/kml /')
-  /usr/bin/python3 "$root/bench/blas_numpy.py"
+  peer_py "$root/bench/blas_numpy.py"
 done

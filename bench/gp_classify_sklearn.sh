@@ -7,13 +7,15 @@
 # quote the ratio from one round, with the load average it prints.
 #   bench/gp_classify_sklearn.sh
 # Needs /usr/bin/python3 with numpy, scipy and scikit-learn
-# (Debian: sudo apt-get install -y python3-sklearn).
+# (Debian: sudo apt-get install -y python3-sklearn), on OpenBLAS
+# (libopenblas0-pthread, bench/openblas.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/kml" ./cmd/kml)
 cp "$root/bench/gp/classify.kml" "$root/examples/data/digits.csv" "$tmp/"
+. "$root/bench/openblas.sh" # peer_py: /usr/bin/python3 on OpenBLAS
 grep -m1 'model name' /proc/cpuinfo
 nproc
 for round in 1 2; do
@@ -22,6 +24,6 @@ for round in 1 2; do
   # three fits and the EP evaluation.
   (cd "$tmp" && /usr/bin/time -f '%U %S' -o "$tmp/kml.cpu" ./kml run --json classify.kml >"$tmp/kml.json" 2>"$tmp/kml.err")
   echo "KML process CPU seconds (3 fits + 1 EP evaluation): $(awk '{print $1 + $2}' "$tmp/kml.cpu")"
-  /usr/bin/python3 "$root/bench/gp_classify_sklearn.py" "$tmp" "$tmp/kml.json"
+  peer_py "$root/bench/gp_classify_sklearn.py" "$tmp" "$tmp/kml.json"
 done
 echo "$(uptime)"

@@ -10,14 +10,16 @@
 # Two rounds; quote ratios from one round, with the load average it prints.
 #   bench/gp_numpy.sh [a|b|c]...     (default: all three)
 # Needs /usr/bin/python3 with numpy and scipy, and for (b) scikit-learn
-# (Debian: sudo apt-get install -y python3-sklearn).
+# (Debian: sudo apt-get install -y python3-sklearn), on OpenBLAS
+# (libopenblas0-pthread, bench/openblas.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/kml" ./cmd/kml)
 cp "$root"/bench/gp/*.kml "$root/examples/data/diabetes.csv" "$tmp/"
-/usr/bin/python3 "$root/bench/gp_numpy.py" data "$tmp"
+. "$root/bench/openblas.sh" # peer_py: /usr/bin/python3 on OpenBLAS
+peer_py "$root/bench/gp_numpy.py" data "$tmp"
 grep -m1 'model name' /proc/cpuinfo
 "$tmp/kml" version | grep '^isa:' # the vector path (KML_CPU=generic|avx2|avx512 caps it)
 aims=${*:-a b c}
@@ -28,18 +30,18 @@ for round in 1 2; do
     case $aim in
     a)
       "$tmp/kml" run --json "$tmp/loglik.kml" >"$tmp/a.json"
-      /usr/bin/python3 "$root/bench/gp_numpy.py" loglik "$tmp" "$tmp/a.json" || status=1
+      peer_py "$root/bench/gp_numpy.py" loglik "$tmp" "$tmp/a.json" || status=1
       ;;
     b)
       # The process's CPU seconds (user + system, all threads) over the
       # script's three fits; reading the data is a few milliseconds.
       /usr/bin/time -f '%U %S' -o "$tmp/b.cpu" "$tmp/kml" run --json "$tmp/mlii.kml" >"$tmp/b.json" 2>"$tmp/b.err"
       cpu=$(awk '{print $1 + $2}' "$tmp/b.cpu")
-      /usr/bin/python3 "$root/bench/gp_numpy.py" mlii "$tmp" "$tmp/b.json" "$cpu" || status=1
+      peer_py "$root/bench/gp_numpy.py" mlii "$tmp" "$tmp/b.json" "$cpu" || status=1
       ;;
     c)
       "$tmp/kml" run --json "$tmp/kbr.kml" >"$tmp/c.json"
-      /usr/bin/python3 "$root/bench/gp_numpy.py" kbr "$tmp" "$tmp/c.json" || status=1
+      peer_py "$root/bench/gp_numpy.py" kbr "$tmp" "$tmp/c.json" || status=1
       ;;
     esac
   done

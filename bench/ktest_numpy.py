@@ -8,6 +8,7 @@ indicator e of the first sample, so all permutations come from one matrix
 product E @ K.  HSIC: tr(Kc · L[p][:, p]) for each permutation p.
 
     /usr/bin/python3 bench/ktest_numpy.py [n ...]     (default 500 2000 5000)
+    bench/ktest_numpy.sh [n ...]   (both sides, alternately, NumPy on OpenBLAS)
 
 Prints the CPU model, then the wall time of each test (Gram matrices
 included) and the peak resident memory of the process so far. The KML side,

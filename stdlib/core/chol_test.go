@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +219,38 @@ func TestNonFiniteFirstInRowOrder(t *testing.T) {
 	_, err := cholOf(t, a)
 	if want := "A has a non-finite element +Inf at [2, 4]"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// TestLinalgBudget checks that chol, inv and solve with a matrix
+// right-hand side refuse a result that would not fit in the memory budget
+// beside the live values before they allocate it (the ledger's check,
+// CheckDense), not after, when the result is already made: with A
+// (300×300, 703 KB) bound under a budget of 1 MB, each call fails with the
+// message of the check before allocation and allocates less than a
+// quarter of the result meanwhile.
+func TestLinalgBudget(t *testing.T) {
+	const n = 300
+	for _, c := range []struct{ call, what string }{
+		{"chol(A)", "the Cholesky factor"},
+		{"inv(A)", "the inverse"},
+		{"solve(A, A)", "the solution"},
+	} {
+		var out strings.Builder
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: 1 << 20})
+		if err := in.Define("A", eval.NewMat(spd(9, n, false))); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := in.Eval("t.kml", c.call)
+		runtime.ReadMemStats(&after)
+		want := fmt.Sprintf("%s would be %d×%d numbers", c.what, n, n)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s over the budget: %v; want %q", c.call, err, want)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8*n*n/4 {
+			t.Errorf("%s allocated %d bytes before refusing its %d-byte result", c.call, got, 8*n*n)
+		}
 	}
 }

@@ -203,6 +203,10 @@ func invBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	n, _ := m.Dims()
+	if err := a.CheckDense(n, n, "the inverse", "solve(A, b) gives A⁻¹b without it"); err != nil {
+		return nil, err
+	}
 	var inv mat.Dense
 	if err := inv.Inverse(m); err != nil {
 		return nil, a.Errorf("A", "%s", singular)
@@ -225,6 +229,11 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 	}
 	if err := finiteMatrix(b); err != nil {
 		return nil, a.Errorf("b", "b %v", err)
+	}
+	if _, k := b.Dims(); k > 1 {
+		if err := a.CheckDense(n, k, "the solution", ""); err != nil {
+			return nil, err
+		}
 	}
 	var lu mat.LU
 	lu.Factorize(m)
@@ -258,6 +267,9 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	n, _ := m.Dims()
+	if err := a.CheckDense(n, n, "the Cholesky factor", ""); err != nil {
+		return nil, err
+	}
 	if err := a.Step(nil); err != nil {
 		return nil, err
 	}
