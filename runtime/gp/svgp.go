@@ -28,7 +28,7 @@ import (
 //	ELBO = Σ_i E_q(f_i)[log P(y_i | f_i)] − KL(q(v) ‖ N(0, I))
 //
 // (each expectation by Gauss–Hermite quadrature, in closed form for the
-// normal likelihood), estimated on a minibatch B by scaling its sum by
+// normal and Poisson likelihoods), estimated on a minibatch B by scaling its sum by
 // n/|B|. q(v) is kept in natural form, precision Λ = S⁻¹ and b = Λμ_v,
 // and moved by natural-gradient steps (Hensman, Fusi and Lawrence 2013;
 // Salimbeni, Eleftheriadis and Hensman 2018): with g_i = ∂E_i/∂μ_i and

@@ -21,7 +21,8 @@ var _ model.SVGPFitter = (*gpLatent)(nil)
 const svgpGreedyRows = 20000
 
 // SVGPParams returns the kernel's hyperparameters then the likelihood's
-// parameters (normal: sigma; student_t: nu, sigma; bernoulli_logit: none),
+// parameters (normal: sigma; student_t: nu, sigma; neg_binomial_2_log:
+// phi; bernoulli_logit and poisson_log: none),
 // as o resolved them.
 func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
 	var p []float64
@@ -30,9 +31,13 @@ func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
 		p = append(p, v)
 	}
 	switch o.Lik.Family.Name() {
-	case "normal", "student_t", "bernoulli_logit":
+	case "normal", "student_t", "bernoulli_logit", "poisson_log", "neg_binomial_2_log":
 	default:
-		return nil, fmt.Errorf(`method: "svgp" takes normal, student_t or bernoulli_logit observations (a log-density twice differentiable in f), not %s`, o.Lik.Family.Name())
+		name, way := o.Lik.Family.Name(), ""
+		if name == "laplace" {
+			way = `; for laplace observations use the default L-BFGS with approx: "ep" or "vb"`
+		}
+		return nil, fmt.Errorf(`method: "svgp" takes normal, student_t, bernoulli_logit, poisson_log or neg_binomial_2_log observations (a log-density twice differentiable in f), not %s%s`, name, way)
 	}
 	for i := range o.Lik.Params {
 		if i == o.Loc {

@@ -107,5 +107,67 @@ func TestGPSVGPErrors(t *testing.T) {
 	kmltest.ExpectError(t, head+"model m {\n  ell ~ lognormal(0, 1)\n  f ~ gp(x, rbf(2 * ell), inducing: 2)\n  y ~ bernoulli_logit(f)\n}\noptimize(m, objective: \"ml\", method: \"svgp\")",
 		`t.kml:8:38: error: optimize: method: "svgp" learns the kernel's hyperparameters and the likelihood's parameters, each a parameter of its own (rbf(ell), normal(f, sigma)); ell is not one: hold it with fix: or use the default L-BFGS`)
 	kmltest.ExpectError(t, head+"model m {\n  ell ~ lognormal(0, 1)\n  f ~ gp(x, rbf(ell), inducing: 2)\n  y ~ laplace(f, 1)\n}\noptimize(m, objective: \"ml\", method: \"svgp\")",
-		`t.kml:8:38: error: optimize: method: "svgp" takes normal, student_t or bernoulli_logit observations (a log-density twice differentiable in f), not laplace`)
+		`t.kml:8:38: error: optimize: method: "svgp" takes normal, student_t, bernoulli_logit, poisson_log or neg_binomial_2_log observations (a log-density twice differentiable in f), not laplace; for laplace observations use the default L-BFGS with approx: "ep" or "vb"`)
+}
+
+// TestGPSVGPCounts: method "svgp" fits poisson_log and neg_binomial_2_log
+// observations: with Z = X, held hyperparameters and full-batch steps
+// of size 1 its logp is the ELBO it reports, predict's y_mean and y_var
+// are the count's moments under q(f), e^(μ + v/2) and
+// e^(μ + v/2) + e^(2μ + 2v) − e^(2μ + v) (+ e^(2μ + 2v)/φ for the negative
+// binomial), and with lr > 0 φ is learnt (it moves from its start) and a
+// seeded fit repeats exactly.
+func TestGPSVGPCounts(t *testing.T) {
+	in, _ := kmltest.Run(t, gpCountSrc+`
+model psv {
+  ell ~ lognormal(1, 0.5)
+  a ~ lognormal(0, 1)
+  f ~ gp(x, a * rbf(ell), inducing: x)
+  n ~ poisson_log(f)
+}
+model nsv {
+  ell ~ lognormal(1, 0.5)
+  a ~ lognormal(0, 1)
+  phi ~ lognormal(1, 1)
+  f ~ gp(x, a * rbf(ell), inducing: x)
+  n ~ neg_binomial_2_log(f, phi)
+}
+let xs = [2.5, 9]
+let pf = optimize(psv, objective: "ml", method: "svgp", init: {ell: 1.5, a: 2}, steps: 12, gamma: 1, lr: 0)
+let pp = predict(pf, xs)
+let n1 = optimize(nsv, objective: "ml", method: "svgp", init: {ell: 1.5, a: 2, phi: 3}, steps: 40, gamma: 0.5, lr: 0.05, seed: 2)
+let n2 = optimize(nsv, objective: "ml", method: "svgp", init: {ell: 1.5, a: 2, phi: 3}, steps: 40, gamma: 0.5, lr: 0.05, seed: 2)
+let np = predict(n1, xs)
+`)
+	pf := kmltest.Lookup[*eval.Record](t, in, "pf")
+	if lp, e := kmltest.Num(t, pf, "logp"), kmltest.Num(t, pf, "elbo"); lp != e || !(lp < 0) {
+		t.Errorf("poisson svgp: logp %v, elbo %v", lp, e)
+	}
+	n1 := kmltest.Lookup[*eval.Record](t, in, "n1")
+	n2 := kmltest.Lookup[*eval.Record](t, in, "n2")
+	phi := kmltest.Num(t, n1, "phi")
+	if phi == 3 || !(phi > 0) {
+		t.Errorf("neg_binomial_2_log svgp: phi %v did not move from 3", phi)
+	}
+	if kmltest.Num(t, n1, "elbo") != kmltest.Num(t, n2, "elbo") || phi != kmltest.Num(t, n2, "phi") {
+		t.Errorf("the same seed gave two fits: %v and %v", n1, n2)
+	}
+	for _, c := range []struct {
+		name string
+		phi  float64
+	}{{"pp", math.Inf(1)}, {"np", phi}} {
+		p := kmltest.Lookup[*eval.Record](t, in, c.name)
+		fm, _ := eval.ToFloats(kmltest.Field(t, p, "f_mean"))
+		fv, _ := eval.ToFloats(kmltest.Field(t, p, "f_var"))
+		ym, _ := eval.ToFloats(kmltest.Field(t, p, "y_mean"))
+		yv, _ := eval.ToFloats(kmltest.Field(t, p, "y_var"))
+		for i := range fm {
+			e1 := math.Exp(fm[i] + fv[i]/2)
+			e2 := math.Exp(2*fm[i] + 2*fv[i])
+			wv := e1 + e2 - e1*e1 + e2/c.phi
+			if !(fv[i] > 0) || math.Abs(ym[i]-e1) > 1e-12*e1 || math.Abs(yv[i]-wv) > 1e-10*wv {
+				t.Errorf("%s point %d: f ~ N(%v, %v), y_mean %v y_var %v, want %v %v", c.name, i, fm[i], fv[i], ym[i], yv[i], e1, wv)
+			}
+		}
+	}
 }
