@@ -262,6 +262,9 @@ func (s *SVGPMulti) batch(st []*svgpState, k kernels.Kernel, xb *mat.Dense, yb [
 	ell := 0.0
 	mi, vi, gi, hi, ni := make([]float64, C), make([]float64, C), make([]float64, C), make([]float64, C), make([]float64, C)
 	for i := 0; i < nb; i++ {
+		if i%256 == 255 {
+			interrupt.Check() // S·C exponentials a point: a block of 2048 is long
+		}
 		for c := range C {
 			mi[c], vi[c] = mu[c][i], math.Max(vr[c][i], 0)
 		}
