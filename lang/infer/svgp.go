@@ -22,7 +22,8 @@ import (
 // parameter at init, or where init does not give it at the value 0 on
 // the unconstrained scale maps to (1 for a positive one). The record holds every parameter, logp (the
 // ELBO over all the data at the end), elbo, iterations (the steps) and
-// the settings: inducing, batch, steps, epochs, gamma, lr, quad.
+// the settings: inducing, batch, steps, epochs, gamma, lr, and quad (draws
+// for a multi-class GP's base normals).
 func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init []float64, set model.SVGPSettings) (*Optimum, *model.SVGPRun, error) {
 	dim := c.Dim()
 	at := func(q []float64) (model.SVGPFitter, model.LatentObservation, []float64, error) {
@@ -34,8 +35,9 @@ func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init 
 			return nil, model.LatentObservation{}, nil, fmt.Errorf(`method: "svgp" needs one latent GP observed once, model %s has %d observations of latent functions`, c.Model.Name, len(obs))
 		}
 		f, ok := obs[0].Latent.(model.SVGPFitter)
-		if !ok || obs[0].Lik == nil {
-			return nil, model.LatentObservation{}, nil, fmt.Errorf(`method: "svgp" is for a latent gp(X, KERNEL) with one GP (not classes:)`)
+		cl, isClass := obs[0].Latent.(model.ClassLatent)
+		if !ok || (obs[0].Lik == nil && !(isClass && cl.Classes() > 0)) {
+			return nil, model.LatentObservation{}, nil, fmt.Errorf(`method: "svgp" is for a latent gp(X, KERNEL), or gp(X, KERNEL, classes: C) observed through categorical_logit`)
 		}
 		p, err := f.SVGPParams(obs[0])
 		return f, obs[0], p, err
@@ -108,7 +110,12 @@ func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init 
 		Set("iterations", eval.Num(float64(set.Steps))).
 		Set("inducing", eval.Num(float64(run.Inducing))).Set("batch", eval.Num(float64(run.Batch))).
 		Set("steps", eval.Num(float64(set.Steps))).Set("epochs", eval.Num(run.Epochs)).
-		Set("gamma", eval.Num(set.Gamma)).Set("lr", eval.Num(set.LR)).Set("quad", eval.Num(float64(run.Quad)))
+		Set("gamma", eval.Num(set.Gamma)).Set("lr", eval.Num(set.LR))
+	if run.Draws > 0 {
+		rec.Set("draws", eval.Num(float64(run.Draws)))
+	} else {
+		rec.Set("quad", eval.Num(float64(run.Quad)))
+	}
 	return &Optimum{Values: rec, Warnings: c.TakeWarnings()}, run, nil
 }
 

@@ -35,9 +35,10 @@ type SVGPRun struct {
 	ELBO   float64
 	// Inducing is the number of inducing points, Batch the minibatch size
 	// used, Epochs the passes over the data the steps made, Quad the
-	// Gauss–Hermite nodes per expectation.
-	Inducing, Batch, Quad int
-	Epochs                float64
+	// Gauss–Hermite nodes per expectation, or for classes Draws the base
+	// normals of the softmax's.
+	Inducing, Batch, Quad, Draws int
+	Epochs                       float64
 	// Fitted is the fitted approximation, which predict reads.
 	Fitted any
 }

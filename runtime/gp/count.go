@@ -83,9 +83,16 @@ func (l Lik) countLogProb(dp []float64, y, f, c0 float64, d0 []float64) float64 
 func (l Lik) countDerivs(y, f float64) (lp, d1, d2, d3 float64) {
 	var d0, dp [1]float64
 	lp = l.countLogProb(dp[:], y, f, l.countNormaliser(d0[:], y), d0[:])
+	d1, d2, d3 = l.countFDerivs(y, f)
+	return lp, d1, d2, d3
+}
+
+// countFDerivs are countDerivs' three derivatives in f alone, without the
+// log density (whose normaliser costs three log-gammas).
+func (l Lik) countFDerivs(y, f float64) (d1, d2, d3 float64) {
 	if l.Kind == Poisson {
 		mu := math.Exp(f)
-		return lp, y - mu, -mu, -mu
+		return y - mu, -mu, -mu
 	}
 	phi := l.Params[0]
 	p := 1 / (1 + phi*math.Exp(-f)) // μ/(μ + φ)
@@ -93,7 +100,7 @@ func (l Lik) countDerivs(y, f float64) (lp, d1, d2, d3 float64) {
 	if f > 0 {
 		q = 1 / (1 + math.Exp(f)/phi)
 	}
-	return lp, y - (y+phi)*p, -(y + phi) * p * q, -(y + phi) * p * q * (q - p)
+	return y - (y+phi)*p, -(y + phi) * p * q, -(y + phi) * p * q * (q - p)
 }
 
 // countParamDerivs adds to dlp, dd1 and dd2 the φ-derivatives of the

@@ -28,7 +28,9 @@
 // stochastic variational GP for non-Gaussian likelihoods at large n (SVGP:
 // whitened inducing variables, natural-gradient steps for q and Adam for
 // the hyperparameters on minibatches, svgp.go, its expectations by
-// Gauss–Hermite quadrature in svgp_lik.go); and the
+// Gauss–Hermite quadrature in svgp_lik.go, and its softmax form for C
+// classes, SVGPMulti in svgp_multi.go, with quasi-Monte Carlo
+// expectations over fixed base normals); and the
 // paper's Algorithm 1, the double loop for joint MAP and MKL with a
 // linearly weighted kernel (DoubleLoop); and regularised-risk MKL with the
 // SVM's hinge and ε-insensitive losses through the SVM dual (SVM). The

@@ -28,7 +28,7 @@ import (
 //	ELBO = Σ_i E_q(f_i)[log P(y_i | f_i)] − KL(q(v) ‖ N(0, I))
 //
 // (each expectation by Gauss–Hermite quadrature, in closed form for the
-// normal likelihood), estimated on a minibatch B by scaling its sum by
+// normal and Poisson likelihoods), estimated on a minibatch B by scaling its sum by
 // n/|B|. q(v) is kept in natural form, precision Λ = S⁻¹ and b = Λμ_v,
 // and moved by natural-gradient steps (Hensman, Fusi and Lawrence 2013;
 // Salimbeni, Eleftheriadis and Hensman 2018): with g_i = ∂E_i/∂μ_i and
@@ -221,6 +221,18 @@ func (s *SVGP) batch(st *svgpState, k kernels.Kernel, rule ghRule, xb *mat.Dense
 	for j := range dl {
 		acc.dlik[j] += c * dl[j]
 	}
+	acc.natural(m, &a, mu, g, h, c)
+	if acc.dk == nil {
+		return nil
+	}
+	return s.gradPieces(st, k, &a, &t, xb, g, h, c, acc)
+}
+
+// natural adds the batch's natural-gradient targets to acc (when it
+// wants them): prec += c A diag(−2h) Aᵀ and lin += c A (g − 2h∘μ), for
+// A = L⁻¹K_zb (m rows) and the batch's q(f) means mu and derivatives g, h.
+func (acc *svgpAcc) natural(m int, a *mat.Dense, mu, g, h []float64, c float64) {
+	nb := len(g)
 	if acc.prec != nil {
 		// prec += c A diag(−2h) Aᵀ, as SYRKs of the columns scaled by
 		// the root of their positive and negative weights.
@@ -255,12 +267,18 @@ func (s *SVGP) batch(st *svgpState, k kernels.Kernel, rule ghRule, xb *mat.Dense
 			acc.prec.SymRankK(acc.prec, -1, neg)
 		}
 	}
-	if acc.dk == nil {
-		return nil
-	}
+}
+
+// gradPieces adds the batch's part of the gradient in the kernel's
+// hyperparameters to acc (dk and pa), for A = L⁻¹K_zb, T = L_Λ⁻¹A and the
+// derivatives g, h of the expectations, with weight c. It is linear in
+// (g, h), so the classes of a multi-class fit, which share A, each add
+// theirs.
+func (s *SVGP) gradPieces(st *svgpState, k kernels.Kernel, a, t, xb *mat.Dense, g, h []float64, c float64, acc *svgpAcc) error {
+	m, nb := st.m, len(g)
 	// P = c(μ_v gᵀ + 2(S − I)A H), with S A = L_Λ⁻ᵀT.
 	var sa mat.Dense
-	if err := linalg.IgnoreCondition(sa.Solve(st.LQ.T(), &t)); err != nil {
+	if err := linalg.IgnoreCondition(sa.Solve(st.LQ.T(), t)); err != nil {
 		return err
 	}
 	p := mat.NewDense(m, nb, nil)

@@ -29,16 +29,22 @@ func newGH(n int) ghRule {
 // makes the variance's derivative a point mass the quadrature misses).
 func (l Lik) checkSVGP() error {
 	switch l.Kind {
-	case Normal, Logit, StudentT:
+	case Normal, Logit, StudentT, Poisson, NegBinomial:
 		return nil
 	}
-	return fmt.Errorf("gp: SVGP takes normal, student_t or bernoulli_logit observations (a log-density twice differentiable in f), not laplace")
+	return fmt.Errorf("gp: SVGP takes normal, student_t, bernoulli_logit, poisson_log or neg_binomial_2_log observations (a log-density twice differentiable in f), not laplace; use the exact latent GP's approx: \"ep\" or \"vb\"")
 }
 
 // expected returns E = E[log P(y | f)] for f ~ N(mu, v) with its
 // derivatives dmu = ∂E/∂μ and dv = ∂E/∂v, and adds ∂E/∂p to dp for the
-// likelihood's parameters p: in closed form for the normal likelihood, by
-// the rule r otherwise. The quadrature's derivatives are those of its own
+// likelihood's parameters p: in closed form for the normal and Poisson
+// likelihoods, by the rule r otherwise. For the Poisson (log link),
+// E[e^f] = e^(μ + v/2), the lognormal mean, so
+//
+//	E = yμ − e^(μ + v/2) − log y!,  dmu = y − e^(μ + v/2),  dv = −½e^(μ + v/2),
+//
+// exact at every v, where the rule's error grows with v (e^f is no
+// polynomial). The quadrature's derivatives are those of its own
 // value, Σ_k w_k log P(y | μ + √(2v)·t_k): dmu = Σ_k w_k ℓ′(f_k) and
 // dv = Σ_k w_k ℓ′(f_k) t_k/√(2v), so that the gradient the optimiser
 // follows is exactly that of the ELBO it reports (Price's theorem,
@@ -93,6 +99,33 @@ func (l Lik) expected(r ghRule, y, mu, v float64, dp []float64) (e, dmu, dv floa
 			}
 			dp[0] += w * (-0.5*math.Log1p(x) + (nu+1)/2*x/(nu*(1+x)))
 			dp[1] += w * (nu + 1) * x / (s * (1 + x))
+		}
+		if sd > 0 {
+			dv /= sd
+		}
+		return e, dmu, dv
+	case Poisson:
+		ef := math.Exp(mu + v/2)
+		return l.countNormaliser(dp, y) + y*mu - ef, y - ef, -0.5 * ef
+	case NegBinomial:
+		// The normaliser (log-gammas, and its φ-derivative) once; the rule
+		// on the part of log P that moves with f, count.go's with c0 = 0.
+		e = l.countNormaliser(dp, y)
+		var zero, dk [1]float64
+		sd := math.Sqrt2 * math.Sqrt(v)
+		for k, t := range r.t {
+			f := mu + sd*t
+			w := r.w[k]
+			dk[0] = 0
+			e += w * l.countLogProb(dk[:], y, f, 0, zero[:])
+			dp[0] += w * dk[0]
+			d1, d2, _ := l.countFDerivs(y, f)
+			dmu += w * d1
+			if sd > 0 {
+				dv += w * d1 * t
+			} else {
+				dv += 0.5 * w * d2
+			}
 		}
 		if sd > 0 {
 			dv /= sd

@@ -123,19 +123,22 @@ func TestSVGPExactGaussian(t *testing.T) {
 
 // TestSVGPGradient checks Bound's gradient in every kernel hyperparameter
 // and likelihood parameter against central differences (q(v) held in
-// whitened coordinates), for the three likelihoods, at a q(v) a few damped
-// steps from the prior, with the rows cut into blocks of 17.
+// whitened coordinates), for the five likelihoods (the counts
+// ⌊exp(0.8 + y_i)⌋, 0 to about 8), at a q(v) a few damped steps from the
+// prior, with the rows cut into blocks of 17.
 func TestSVGPGradient(t *testing.T) {
 	defer func(b int) { svgpBlock = b }(svgpBlock)
 	svgpBlock = 17
 	x, y := testData(60, 2, 503)
 	z, _ := testData(10, 2, 504)
 	labels := make([]float64, len(y))
+	counts := make([]float64, len(y))
 	for i, v := range y {
 		labels[i] = 1
 		if v < 0 {
 			labels[i] = -1
 		}
+		counts[i] = math.Floor(math.Exp(0.8 + v))
 	}
 	cases := []struct {
 		name string
@@ -145,6 +148,8 @@ func TestSVGPGradient(t *testing.T) {
 		{"normal", Lik{Kind: Normal, Params: []float64{0.4}}, y},
 		{"logit", Lik{Kind: Logit}, labels},
 		{"student_t", Lik{Kind: StudentT, Params: []float64{4, 0.3}}, y},
+		{"poisson_log", Lik{Kind: Poisson}, counts},
+		{"neg_binomial_2_log", Lik{Kind: NegBinomial, Params: []float64{2.5}}, counts},
 	}
 	for _, c := range cases {
 		k := sgprKernel()

@@ -87,6 +87,9 @@ const (
 	// SVGP shuffles the rows into the minibatches of a stochastic
 	// variational GP fit (runtime/gp.SVGP.Fit), one permutation per pass.
 	SVGP Stream = 0x73766770 // "svgp"
+	// SVGPSoftmax draws the base normals of a multi-class SVGP's Monte
+	// Carlo expectations (runtime/gp.NewSVGPMulti), once per fit.
+	SVGPSoftmax Stream = 0x736d7867 // "smxg"
 )
 
 // Index returns the stream of the i-th unit of work (chain, start, path,

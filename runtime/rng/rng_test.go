@@ -38,6 +38,7 @@ var historic = map[string]struct {
 	"PathfinderFitResample": {PathfinderFitResample, 0x72737066},
 	"ForwardLatent":         {ForwardLatent, 0x66776466},
 	"SVGP":                  {SVGP, 0x73766770},
+	"SVGPSoftmax":           {SVGPSoftmax, 0x736d7867},
 }
 
 // TestStreamsAreDistinct: no two purposes share a stream.

@@ -144,12 +144,6 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 	if g.greedy && g.z != nil {
 		return nil, a.Errorf("select", `select: "greedy" chooses the inducing points among the rows of x; inducing gives them already`)
 	}
-	if g.classes > 0 && g.lowRank() {
-		if g.auto {
-			return nil, a.Errorf("x", "multi-class GP classification is exact only, up to %d rows; x has %d", lowRankAbove, n)
-		}
-		return nil, a.Errorf("inducing", "multi-class GP classification is exact only: leave out inducing")
-	}
 	if !g.lowRank() {
 		// The exact path keeps the Gram matrix, its factor and its inverse
 		// for the gradient.

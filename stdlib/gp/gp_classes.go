@@ -43,6 +43,13 @@ func (g *gpLatent) classLabels(data eval.Value) ([]int, error) {
 	return y, nil
 }
 
+// classesLowRank is the refusal of Laplace's multi-class path for a GP
+// with inducing points, with the way to fit one.
+func (g *gpLatent) classesLowRank() string {
+	n, _ := g.x.Dims()
+	return fmt.Sprintf(`multi-class GP classification with inducing points (given, or inducing: "auto" above %d rows; x has %d) is fitted by optimize(m, objective: "ml", method: "svgp"), and predict takes that fit; Laplace's multi-class path is exact only (inducing: "exact")`, lowRankAbove, n)
+}
+
 // classObjective refuses what multi-class classification does not have:
 // objectives other than the marginal likelihood, and approximations other
 // than Laplace's ("" is predict's unset approx).
@@ -64,11 +71,14 @@ func (g *gpLatent) ClassLogLik(ev *model.Eval, data eval.Value) (eval.Value, err
 	if err != nil {
 		return nil, err
 	}
+	if ev.Objective().ResolveOnly {
+		return eval.Num(0), nil // method "svgp" fits it by itself
+	}
 	if err := classObjective(ev.Objective()); err != nil {
 		return nil, err
 	}
 	if g.lowRank() {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("multi-class GP classification is exact only (inducing: \"exact\", at most %d rows)", lowRankAbove)}
+		return nil, &ast.Error{Pos: g.pos, Msg: g.classesLowRank()}
 	}
 	if ev.Checking {
 		ev.WarnOnce("gp: approximate", g.pos, "gp: with categorical_logit observations the marginal likelihood of the hyperparameters is Laplace's approximation (Gaussian at the posterior mode)")
@@ -108,6 +118,9 @@ func (g *gpLatent) predictClasses(obj model.Objective, data eval.Value, xnew *ma
 	if err := classObjective(obj); err != nil {
 		return nil, err
 	}
+	if g.lowRank() {
+		return nil, fmt.Errorf("%s", g.classesLowRank())
+	}
 	y, err := g.classLabels(data)
 	if err != nil {
 		return nil, err
@@ -127,7 +140,15 @@ func (g *gpLatent) predictClasses(obj model.Objective, data eval.Value, xnew *ma
 		kss[j] = g.kernel.K.Eval(row, row)
 	}
 	mean, cov := p.Predict(ks, kss)
-	C := g.classes
+	return classRecord(mean, cov, g.classes, draws, seed, seedGiven, r, "laplace"), nil
+}
+
+// classRecord is predict's record for C classes at m points whose latent
+// values have the Gaussians N(mean[j], cov[j]) (C × C, row-major): the
+// class probabilities, softmax averaged by draws Monte Carlo draws from r,
+// the most probable class, and the latent means and variances.
+func classRecord(mean, cov [][]float64, C, draws int, seed uint64, seedGiven bool, r *rand.Rand, approx string) *eval.Record {
+	m := len(mean)
 	prob := mat.NewDense(m, C, nil)
 	fm := mat.NewDense(m, C, nil)
 	fv := mat.NewDense(m, C, nil)
@@ -147,9 +168,9 @@ func (g *gpLatent) predictClasses(obj model.Objective, data eval.Value, xnew *ma
 	}
 	rec := eval.NewRecord().Set("prob", eval.NewMat(prob)).Set("class", &eval.Vec{Data: class}).
 		Set("f_mean", eval.NewMat(fm)).Set("f_var", eval.NewMat(fv)).
-		Set("draws", eval.Num(float64(2*max(draws/2, 1)))).Set("approx", eval.Str("laplace"))
+		Set("draws", eval.Num(float64(2*max(draws/2, 1)))).Set("approx", eval.Str(approx))
 	if seedGiven {
 		rec.Set("seed", eval.Num(float64(seed)))
 	}
-	return rec, nil
+	return rec
 }

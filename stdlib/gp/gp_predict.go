@@ -18,7 +18,7 @@ import (
 
 func registerGpPredict(reg *eval.Registry) {
 	reg.Register(`predict(fit, xnew, values?, approx?, draws?, level = 0.9, samples = 100, seed?)`,
-		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob; for poisson_log and neg_binomial_2_log, the count's mean E[e^f] and variance under the latent predictive). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (default 200) (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values by draws Monte Carlo draws (default 1000) (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
+		`The predictive distribution of a model with a latent GP at the rows of xnew: fit is what optimize returned for the model (it carries the model and its objective), or the model itself with its parameters in values. Returns a record {f_mean, f_var, y_mean, y_var}: the mean and variance of the latent function and of a new observation (for bernoulli_logit, y_mean is P(y = 1), also given as prob; for poisson_log and neg_binomial_2_log, the count's mean E[e^f] and variance under the latent predictive). For non-Gaussian observations the latent posterior is that of the approximation the fit used (its approx field, or approx: "vb" | "laplace" | "ep"): VB's Gaussian sites, Laplace's Gaussian at the posterior mode or EP's sites. fit may also be what sample returned: the predictive is then the equal-weight mixture over up to draws posterior draws (default 200) (evenly spaced over the chains): f_mean and y_mean the mean of the per-draw means, f_var and y_var by the law of total variance, and f_lower, f_upper (y_lower, y_upper) the mixture's (1 − level)/2 and (1 + level)/2 quantiles — exact for f and Gaussian noise, from samples seeded draws per posterior draw for Laplace and Student-t noise; also level and draws. For one-column inputs the record also holds x, xnew's column, for plot. For a multi-class GP (gp(X, K, classes: C), labels through categorical_logit) the record is {prob, class, f_mean, f_var, draws, approx, and seed if given}: prob the n × C matrix of class probabilities, softmax averaged over Laplace's Gaussian predictive of the C latent values (after optimize's method "svgp", over q's, independent across classes; approx "svgp") by draws Monte Carlo draws (default 1000) (antithetic pairs, seeded by seed), class the most probable class, f_mean and f_var the latent means and variances (n × C).`,
 		predictBuiltin)
 }
 
@@ -35,8 +35,11 @@ func predictBuiltin(a *eval.Args) (eval.Value, error) {
 		return predictPosterior(a, f, xnew)
 	case *eval.Record:
 		if fit, ok := model.LatentFitOf(f); ok {
-			if s, ok := fit.Fitted.(*rgp.SVGP); ok {
+			switch s := fit.Fitted.(type) {
+			case *rgp.SVGP:
 				return svgpPredict(a, s, xnew)
+			case *rgp.SVGPMulti:
+				return svgpPredictClasses(a, s, xnew)
 			}
 			m, obj = fit.Model, fit.Objective
 		} else {

@@ -11,6 +11,7 @@ import (
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/progress"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 var _ model.SVGPFitter = (*gpLatent)(nil)
@@ -21,7 +22,8 @@ var _ model.SVGPFitter = (*gpLatent)(nil)
 const svgpGreedyRows = 20000
 
 // SVGPParams returns the kernel's hyperparameters then the likelihood's
-// parameters (normal: sigma; student_t: nu, sigma; bernoulli_logit: none),
+// parameters (normal: sigma; student_t: nu, sigma; neg_binomial_2_log:
+// phi; bernoulli_logit and poisson_log: none),
 // as o resolved them.
 func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
 	var p []float64
@@ -29,10 +31,17 @@ func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
 		v, _ := eval.PeekFloat(h)
 		p = append(p, v)
 	}
+	if g.classes > 0 {
+		return p, nil // categorical_logit has no parameters
+	}
 	switch o.Lik.Family.Name() {
-	case "normal", "student_t", "bernoulli_logit":
+	case "normal", "student_t", "bernoulli_logit", "poisson_log", "neg_binomial_2_log":
 	default:
-		return nil, fmt.Errorf(`method: "svgp" takes normal, student_t or bernoulli_logit observations (a log-density twice differentiable in f), not %s`, o.Lik.Family.Name())
+		name, way := o.Lik.Family.Name(), ""
+		if name == "laplace" {
+			way = `; for laplace observations use the default L-BFGS with approx: "ep" or "vb"`
+		}
+		return nil, fmt.Errorf(`method: "svgp" takes normal, student_t, bernoulli_logit, poisson_log or neg_binomial_2_log observations (a log-density twice differentiable in f), not %s%s`, name, way)
 	}
 	for i := range o.Lik.Params {
 		if i == o.Loc {
@@ -55,7 +64,7 @@ func (g *gpLatent) SVGPParams(o model.LatentObservation) ([]float64, error) {
 // of them when X has more.
 func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []bool, start []float64, set model.SVGPSettings) (*model.SVGPRun, error) {
 	if g.classes > 0 {
-		return nil, fmt.Errorf(`method: "svgp" is for one GP, not classes: %d`, g.classes)
+		return g.svgpClasses(ctx, o, learn, start, set)
 	}
 	y, err := g.observations(o.Data)
 	if err != nil {
@@ -106,6 +115,80 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 		Params: append(s.K.Hyper(nil), s.Lik.Params...), ELBO: res.ELBO,
 		Inducing: m, Batch: res.Batch, Quad: rgp.DefaultSVGPQuad, Epochs: res.Epochs, Fitted: s,
 	}, nil
+}
+
+// svgpClasses is SVGP for gp(..., classes: C) observed through
+// categorical_logit: runtime/gp's SVGPMulti, its base normals seeded by
+// the fit's seed.
+func (g *gpLatent) svgpClasses(ctx context.Context, o model.LatentObservation, learn []bool, start []float64, set model.SVGPSettings) (*model.SVGPRun, error) {
+	y, err := g.classLabels(o.Data)
+	if err != nil {
+		return nil, err
+	}
+	k, err := g.kernel.K.WithHyper(start)
+	if err != nil {
+		return nil, err
+	}
+	task := progress.Start(ctx, "choosing inducing points", 0)
+	z, err := g.svgpInducing(k)
+	task.Done()
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
+	}
+	s, err := rgp.NewSVGPMulti(k, z, g.classes, 0, set.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn})
+	if err != nil {
+		return nil, err
+	}
+	m, _ := z.Dims()
+	draws, _ := s.Eps.Dims()
+	return &model.SVGPRun{
+		Params: s.K.Hyper(nil), ELBO: res.ELBO,
+		Inducing: m, Batch: res.Batch, Draws: draws, Epochs: res.Epochs, Fitted: s,
+	}, nil
+}
+
+// svgpPredictClasses is predict after method "svgp" for C classes: each
+// class's q(f) at xnew, and the class probabilities E[softmax(f)] under
+// them (independent across classes, as q is) by predict's draws Monte
+// Carlo draws (default 1000, antithetic, seeded by seed), in the record
+// predict gives for Laplace's multi-class fit.
+func svgpPredictClasses(a *eval.Args, s *rgp.SVGPMulti, xnew *mat.Dense) (eval.Value, error) {
+	if _, d := xnew.Dims(); d != s.Z.RawMatrix().Cols {
+		return nil, a.Errorf("xnew", "xnew has %d columns but the GP's inputs have %d", d, s.Z.RawMatrix().Cols)
+	}
+	if err := kernels.CheckData(xnew, "xnew"); err != nil {
+		return nil, a.Errorf("xnew", "%v", err)
+	}
+	draws := 1000
+	if a.Given("draws") {
+		var err error
+		if draws, err = a.PositiveInt("draws"); err != nil {
+			return nil, err
+		}
+	}
+	seed, err := a.Seed()
+	if err != nil {
+		return nil, err
+	}
+	fm, fv, err := s.Predict(xnew)
+	if err != nil {
+		return nil, a.Fail("gp: %v", err)
+	}
+	C := s.C
+	p, _ := xnew.Dims()
+	mean, cov := make([][]float64, p), make([][]float64, p)
+	for j := range p {
+		mean[j], cov[j] = make([]float64, C), make([]float64, C*C)
+		for c := range C {
+			mean[j][c], cov[j][c*C+c] = fm[c][j], fv[c][j]
+		}
+	}
+	rec := classRecord(mean, cov, C, draws, seed, a.Given("seed"), rng.New(seed, rng.Builtin), "svgp")
+	return withX(rec, xnew), nil
 }
 
 // svgpInducing returns SVGP's inducing points at kernel k.
