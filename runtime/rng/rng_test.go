@@ -39,6 +39,7 @@ var historic = map[string]struct {
 	"ForwardLatent":         {ForwardLatent, 0x66776466},
 	"SVGP":                  {SVGP, 0x73766770},
 	"SVGPSoftmax":           {SVGPSoftmax, 0x736d7867},
+	"Subsample":             {Subsample, 0x73756273},
 }
 
 // TestStreamsAreDistinct: no two purposes share a stream.
@@ -63,8 +64,10 @@ func TestStreamsKeepTheirValues(t *testing.T) {
 // knownOverlaps are indexed streams whose reach of 2¹⁷ holds another
 // purpose's stream, left as they are because moving either changes seeded
 // results: Permutation's test b ≥ 65012 draws PathfinderFitPath's path 0
-// stream (a permutation test and a pathfinder fit with the same seed).
-var knownOverlaps = map[[2]Stream]bool{{Permutation, PathfinderFitPath}: true}
+// stream (a permutation test and a pathfinder fit with the same seed), and
+// Subsample's k ≥ 66813 draws SVGP's stream (no stability selection runs
+// that many subsamples).
+var knownOverlaps = map[[2]Stream]bool{{Permutation, PathfinderFitPath}: true, {Subsample, SVGP}: true}
 
 // TestIndexedStreamsAreFarApart: an indexed stream s + i, i < 2¹⁷, never
 // reaches the next purpose's stream.
@@ -74,7 +77,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap, Subsample} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			if knownOverlaps[[2]Stream{s, Stream(vals[i])}] {
