@@ -354,15 +354,7 @@ var _ io.StringWriter = (*File)(nil)
 // it points to is replaced and the link kept. Errors name the file
 // relative to the working directory.
 func WriteFileAtomic(path string, data []byte) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		real = path // a new file
-	}
-	r, err := os.OpenRoot(filepath.Dir(real))
-	if err != nil {
-		return relpath.Err(err)
-	}
-	w, err := (&Sandbox{}).create(context.Background(), r, filepath.Base(real), relpath.Show(path))
+	w, err := CreateAtomic(path)
 	if err != nil {
 		return err
 	}
@@ -371,4 +363,21 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return w.Commit()
+}
+
+// CreateAtomic starts writing path, a file the user named on the command
+// line (kml fmt's file, kml run's --cpuprofile), outside any sandbox and
+// with no context: a File as Create makes one, so that until Commit the
+// target is as it was, and a process killed meanwhile leaves no part of the
+// new file. A link is followed, as WriteFileAtomic does.
+func CreateAtomic(path string) (*File, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path // a new file
+	}
+	r, err := os.OpenRoot(filepath.Dir(real))
+	if err != nil {
+		return nil, relpath.Err(err)
+	}
+	return (&Sandbox{}).create(context.Background(), r, filepath.Base(real), relpath.Show(path))
 }
