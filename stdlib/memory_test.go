@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
+	"github.com/kml-lang/kml/runtime/progress"
 )
 
 // TestMemoryBudget runs computations whose dense results would not fit in
@@ -191,6 +192,43 @@ let t = hsic_test(x, y, rbf(1), rbf(1), approx: "nystrom", rank: 30, permutation
 		}
 		if _, msg := run(c.src, c.refused); !strings.Contains(msg, c.want) {
 			t.Errorf("under %d MB: got %q\nwant %q", c.refused>>20, msg, c.want)
+		}
+	}
+}
+
+// TestFitDrawsBudget: sample, laplace_sample and pathfinder refuse, before
+// they start, a posterior whose draws would not fit in the budget (chains ×
+// draws × (values + free reals + 7 sampler columns) numbers): a positioned
+// error giving the sizes, and no progress reported, so nothing was
+// sampled. A posterior that fits is made as before.
+func TestFitDrawsBudget(t *testing.T) {
+	const model = "model m {\n  mu ~ normal(0, 1)\n  w[2] ~ normal(0, 1)\n  [0.1, 0.5] ~ normal(mu, 1)\n}\n"
+	for _, c := range []struct{ call, want string }{
+		// 4 × 500,000 draws × (3 + 3 + 7) numbers = 208 MB.
+		{"sample(m, chains: 4, draws: 500000, seed: 1)", "6:9: error: sample: the posterior of 4 chains × 500000 draws would be 2000000×13 numbers (198 MB), more than the memory budget of 32 MB"},
+		{"laplace_sample(m, draws: 1e6, seed: 1)", "6:9: error: laplace_sample: the posterior of 1000000 draws would be 1000000×13 numbers (99.2 MB)"},
+		{"pathfinder(m, draws: 5e7, seed: 1)", "6:9: error: pathfinder: the posterior of 50000000 draws would be 50000000×13 numbers (4.84 GB)"},
+		{"pathfinder(m, single_draws: 2e6, paths: 2, seed: 1)", "6:9: error: pathfinder: the 2 paths × 2000000 draws pooled would be 4000000×3 numbers (91.6 MB)"},
+		{"sample(m, chains: 1, warmup: 50, draws: 100, seed: 1)", ""},
+	} {
+		var out bytes.Buffer
+		var events int
+		in := eval.New(eval.Options{Stdout: &out, Stderr: &out, MaxMemory: 32 << 20, ProgressDelay: -1,
+			OnProgress: func(progress.Event) { events++ }})
+		_, err := in.Eval("t.kml", model+"let p = "+c.call+"\n")
+		var msg bytes.Buffer
+		if err != nil {
+			in.Sources().Print(&msg, err)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %s", c.call, msg.String())
+		case c.want == "" && events == 0:
+			t.Errorf("%s: no progress reported (the hook is not called, so the refusals prove nothing)", c.call)
+		case c.want != "" && !strings.Contains(msg.String(), c.want):
+			t.Errorf("%s\ngot %q\nwant %q", c.call, msg.String(), c.want)
+		case c.want != "" && events > 0:
+			t.Errorf("%s: %d progress events before the refusal: it started fitting", c.call, events)
 		}
 	}
 }

@@ -60,6 +60,15 @@ var rssCases = []rssCase{
 		out: "nystrom", long: "a Nyström test on 10⁶ pairs, 6 CPU-s"},
 	{name: "hsic_test 1e6 refused", src: hsicBig + "permutations: 20, rank: 20, seed: 3)", budget: "1GB",
 		refused: "3:9: error: hsic_test: the low-rank path would hold about 1.2 GB (1000000×20 features, 2 of them"},
+	// A sampler's draws are checked before it starts: 4 chains × 5·10⁶
+	// draws (1.34 GB) under 100 MB. Before, the chains ran to the end,
+	// holding every draw, and only the result was refused.
+	{name: "sample draws refused", src: "model m {\n  mu ~ normal(0, 1)\n}\nlet p = sample(m, chains: 4, draws: 5e6, seed: 1)", budget: "100MB",
+		refused: "4:9: error: sample: the posterior of 4 chains × 5000000 draws would be 20000000×9 numbers (1.34 GB), more than the memory budget of 100 MB"},
+	{name: "pathfinder draws refused", src: "model m {\n  mu ~ normal(0, 1)\n}\nlet p = pathfinder(m, draws: 5e7, seed: 1)", budget: "100MB",
+		refused: "4:9: error: pathfinder: the posterior of 50000000 draws would be 50000000×9 numbers (3.35 GB), more than the memory budget of 100 MB"},
+	{name: "sample fits", src: "model m {\n  mu ~ normal(0, 1)\n}\nlet p = sample(m, chains: 2, warmup: 200, draws: 20000, seed: 1)\nprint(\"sampled\")", budget: "100MB",
+		out: "sampled"},
 }
 
 const mmdBig = `let x = draw(normal(0, 1), 1e6, seed: 1)

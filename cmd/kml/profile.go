@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime/pprof"
 	"strings"
 	"sync"
+
+	"github.com/kml-lang/kml/internal/sandbox"
 )
 
 // profiles are the files `kml run --cpuprofile FILE --memprofile FILE`
@@ -14,9 +15,12 @@ import (
 // a developer sees where a script's time and memory go without writing a
 // Go test. Paths are relative to the working directory, as a user types
 // them, not to the script's directory: the profile is the command's
-// output, not the script's, and the sandbox does not apply.
+// output, not the script's, and the sandbox does not apply. Each is written
+// as every file KML writes is (internal/sandbox's File): into a temporary
+// put in place once the profile is complete, so a run killed or a write
+// that fails leaves the old file, if any, and no part of a new one.
 type profiles struct {
-	cpu, mem *os.File
+	cpu, mem *sandbox.File
 	once     sync.Once
 	stderr   io.Writer
 }
@@ -51,24 +55,24 @@ func profileFlags(args []string) (rest []string, cpu, mem string, err error) {
 	return rest, cpu, mem, nil
 }
 
-// startProfiles creates the profile files (before the script runs, so a
-// path that cannot be written is reported at once) and starts the CPU
-// profile. Its stop writes the memory profile and closes both; it runs
-// once, whether the script ends, fails or is interrupted.
+// startProfiles opens the profile files' temporaries (before the script
+// runs, so a path that cannot be written is reported at once) and starts
+// the CPU profile. Its stop writes the memory profile and puts both in
+// place; it runs once, whether the script ends, fails or is interrupted.
 func startProfiles(cpu, mem string, stderr io.Writer) (*profiles, error) {
 	p := &profiles{stderr: stderr}
 	var err error
 	if cpu != "" {
-		if p.cpu, err = os.Create(cpu); err != nil {
+		if p.cpu, err = sandbox.CreateAtomic(cpu); err != nil {
 			return nil, fmt.Errorf("--cpuprofile: %v", err)
 		}
 		if err = pprof.StartCPUProfile(p.cpu); err != nil {
-			p.cpu.Close()
+			p.cpu.Abort()
 			return nil, fmt.Errorf("--cpuprofile: %v", err)
 		}
 	}
 	if mem != "" {
-		if p.mem, err = os.Create(mem); err != nil {
+		if p.mem, err = sandbox.CreateAtomic(mem); err != nil {
 			p.stop()
 			return nil, fmt.Errorf("--memprofile: %v", err)
 		}
@@ -84,15 +88,16 @@ func (p *profiles) stop() {
 	p.once.Do(func() {
 		if p.cpu != nil {
 			pprof.StopCPUProfile()
-			if err := p.cpu.Close(); err != nil {
+			if err := p.cpu.Commit(); err != nil {
 				fmt.Fprintf(p.stderr, "error: --cpuprofile: %v\n", err)
 			}
 		}
 		if p.mem != nil {
 			err := pprof.Lookup("allocs").WriteTo(p.mem, 0)
-			if cerr := p.mem.Close(); err == nil {
-				err = cerr
+			if err == nil {
+				err = p.mem.Commit()
 			}
+			p.mem.Abort()
 			if err != nil {
 				fmt.Fprintf(p.stderr, "error: --memprofile: %v\n", err)
 			}

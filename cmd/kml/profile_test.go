@@ -189,8 +189,60 @@ let post = sample(m, chains: 1, warmup: 100000, draws: 100000, seed: 2)
 		script := filepath.Join(dir, "x.kml")
 		os.WriteFile(script, []byte("print(1)\n"), 0o644)
 		status := run([]string{"run", script, "--cpuprofile", filepath.Join(dir, "no", "c.prof")}, strings.NewReader(""), &stdout, &stderr)
-		if status != exitRuntime || !strings.HasPrefix(stderr.String(), "error: --cpuprofile: open ") || stdout.Len() != 0 {
+		if status != exitRuntime || !strings.HasPrefix(stderr.String(), "error: --cpuprofile: ") ||
+			!strings.Contains(stderr.String(), "no such file or directory") || stdout.Len() != 0 {
 			t.Errorf("status %d, stdout %q, stderr %q", status, stdout.String(), stderr.String())
 		}
 	})
+}
+
+// TestProfilesAtomic: the profiles are written as every file KML writes, to
+// a temporary put in place at the end, so a run killed before it ends
+// leaves the profiles of an earlier run as they were and no part of new
+// ones, and nothing else in the directory.
+func TestProfilesAtomic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	cmd, wd, stderr := profileRun(t, `model m {
+  mu ~ normal(0, 1)
+  draw(normal(0, 1), 200000, seed: 1) ~ normal(mu, 1)
+}
+print("started")
+let post = sample(m, chains: 1, warmup: 100000, draws: 100000, seed: 2)
+`)
+	old := map[string]string{"cpu.prof": "an earlier CPU profile", "mem.prof": "an earlier memory profile"}
+	for name, body := range old {
+		if err := os.WriteFile(filepath.Join(wd, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "started" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("first line %q; stderr:\n%s", line, stderr)
+	}
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Kill()
+	cmd.Wait()
+	for name, body := range old {
+		if got, err := os.ReadFile(filepath.Join(wd, name)); err != nil || string(got) != body {
+			t.Errorf("%s after kill -9 of the run writing it: %q, %v; want the earlier file, %q", name, got, err, body)
+		}
+	}
+	entries, _ := os.ReadDir(wd)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"cpu.prof", "mem.prof", "sub"}; !slices.Equal(names, want) {
+		t.Errorf("the directory holds %q, want %q (no temporary left)", names, want)
+	}
 }

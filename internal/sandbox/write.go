@@ -29,9 +29,11 @@ import (
 // killed while writing leaves nothing behind; elsewhere it is a hidden
 // ".NAME.tmpXXXX" beside the target. The caller streams into it; every
 // chunk (1 MiB) it checks the run's context, so an interrupt stops a large
-// write within one chunk, and counts one step of progress. Commit renames
-// it over the target; any error, an interrupt, or Abort removes it. The
-// target is either the old file or the complete new one, never a part.
+// write within one chunk, and counts one step of progress. Commit fsyncs
+// it, renames it over the target and fsyncs the directory, so that even a
+// crash of the machine leaves the old file or the new one whole; any
+// error, an interrupt, or Abort removes it. The target is either the old
+// file or the complete new one, never a part.
 //
 // Nothing here (or anywhere in KML) removes files at startup: a temporary
 // left by a killed process (one with a name) is the only debris, and it is
@@ -185,11 +187,19 @@ func (w *File) Finish() error {
 	return nil
 }
 
-// ready finishes w and checks the context once more: an interrupt that
-// came after the last chunk still leaves the target as it was.
+// ready finishes w, fsyncs it and checks the context once more: an
+// interrupt that came after the last chunk (or during the fsync, which may
+// take seconds for a large file) still leaves the target as it was.
 func (w *File) ready() error {
 	if err := w.Finish(); err != nil {
 		return err
+	}
+	// The data reach the disk before the name does: without the fsync a
+	// crash of the machine soon after the rename can leave the target
+	// empty or partial (ext4 and XFS may commit the rename first), the one
+	// outcome the temporary is there to rule out.
+	if err := syncFile(w.f); err != nil {
+		return w.fail(w.s.ioError(w.path, err))
 	}
 	if err := w.ctx.Err(); err != nil {
 		return w.fail(err)
@@ -221,6 +231,10 @@ func (w *File) place() error {
 	}
 	w.tmp = ""
 	w.done = true
+	// And the rename reaches it with the directory's fsync. Best effort:
+	// the target is complete and in place whatever it returns, and some
+	// systems refuse to sync a directory.
+	syncFile(w.dir)
 	w.close()
 	return nil
 }
@@ -240,14 +254,19 @@ func (w *File) copyToNamed() error {
 	_, err = io.Copy(f, w.f)
 	w.f.Close()
 	w.f = f // place closes it
+	if err == nil {
+		err = syncFile(f)
+	}
 	return err
 }
 
 // Seams for the tests: beforeRename runs before each rename (a test makes
 // it fail), wrapWriter wraps the temporary (a test makes it a full disk),
-// and unnamed opens an unnamed temporary (a test makes it unsupported, to
-// run the named path).
+// unnamed opens an unnamed temporary (a test makes it unsupported, to
+// run the named path), and syncFile fsyncs the temporary and the
+// directory (a test records the order, or fails it).
 var (
+	syncFile     = func(f *os.File) error { return f.Sync() }
 	beforeRename = func(path string) error { return nil }
 	wrapWriter   = func(f *os.File) io.Writer { return f }
 	unnamed      = openUnnamed
@@ -354,15 +373,7 @@ var _ io.StringWriter = (*File)(nil)
 // it points to is replaced and the link kept. Errors name the file
 // relative to the working directory.
 func WriteFileAtomic(path string, data []byte) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		real = path // a new file
-	}
-	r, err := os.OpenRoot(filepath.Dir(real))
-	if err != nil {
-		return relpath.Err(err)
-	}
-	w, err := (&Sandbox{}).create(context.Background(), r, filepath.Base(real), relpath.Show(path))
+	w, err := CreateAtomic(path)
 	if err != nil {
 		return err
 	}
@@ -371,4 +382,21 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return w.Commit()
+}
+
+// CreateAtomic starts writing path, a file the user named on the command
+// line (kml fmt's file, kml run's --cpuprofile), outside any sandbox and
+// with no context: a File as Create makes one, so that until Commit the
+// target is as it was, and a process killed meanwhile leaves no part of the
+// new file. A link is followed, as WriteFileAtomic does.
+func CreateAtomic(path string) (*File, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path // a new file
+	}
+	r, err := os.OpenRoot(filepath.Dir(real))
+	if err != nil {
+		return nil, relpath.Err(err)
+	}
+	return (&Sandbox{}).create(context.Background(), r, filepath.Base(real), relpath.Show(path))
 }

@@ -281,3 +281,74 @@ func TestWriteRefusesNonRegular(t *testing.T) {
 		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
 	}
 }
+
+// TestCommitSyncs: every temporary is fsynced before the first rename (a
+// crash of the machine after a rename must not find an empty target) and
+// the directory after; a failing fsync, or an interrupt during one, leaves
+// the targets as they were and no temporary.
+func TestCommitSyncs(t *testing.T) {
+	bothTemporaries(t, func(t *testing.T) {
+		dir, s := newDir(t)
+		var events []string
+		var onSync func(isDir bool) error
+		syncFile = func(f *os.File) error {
+			fi, err := f.Stat()
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := "sync file"
+			if fi.IsDir() {
+				what = "sync dir"
+			}
+			events = append(events, what)
+			if onSync != nil {
+				if err := onSync(fi.IsDir()); err != nil {
+					return err
+				}
+			}
+			return f.Sync()
+		}
+		beforeRename = func(path string) error {
+			events = append(events, "rename "+path)
+			return nil
+		}
+		defer func() {
+			syncFile = func(f *os.File) error { return f.Sync() }
+			beforeRename = func(string) error { return nil }
+		}()
+		create := func(ctx context.Context, names ...string) []*File {
+			var files []*File
+			for _, name := range names {
+				w, err := s.Create(ctx, dir, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Write([]byte("new\n"))
+				files = append(files, w)
+			}
+			return files
+		}
+		if err := CommitAll(create(context.Background(), "a.csv", "b.csv")...); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"sync file", "sync file", "rename a.csv", "sync dir", "rename b.csv", "sync dir"}
+		if !slices.Equal(events, want) {
+			t.Errorf("CommitAll did %q, want %q", events, want)
+		}
+		os.Remove(filepath.Join(dir, "a.csv"))
+		os.Remove(filepath.Join(dir, "b.csv"))
+
+		onSync = func(bool) error { return syscall.EIO }
+		if err := create(context.Background(), "old.csv")[0].Commit(); err == nil || !strings.Contains(err.Error(), "old.csv: input/output error") {
+			t.Errorf("a failing fsync: %v", err)
+		}
+		checkUntouched(t, dir)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		onSync = func(bool) error { cancel(); return nil }
+		if err := create(ctx, "old.csv")[0].Commit(); !errors.Is(err, context.Canceled) {
+			t.Errorf("an interrupt during the fsync: %v", err)
+		}
+		checkUntouched(t, dir)
+	})
+}

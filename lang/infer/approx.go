@@ -79,6 +79,10 @@ func approxPosterior(ctx context.Context, th *eval.Thread, c *model.Compiled, re
 	post.Values = [][][]float64{make([][]float64, n)}
 	if !constrain {
 		for i, q := range res.Draws {
+			// 5e7 draws take minutes here: stop on an interrupt.
+			if i%4096 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			post.Values[0][i] = c.Constrain(nil, q)
 		}
 	}

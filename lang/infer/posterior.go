@@ -299,8 +299,9 @@ func (p *Posterior) DrawValues(i int) *eval.Record {
 var _ eval.MemoryHolder = (*Posterior)(nil)
 
 // HeldMemory counts the draws for the memory budget: a number per scalar
-// and per sampler column (lp, accept_stat, step size, tree depth,
-// leapfrog steps, divergence, energy) of every draw, as one block.
+// on the constrained scale, per free real on the unconstrained one, and
+// per sampler column (lp, accept_stat, step size, tree depth, leapfrog
+// steps, divergence, energy) of every draw, as one block.
 func (p *Posterior) HeldMemory(add func(key any, bytes int64)) {
 	var n int64
 	for _, ch := range p.Values {
@@ -308,5 +309,29 @@ func (p *Posterior) HeldMemory(add func(key any, bytes int64)) {
 			n += int64(len(d)) + 7
 		}
 	}
+	if p.Result != nil {
+		for _, ch := range p.Result.Chains {
+			for _, q := range ch.Draws {
+				n += int64(len(q))
+			}
+		}
+	}
 	add(p, 8*n)
+}
+
+// CheckDraws refuses, before a fit starts, a posterior of chains × draws
+// that would not fit in the memory budget beside the live values, counted
+// as HeldMemory will count it once it is made: each draw's constrained
+// values, its free reals and the 7 sampler columns (a generated block's
+// values come on top): the error gives draws × (values + free reals + 7).
+// Without it pathfinder(m, draws: 5e7) under a 32 MB budget ran on more
+// than a minute past its deadline (issue 38's wrong-argument harness),
+// to be refused only when its result was checked.
+func CheckDraws(a *eval.Args, c *model.Compiled, chains, draws int) error {
+	cols := c.Columns() + c.Dim() + 7
+	what := fmt.Sprintf("the posterior of %d chains × %d draws", chains, draws)
+	if chains == 1 {
+		what = fmt.Sprintf("the posterior of %d draws", draws)
+	}
+	return a.CheckDense(chains*draws, cols, what, "ask for fewer draws (or chains), or raise the budget")
 }

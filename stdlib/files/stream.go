@@ -105,8 +105,8 @@ func (t *table) write(w io.Writer) error {
 
 // jsonWriter writes a value as json.MarshalIndent(eval.ToJSON(v), "", "  ")
 // does, byte for byte, without building the value's JSON in memory:
-// vectors, matrices and records are walked directly, and only other values
-// go through eval.ToJSON.
+// vectors, matrices, records and lists are walked directly, and only other
+// values go through eval.ToJSON.
 type jsonWriter struct {
 	w   io.Writer
 	b   bytes.Buffer
@@ -144,6 +144,13 @@ func (j *jsonWriter) newline(depth int) {
 
 func (j *jsonWriter) value(v eval.Value, depth int) {
 	if j.err != nil {
+		return
+	}
+	// A list is a JSONer whose JSON is the array of its elements': walked
+	// here, so that a list of large vectors (a record of results holding
+	// one) is not first copied whole into []any.
+	if l, ok := v.(*eval.List); ok {
+		j.array(len(l.Elems), depth, func(i int) { j.value(l.Elems[i], depth+1) })
 		return
 	}
 	if _, ok := v.(eval.JSONer); ok {

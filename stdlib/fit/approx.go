@@ -1,6 +1,8 @@
 package fit
 
 import (
+	"fmt"
+
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
@@ -54,6 +56,9 @@ func laplaceBuiltin(a *eval.Args) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := infer.CheckDraws(a, c, 1, draws); err != nil {
+		return nil, err
+	}
 	post, err := infer.Laplace(a.Context(), a.Th, c, draws, seed)
 	if err != nil {
 		return nil, fitError(a, err)
@@ -87,6 +92,13 @@ func pathfinderBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Errorf("single_draws", "%d paths × %d draws is more than the %d draws a posterior may pool", s.Paths, s.SingleDraws, eval.MaxLength)
 	}
 	if s.Seed, err = a.Seed(); err != nil {
+		return nil, err
+	}
+	// The pooled draws of every path are held while they are resampled.
+	if err := a.CheckDense(s.Paths*s.SingleDraws, c.Dim(), fmt.Sprintf("the %d paths × %d draws pooled", s.Paths, s.SingleDraws), "ask for fewer single_draws"); err != nil {
+		return nil, err
+	}
+	if err := infer.CheckDraws(a, c, 1, s.Draws); err != nil {
 		return nil, err
 	}
 	post, err := infer.Pathfinder(a.Context(), a.Th, c, s)

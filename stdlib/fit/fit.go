@@ -119,6 +119,9 @@ func sampleBuiltin(a *eval.Args) (eval.Value, error) {
 		// As Stan does: without warm-up nothing is adapted.
 		th.Interp().Warn(a.Pos, "warmup: 0: the step size and the metric are not adapted (step size 1, identity metric) and the chains start at their initial points; the draws may be far from the posterior")
 	}
+	if err := infer.CheckDraws(a, c, s.Chains, s.Draws); err != nil {
+		return nil, err
+	}
 	post, err := infer.Sample(a.Context(), th, c, s)
 	if err != nil {
 		return nil, fitError(a, err)

@@ -180,6 +180,9 @@ func TestSimulateErrors(t *testing.T) {
 		{"fn s(x) = x\nabc(normal(0, 1), s, 50, tolerance: 0.001, max_sims: 2000)", "abc: observation 1: no simulation came within 0.001"},
 		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: -1)", "abc: tolerance must be positive"},
 		{"timed(3)", "timed: f must be a function, got number"},
+		// Issue 38's harness: 1e12 draws crashed with Go's out of memory.
+		{"fn s(x) = x\nsimulate(normal(0, 1), s, 1e12)", "simulate: the 1000000000000 parameters drawn from prior would be 1000000000000×1 numbers"},
+		{"fn s(x) = x\nabc(normal(0, 1), s, 0, tolerance: 1, batch: 1e12, max_sims: 1e13)", "abc: the 1000000000000 parameters drawn from prior would be"},
 	} {
 		kmltest.ExpectError(t, c.src, c.want)
 	}

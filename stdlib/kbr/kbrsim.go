@@ -160,6 +160,11 @@ func newSimulation(a *eval.Args) (*simulation, error) {
 // draw returns k parameters as rows.
 func (s *simulation) draw(k int) (*mat.Dense, error) {
 	if s.dist != nil {
+		// Checked before the allocation: n: 1e12 is a clear error, not
+		// the process running out of memory.
+		if err := s.a.CheckDense(k, 1, fmt.Sprintf("the %d parameters drawn from prior", k), "simulate fewer at a time"); err != nil {
+			return nil, err
+		}
 		out := make([]float64, k)
 		for i := range out {
 			out[i] = s.dist.Family.Rand(s.rnd, s.params)

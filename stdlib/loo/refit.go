@@ -76,6 +76,9 @@ func (r *refitter) warn(prefix string, post *infer.Posterior) {
 func (r *refitter) fit(c *model.Compiled, seed uint64, what string) (*infer.Posterior, error) {
 	s := r.s
 	s.Seed = seed
+	if err := infer.CheckDraws(r.a, c, s.Chains, s.Draws); err != nil {
+		return nil, err
+	}
 	post, err := infer.Sample(r.a.Context(), r.a.Th, c, s)
 	if err != nil {
 		return nil, fitFailed(r.a, err, what)
