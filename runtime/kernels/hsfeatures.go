@@ -24,7 +24,11 @@ import (
 //     j = 1..J, in the kernel's order. The truncation leaves out
 //     c·Σ_(j>J) q_j² = c·(1 − Σ_(j≤J) q_j²) of the variance, the largest
 //     error of the approximate covariance (at τ = 0); the basis depends on
-//     the period, so its gradient goes through the columns themselves.
+//     the period, so its gradient goes through the columns themselves;
+//   - a product periodic × stationary (either factor scaled), on one input
+//     column, is stationary with the density c Σ_j q_j² ½(S_s(ω − jω₀) +
+//     S_s(ω + jω₀)) (each harmonic shifts k_s's spectrum), weighted on the
+//     Hilbert basis with the stationary terms (productDensity).
 //
 // The weights' gradient in ℓ uses I_j′ = (I_(j−1) + I_(j+1))/2.
 type HSFeatures struct {
@@ -45,7 +49,21 @@ type hsTerm struct {
 	off    int
 	scales []int
 	col    int // a periodic term's first column
+	// A product periodic × stationary (base the periodic factor): the
+	// stationary factor and the index of its first hyperparameter.
+	st    *Stationary
+	stOff int
 }
+
+// periodicCols reports whether t has periodic columns of its own (a
+// periodic term that is not a factor of a product).
+func (t hsTerm) periodicCols() bool {
+	_, ok := t.base.(*Periodic)
+	return ok && t.st == nil
+}
+
+// onBox reports whether t is weighted on the Hilbert basis.
+func (t hsTerm) onBox() bool { return !t.periodicCols() }
 
 // CheckHilbert returns nil when NewHSFeatures accepts k on dim input
 // columns, and otherwise an error saying why not and what to use.
@@ -66,7 +84,7 @@ func HilbertNeedsBox(k Kernel) bool {
 	case *Periodic:
 		return false
 	}
-	return true
+	return true // stationary kernels and products periodic × stationary
 }
 
 // hsTerms flattens k (hyperparameters from off, under the scales at
@@ -92,9 +110,43 @@ func hsTerms(k Kernel, dim, off int, scales []int, dst []hsTerm) ([]hsTerm, erro
 		}
 		return append(dst, hsTerm{base: k, off: off, scales: scales}), nil
 	case *Product:
-		return nil, fmt.Errorf("%s: hsgp does not approximate a product of kernels (its spectral density is the convolution of theirs); use the exact gp(), or a sum of approximated kernels (rbf, matern, periodic, scaled)", k)
+		refuse := fmt.Errorf("%s: hsgp approximates a product of kernels only as periodic × a stationary kernel (rbf, laplacian, matern12/32/52) on one input column (the spectral density of another product is the convolution of the factors'); use the exact gp(), or a sum of approximated kernels", k)
+		if dim != 1 {
+			return nil, refuse
+		}
+		fa, oa, sa := hsFactor(kk.A, off, scales)
+		fb, ob, sb := hsFactor(kk.B, off+kk.A.NumHyper(), sa)
+		per, okp := fa.(*Periodic)
+		st, oks := fb.(*Stationary)
+		pOff, sOff := oa, ob
+		if !okp {
+			per, okp = fb.(*Periodic)
+			st, oks = fa.(*Stationary)
+			pOff, sOff = ob, oa
+		}
+		if !okp || !oks {
+			return nil, refuse
+		}
+		if err := CheckSpectral(st, dim); err != nil {
+			return nil, err
+		}
+		return append(dst, hsTerm{base: per, off: pOff, scales: sb, st: st, stOff: sOff}), nil
 	}
 	return nil, CheckSpectral(k, dim)
+}
+
+// hsFactor strips the scales off a product's factor k (hyperparameters
+// from off), appending their indices to scales.
+func hsFactor(k Kernel, off int, scales []int) (Kernel, int, []int) {
+	scales = append([]int(nil), scales...)
+	for {
+		sc, ok := k.(*Scaled)
+		if !ok {
+			return k, off, scales
+		}
+		scales = append(scales, off)
+		k, off = sc.K, off+1
+	}
 }
 
 // NewHSFeatures prepares the features of kernel k at the rows of x: h is
@@ -113,7 +165,7 @@ func NewHSFeatures(k Kernel, h *Hilbert, x *mat.Dense, J int) (*HSFeatures, erro
 	f := &HSFeatures{J: J, n: n, terms: terms, np: k.NumHyper()}
 	stationary := false
 	for _, t := range terms {
-		if _, ok := t.base.(*Stationary); ok {
+		if t.onBox() {
 			stationary = true
 		}
 	}
@@ -128,7 +180,7 @@ func NewHSFeatures(k Kernel, h *Hilbert, x *mat.Dense, J int) (*HSFeatures, erro
 		f.cols = h.Size()
 	}
 	for i := range f.terms {
-		if _, ok := f.terms[i].base.(*Periodic); ok {
+		if f.terms[i].periodicCols() {
 			if J < 0 {
 				return nil, fmt.Errorf("the periodic kernel's cosine series needs at least 0 harmonics, got %d", J)
 			}
@@ -191,6 +243,12 @@ func (f *HSFeatures) Eval(k Kernel, pos []int, val, jac []float64) error {
 			g = make([]float64, P)
 		}
 		for _, t := range f.terms {
+			if t.st != nil {
+				if err := f.productDensity(t, hy, S, dS); err != nil {
+					return err
+				}
+				continue
+			}
 			st, ok := t.base.(*Stationary)
 			if !ok {
 				continue
@@ -239,7 +297,7 @@ func (f *HSFeatures) Eval(k Kernel, pos []int, val, jac []float64) error {
 	}
 	ive := make([]float64, f.J+2)
 	for _, t := range f.terms {
-		if _, ok := t.base.(*Periodic); !ok {
+		if !t.periodicCols() {
 			continue
 		}
 		ell, per := hy[t.off], hy[t.off+1]
@@ -295,7 +353,7 @@ func (f *HSFeatures) Eval(k Kernel, pos []int, val, jac []float64) error {
 	for i := range f.n {
 		copy(b[:size], phiRaw[i*phiStride:i*phiStride+size])
 		for _, t := range f.terms {
-			if _, ok := t.base.(*Periodic); !ok {
+			if !t.periodicCols() {
 				continue
 			}
 			per := hy[t.off+1]
@@ -341,4 +399,102 @@ func (f *HSFeatures) rehyper(st *Stationary, h []float64) (*Stationary, error) {
 		return nil, err
 	}
 	return k.(*Stationary), nil
+}
+
+// productDensity adds to S (and its derivatives to dS, when not nil) the
+// spectral density of the term c·periodic(ℓ, p)·k_s at the box's
+// frequencies: with the cosine series periodic(τ) = Σ_j q_j² cos(jω₀τ),
+// each harmonic times k_s has the density ½(S_s(ω − jω₀) + S_s(ω + jω₀)),
+// so S = c Σ_j q_j² ½(S_s(ω − jω₀) + S_s(ω + jω₀)) (for j = 0, q_0² S_s(ω)),
+// summed to j = 10 + 9√a, beyond which q_j² < e^(−40)·q_0². The period's
+// derivative goes through the shifts, jω₀, by S_s′(ω).
+func (f *HSFeatures) productDensity(t hsTerm, hy, S, dS []float64) error {
+	ell, per := hy[t.off], hy[t.off+1]
+	if !(ell > 0) || math.IsInf(ell, 0) || !(per > 0) || math.IsInf(per, 0) {
+		return fmt.Errorf("periodic: ell and period must be positive and finite, got %v and %v", ell, per)
+	}
+	st, err := f.rehyper(t.st, hy[t.stOff:t.stOff+t.st.NumHyper()])
+	if err != nil {
+		return err
+	}
+	a := 1 / (ell * ell)
+	J := 10 + int(9*math.Sqrt(a))
+	ive := make([]float64, J+2)
+	besselIve(a, ive)
+	c := 1.0
+	for _, i := range t.scales {
+		c *= hy[i]
+	}
+	w0 := 2 * math.Pi / per
+	P := len(hy)
+	ns := st.NumHyper()
+	g := make([]float64, ns)
+	var inner float64 // Σ_j q_j²·½(S_s(ω − jω₀) + S_s(ω + jω₀)) at one ω
+	for k := range f.h.Size() {
+		w := f.h.Freq(k)[0]
+		inner = 0
+		var dInner []float64 // its derivatives: stationary's, then ℓ, then p
+		if dS != nil {
+			dInner = make([]float64, ns+2)
+		}
+		for j := 0; j <= J; j++ {
+			fj := 2.0
+			if j == 0 {
+				fj = 1
+			}
+			q2 := fj * ive[j]
+			lo := ive[1]
+			if j > 0 {
+				lo = ive[j-1]
+			}
+			dq2 := (fj*(lo+ive[j+1])/2 - q2) * (-2 * a / ell) // ∂q_j²/∂ℓ
+			shift := float64(j) * w0
+			half := 0.5
+			sides := []float64{w - shift, w + shift}
+			if j == 0 {
+				sides, half = sides[:1], 1
+			}
+			for side, ws := range sides {
+				var gs []float64
+				if dS != nil {
+					gs = g
+				}
+				sv, dw, err := st.spectral1D(ws, gs)
+				if err != nil {
+					return err
+				}
+				inner += half * q2 * sv
+				if dS != nil {
+					for i, v := range gs {
+						dInner[i] += half * q2 * v
+					}
+					dInner[ns] += half * dq2 * sv
+					// ∂(ω ∓ jω₀)/∂p = ±jω₀/p.
+					sign := 1.0
+					if side == 1 {
+						sign = -1
+					}
+					dInner[ns+1] += half * q2 * dw * sign * shift / per
+				}
+			}
+		}
+		S[k] += c * inner
+		if dS != nil {
+			for i := range ns {
+				dS[k*P+t.stOff+i] += c * dInner[i]
+			}
+			dS[k*P+t.off] += c * dInner[ns]
+			dS[k*P+t.off+1] += c * dInner[ns+1]
+			for _, si := range t.scales {
+				o := 1.0
+				for _, i := range t.scales {
+					if i != si {
+						o *= hy[i]
+					}
+				}
+				dS[k*P+si] += o * inner
+			}
+		}
+	}
+	return nil
 }

@@ -134,3 +134,21 @@ func (k *Stationary) spectral(w, grad []float64) (float64, error) {
 	}
 	return s, nil
 }
+
+// spectral1D is spectral at the one-dimensional frequency w, with also
+// ∂S/∂ω = S·(log g)′(u)·2ℓ²ω (u = ℓ²ω²), which the product of a periodic
+// and a stationary kernel needs for the period's derivative.
+func (k *Stationary) spectral1D(w float64, grad []float64) (s, dw float64, err error) {
+	s, err = k.spectral([]float64{w}, grad)
+	if err != nil {
+		return 0, 0, err
+	}
+	l := k.Ell[0]
+	u := l * l * w * w
+	dlogg := -0.5
+	if k.kind != profRBF {
+		nu := map[profile]float64{profMatern12: 0.5, profMatern32: 1.5, profMatern52: 2.5}[k.kind]
+		dlogg = -(nu + 0.5) / (2*nu + u)
+	}
+	return s, s * dlogg * 2 * l * l * w, nil
+}
