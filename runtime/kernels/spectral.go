@@ -21,7 +21,8 @@ import (
 //
 // for ν = 1/2 (laplacian, matern12), 3/2 and 5/2. A scaled kernel c·k has
 // c·S_k, and a sum the sum of its parts' densities. Other kernels are
-// refused by CheckSpectral's error.
+// refused by CheckSpectral's error (the periodic kernel, whose spectrum is
+// point masses, has its own features in HSFeatures).
 func SpectralDensity(k Kernel, w, grad []float64) (float64, error) {
 	switch k := k.(type) {
 	case *Scaled:
@@ -74,18 +75,18 @@ func CheckSpectral(k Kernel, dim int) error {
 		return CheckSpectral(k.B, dim)
 	case *Stationary:
 		if k.kind == profRQ {
-			return fmt.Errorf("%s: the rational quadratic kernel's spectral density (a modified Bessel function of the second kind) is not implemented; use rbf or a matern kernel", k)
+			return fmt.Errorf("%s: the rational quadratic kernel's spectral density involves the modified Bessel function of the second kind K_ν, which KML does not evaluate; use rbf or a matern kernel", k)
 		}
 		if d := k.Dim(); d != 0 && d != dim {
 			return fmt.Errorf("%s has %d lengthscales but the inputs have %d columns", k, d, dim)
 		}
 		return nil
 	case *Periodic:
-		return fmt.Errorf("%s: the periodic kernel has no spectral density (its spectrum is point masses at multiples of 2π/period), and the approximation by its cosine series (Riutort-Mayol et al. 2023, §5) is not implemented", k)
+		return fmt.Errorf("%s: the periodic kernel has no spectral density (its spectrum is point masses at multiples of 2π/period); hsgp approximates it by its cosine series instead (Riutort-Mayol et al. 2023, §5)", k)
 	case *Product:
-		return fmt.Errorf("%s: a product of kernels has the convolution of their spectral densities, which is not implemented; use a single rbf or matern kernel, scaled, or a sum of them", k)
+		return fmt.Errorf("%s: a product of kernels has the convolution of their spectral densities, which KML does not compute; use a single rbf or matern kernel, scaled, or a sum of them", k)
 	}
-	return fmt.Errorf("%s has no spectral density: only stationary kernels do (rbf, laplacian, matern12, matern32, matern52, their scaled versions and sums)", k)
+	return fmt.Errorf("%s has no spectral density: only stationary kernels do (rbf, laplacian, matern12, matern32, matern52, their scaled versions and sums; hsgp also takes periodic on one input column)", k)
 }
 
 // spectral is SpectralDensity for a Stationary kernel. Its gradient is
@@ -132,4 +133,22 @@ func (k *Stationary) spectral(w, grad []float64) (float64, error) {
 		}
 	}
 	return s, nil
+}
+
+// spectral1D is spectral at the one-dimensional frequency w, with also
+// ∂S/∂ω = S·(log g)′(u)·2ℓ²ω (u = ℓ²ω²), which the product of a periodic
+// and a stationary kernel needs for the period's derivative.
+func (k *Stationary) spectral1D(w float64, grad []float64) (s, dw float64, err error) {
+	s, err = k.spectral([]float64{w}, grad)
+	if err != nil {
+		return 0, 0, err
+	}
+	l := k.Ell[0]
+	u := l * l * w * w
+	dlogg := -0.5
+	if k.kind != profRBF {
+		nu := map[profile]float64{profMatern12: 0.5, profMatern32: 1.5, profMatern52: 2.5}[k.kind]
+		dlogg = -(nu + 0.5) / (2*nu + u)
+	}
+	return s, s * dlogg * 2 * l * l * w, nil
 }
