@@ -127,6 +127,34 @@ func TestSGPRFastDense(t *testing.T) {
 	}
 }
 
+// TestSGPRFastFewRows checks the matrix form against the general path
+// when there are fewer rows than lanes.
+func TestSGPRFastFewRows(t *testing.T) {
+	x, y := testData(5, 3, 469)
+	z, _ := testData(3, 3, 470)
+	k := fastKernels(t)["nested"]
+	gf := make([]float64, k.NumHyper()+1)
+	gg := make([]float64, k.NumHyper()+1)
+	fast, err := SGPRLogMarginal(k, x, z, y, 0.3, gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgprFastPath = false
+	gen, err := SGPRLogMarginal(k, x, z, y, 0.3, gg)
+	sgprFastPath = true
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(fast-gen) > 1e-10*math.Abs(gen) {
+		t.Errorf("bound %.15g, general path %.15g", fast, gen)
+	}
+	for i := range gf {
+		if math.Abs(gf[i]-gg[i]) > 1e-10*(1+math.Abs(gg[i])) {
+			t.Errorf("gradient %d: %.15g, general path %.15g", i, gf[i], gg[i])
+		}
+	}
+}
+
 // TestSGPRFastCores checks that the matrix form gives the same bits on
 // one core as on several (its lanes are fixed by n alone).
 func TestSGPRFastCores(t *testing.T) {
