@@ -131,20 +131,97 @@ func sgprPass(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*s
 	if err != nil {
 		return nil, err
 	}
+	if err := s.factorA(noise); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// factorA factors A = σ²I + VVᵀ and sets w = A⁻¹Vy.
+func (s *sgprStats) factorA(noise float64) error {
+	m := s.m
 	a := mat.NewSymDense(m, nil)
 	a.CopySym(s.P)
 	for i := 0; i < m; i++ {
 		a.SetSym(i, i, a.At(i, i)+noise)
 	}
 	if !s.la.Factorize(a) {
-		return nil, ErrNotPD
+		return ErrNotPD
 	}
 	wv := mat.NewVecDense(m, nil)
 	if err := linalg.IgnoreCondition(s.la.SolveVecTo(wv, mat.NewVecDense(m, s.vy))); err != nil {
-		return nil, err
+		return err
 	}
 	s.w = wv.RawVector().Data
-	return s, nil
+	return nil
+}
+
+// bound is F from the first pass's sums.
+func (s *sgprStats) bound(noise float64) float64 {
+	n, m := s.n, s.m
+	vyw := linalg.Dot(s.vy, s.w)
+	quad := (s.yy - vyw) / noise
+	logdet := float64(n-m)*math.Log(noise) + s.la.LogDet()
+	gap := s.trK - s.trQ
+	return -0.5*quad - 0.5*logdet - 0.5*float64(n)*math.Log(2*math.Pi) - 0.5*gap/noise
+}
+
+// gradParts returns Vα = (Vy − VVᵀw)/σ², Bα = L⁻ᵀVα and
+// M = A⁻¹VVᵀL⁻¹/σ² (m × m).
+func (s *sgprStats) gradParts(noise float64) (va, ba *mat.VecDense, mm *mat.Dense, err error) {
+	m := s.m
+	var pw mat.VecDense
+	pw.MulVec(s.P, mat.NewVecDense(m, s.w))
+	va = mat.NewVecDense(m, nil)
+	for i := 0; i < m; i++ {
+		va.SetVec(i, (s.vy[i]-pw.AtVec(i))/noise)
+	}
+	ba = mat.NewVecDense(m, nil)
+	if err := linalg.IgnoreCondition(ba.SolveVec(s.L.T(), va)); err != nil {
+		return nil, nil, nil, err
+	}
+	// VVᵀL⁻¹ = (L⁻ᵀVVᵀ)ᵀ.
+	var lp mat.Dense
+	mm = new(mat.Dense)
+	if err := linalg.IgnoreCondition(lp.Solve(s.L.T(), s.P)); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := linalg.IgnoreCondition(s.la.SolveTo(mm, lp.T())); err != nil {
+		return nil, nil, nil, err
+	}
+	mm.Scale(1/noise, mm)
+	return va, ba, mm, nil
+}
+
+// finishGrad writes the gradient from gsum (the n × m contraction and
+// the diagonal's), g2 = Σ_b B_b G_b (m × m), aa = αᵀα.
+func (s *sgprStats) finishGrad(k kernels.Kernel, z *mat.Dense, g2 *mat.Dense, gsum []float64, aa, noise float64, grad []float64) error {
+	n, m := s.n, s.m
+	nh := k.NumHyper()
+	g2s := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			g2s.SetSym(i, j, 0.5*(g2.At(i, j)+g2.At(j, i)))
+		}
+	}
+	tmp := make([]float64, nh)
+	Contract(tmp, k, z, g2s)
+	for h := range gsum {
+		grad[h] = gsum[h] - tmp[h]
+	}
+	// ∂/∂σ²: ½(αᵀα − tr(Q + σ²I)⁻¹) + tr(K − Q)/(2σ⁴), with
+	// tr(Q + σ²I)⁻¹ = (n − tr(A⁻¹VVᵀ))/σ² and tr(A⁻¹VVᵀ) = m − σ²tr A⁻¹.
+	var ainv mat.SymDense
+	if err := linalg.IgnoreCondition(s.la.InverseTo(&ainv)); err != nil {
+		return err
+	}
+	trAinvP := float64(m)
+	for i := 0; i < m; i++ {
+		trAinvP -= noise * ainv.At(i, i)
+	}
+	trCinv := (float64(n) - trAinvP) / noise
+	grad[nh] = 0.5*(aa-trCinv) + 0.5*(s.trK-s.trQ)/(noise*noise)
+	return nil
 }
 
 // SGPRLogMarginal is Titsias' bound F (see SGPR) at noise variance σ² =
@@ -160,42 +237,33 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 	if !(noise > 0) {
 		return 0, fmt.Errorf("gp: the noise variance must be positive, got %g", noise)
 	}
+	if sgprFastPath {
+		if err := kernels.CheckData(x, "the data"); err != nil {
+			return 0, err
+		}
+		if fk := newFastKernel(k, x, z); fk != nil {
+			if len(y) != fk.n {
+				return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
+			}
+			return sgprFast(fk, k, x, z, y, noise, grad)
+		}
+	}
 	s, err := sgprPass(k, x, z, y, noise)
 	if err != nil {
 		return 0, err
 	}
-	n, m := s.n, s.m
-	vyw := linalg.Dot(s.vy, s.w)
-	quad := (s.yy - vyw) / noise
-	logdet := float64(n-m)*math.Log(noise) + s.la.LogDet()
-	gap := s.trK - s.trQ
-	bound := -0.5*quad - 0.5*logdet - 0.5*float64(n)*math.Log(2*math.Pi) - 0.5*gap/noise
+	bound := s.bound(noise)
 	if grad == nil {
 		return bound, nil
 	}
-	// Vα = (Vy − VVᵀw)/σ², Bα = L⁻ᵀVα.
-	var pw mat.VecDense
-	pw.MulVec(s.P, mat.NewVecDense(m, s.w))
-	va := make([]float64, m)
-	for i := range va {
-		va[i] = (s.vy[i] - pw.AtVec(i)) / noise
-	}
-	ba := mat.NewVecDense(m, nil)
-	if err := linalg.IgnoreCondition(ba.SolveVec(s.L.T(), mat.NewVecDense(m, va))); err != nil {
+	_, ba, mm, err := s.gradParts(noise)
+	if err != nil {
 		return 0, err
 	}
-	// M = A⁻¹VVᵀL⁻¹/σ² (m × m): VVᵀL⁻¹ = (L⁻ᵀVVᵀ)ᵀ.
-	var lp, mm mat.Dense
-	if err := linalg.IgnoreCondition(lp.Solve(s.L.T(), s.P)); err != nil {
-		return 0, err
-	}
-	if err := linalg.IgnoreCondition(s.la.SolveTo(&mm, lp.T())); err != nil {
-		return 0, err
-	}
-	mm.Scale(1/noise, &mm)
 	nh := k.NumHyper()
 	gsum := make([]float64, nh)
 	tmp := make([]float64, nh)
+	m := s.m
 	g2 := mat.NewDense(m, m, nil)
 	var aa float64
 	err = blocks(x, func(i0, i1 int, xb *mat.Dense) error {
@@ -214,7 +282,7 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 		}
 		// G_b = V_bᵀM + α_b(Bα)ᵀ; B_b = L⁻ᵀV_b.
 		g := mat.NewDense(nb, m, nil)
-		g.Mul(v.T(), &mm)
+		g.Mul(v.T(), mm)
 		g.RankOne(g, 1, mat.NewVecDense(nb, alpha), ba)
 		ContractCross(tmp, k, xb, z, g)
 		for h := range gsum {
@@ -239,29 +307,7 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 	if err != nil {
 		return 0, err
 	}
-	g2s := mat.NewSymDense(m, nil)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			g2s.SetSym(i, j, 0.5*(g2.At(i, j)+g2.At(j, i)))
-		}
-	}
-	Contract(tmp, k, z, g2s)
-	for h := range gsum {
-		grad[h] = gsum[h] - tmp[h]
-	}
-	// ∂/∂σ²: ½(αᵀα − tr(Q + σ²I)⁻¹) + tr(K − Q)/(2σ⁴), with
-	// tr(Q + σ²I)⁻¹ = (n − tr(A⁻¹VVᵀ))/σ² and tr(A⁻¹VVᵀ) = m − σ²tr A⁻¹.
-	var ainv mat.SymDense
-	if err := linalg.IgnoreCondition(s.la.InverseTo(&ainv)); err != nil {
-		return 0, err
-	}
-	trAinvP := float64(m)
-	for i := 0; i < m; i++ {
-		trAinvP -= noise * ainv.At(i, i)
-	}
-	trCinv := (float64(n) - trAinvP) / noise
-	grad[nh] = 0.5*(aa-trCinv) + 0.5*gap/(noise*noise)
-	return bound, nil
+	return bound, s.finishGrad(k, z, g2, gsum, aa, noise, grad)
 }
 
 // SGPRPredict is the predictive of f at the rows of xnew under SGPR's

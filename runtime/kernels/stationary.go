@@ -91,6 +91,10 @@ func NewRQ(ell []float64, alpha float64) (*Stationary, error) {
 // IsRBF reports the squared-exponential kernel.
 func (k *Stationary) IsRBF() bool { return k.kind == profRBF }
 
+// Profile names f: "rbf", "laplacian", "matern32", "matern52" or "rq",
+// for callers that evaluate f over whole blocks of u themselves.
+func (k *Stationary) Profile() string { return k.name() }
+
 func (k *Stationary) name() string {
 	return [...]string{"rbf", "laplacian", "matern32", "matern52", "rq"}[k.kind]
 }
