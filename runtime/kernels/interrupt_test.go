@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/kml-lang/kml/runtime/interrupt"
@@ -49,5 +50,41 @@ func TestGramStopsOnInterrupt(t *testing.T) {
 		if got := g.At(ij[0], ij[1]); got != want && (got-want > 1e-12 || want-got > 1e-12) {
 			t.Errorf("after End: K[%d, %d] = %v, k(x_i, x_j) = %v", ij[0], ij[1], got, want)
 		}
+	}
+}
+
+// TestKMeansStopsAndIsWorkerFree: k-means landmarks are the same on one
+// processor and on several (its row passes are split among them), and
+// once the run's token is raised they stop with interrupt.Stop.
+func TestKMeansStopsAndIsWorkerFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 4))
+	n := 3*kmeansBlock + 17
+	x := mat.NewDense(n, 3, nil)
+	for i := range n {
+		for j := range 3 {
+			x.Set(i, j, r.NormFloat64()+float64(i%5))
+		}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one, err := Landmarks(x, 40, 7, KMeans)
+	runtime.GOMAXPROCS(max(prev, 3))
+	several, err2 := Landmarks(x, 40, 7, KMeans)
+	runtime.GOMAXPROCS(prev)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if !mat.Equal(one, several) {
+		t.Error("k-means landmarks differ between one processor and several")
+	}
+	tok := interrupt.Begin(context.Background())
+	tok.Raise()
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		Landmarks(x, 40, 7, KMeans)
+		return nil
+	}()
+	tok.End()
+	if !interrupt.Is(got) {
+		t.Errorf("k-means after Raise: panicked with %v, want interrupt.Stop", got)
 	}
 }
