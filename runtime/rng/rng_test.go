@@ -38,6 +38,7 @@ var historic = map[string]struct {
 	"PathfinderFitResample": {PathfinderFitResample, 0x72737066},
 	"ForwardLatent":         {ForwardLatent, 0x66776466},
 	"SVGP":                  {SVGP, 0x73766770},
+	"RegressBayes":          {RegressBayes, 0x67707262},
 }
 
 // TestStreamsAreDistinct: no two purposes share a stream.
@@ -73,7 +74,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap, RegressBayes} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			if knownOverlaps[[2]Stream{s, Stream(vals[i])}] {
