@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,6 +52,9 @@ type RegressionPosterior struct {
 	MaxWeight float64
 	// PriorSD is the prior's sd on the log scale.
 	PriorSD float64
+	// Modes is the number of distinct local maxima of the posterior
+	// found (posteriorModes), each a component of the proposal.
+	Modes int
 	// EllMean is the posterior mean of each lengthscale, ScaleMean of s
 	// and NoiseMean of σ² (standardised scale), by the weighted draws.
 	EllMean              []float64
@@ -75,20 +79,28 @@ type RegressionPosterior struct {
 // guaranteed valid, Vovk and Wang 2020), and the result would test no
 // single statistic.
 //
-// Why importance sampling at the Laplace approximation. The posterior has
+// Why importance sampling at Laplace approximations. The posterior has
 // d + 2 dimensions and every evaluation costs one n×n Cholesky factor;
 // NUTS would need thousands of them per regression (two per variable per
-// conditioning set in pc). Here the mode m is found by L-BFGS (as ML-II,
-// with the prior added), the covariance Σ is the inverse of the negative
-// Hessian there (central differences of the exact gradient; eigenvalues of
-// the precision below the prior's 1/PriorSD² raised to it), and S draws
-// from a multivariate Student t with 4 degrees of freedom at (m, Σ) (heavier
-// tails than the posterior, so the weights stay bounded) are weighted by
-// posterior/proposal and self-normalised. Each draw costs one factor, and
-// the same factor gives its residual σ²C⁻¹y and its log marginal
-// likelihood. The weights' ESS is reported: a small ESS says the Laplace
-// proposal fits the posterior poorly. The draws are seeded by (seed,
-// stream).
+// conditioning set in pc). Here the posterior is climbed by L-BFGS (as
+// ML-II, with the prior added) from ML-II's start and from lengthscales
+// 0.1, 0.3 and 3 (modeStarts): a GP regression's marginal likelihood
+// often has a second maximum where all of y is noise (s → 0, σ² → 1), and
+// ML-II's single start stops there in about half of the replications of
+// a fast-varying E[x | z] at n = 100 (TestCIRegressionStudy's sin 6z); a
+// single-mode proposal at that mode then has an effective sample size
+// near 1. Each distinct mode m_k gets the covariance Σ_k, the inverse of
+// the negative Hessian there (central differences of the exact gradient;
+// eigenvalues of the precision below the prior's 1/PriorSD² raised to
+// it), and the proposal is the equal mixture of multivariate Student t's
+// with 4 degrees of freedom at (m_k, Σ_k) (heavier tails than the
+// posterior, so the weights stay bounded). S draws, stratified over the
+// components, are weighted by posterior/mixture density (the balance
+// heuristic of multiple importance sampling) and self-normalised. Each
+// draw costs one factor, and the same factor gives its residual σ²C⁻¹y
+// and its log marginal likelihood. The weights' ESS is reported: a small
+// ESS says the proposal fits the posterior poorly. The draws are seeded
+// by (seed, stream).
 func RegressBayes(ctx context.Context, z *mat.Dense, y []float64, b RegressionBayes, seed uint64, stream rng.Stream) (Regression, error) {
 	b = b.withDefaults()
 	p, err := prepareRegression(z, y)
@@ -102,23 +114,18 @@ func RegressBayes(ctx context.Context, z *mat.Dense, y []float64, b RegressionBa
 	obj := func() *mlObjective {
 		return &mlObjective{k: p.base, x: p.zs, y: p.ys, priorMean: mean, priorSD: b.PriorSD}
 	}
-	res, err := inference.Maximize(ctx, func() (inference.Model, error) { return obj(), nil },
-		inference.Settings{Init: p.init, Workers: 1, MaxIterations: 200, GradTol: 1e-5})
-	if err != nil {
-		return Regression{}, fmt.Errorf("the posterior mode: %w", err)
-	}
-	L, err := laplaceFactor(obj(), res.X, b.PriorSD)
+	modes, err := posteriorModes(ctx, obj, p.init)
 	if err != nil {
 		return Regression{}, err
 	}
-	// The draws: q = m + L u, u multivariate t₄, with the proposal's log
-	// density up to a constant.
+	// The draws: stratified over the modes (draw s from mode s mod K),
+	// q = m_k + L_k u, u multivariate t₄; logq is the mixture's density.
 	r := rng.New(seed, stream)
 	qs := make([][]float64, b.Draws)
-	logq := make([]float64, b.Draws)
 	for s := range qs {
+		md := modes[s%len(modes)]
 		u := make([]float64, dim)
-		var g, uu float64
+		var g float64
 		for i := 0; i < tDF; i++ {
 			e := r.NormFloat64()
 			g += e * e
@@ -126,23 +133,26 @@ func RegressBayes(ctx context.Context, z *mat.Dense, y []float64, b RegressionBa
 		f := math.Sqrt(tDF / g)
 		for i := range u {
 			u[i] = r.NormFloat64() * f
-			uu += u[i] * u[i]
 		}
 		q := make([]float64, dim)
 		for i := range q {
-			q[i] = res.X[i]
+			q[i] = md.q[i]
 			for j := 0; j < dim; j++ {
-				q[i] += L.At(i, j) * u[j]
+				q[i] += md.l.At(i, j) * u[j]
 			}
 		}
 		qs[s] = q
-		logq[s] = -float64(tDF+dim) / 2 * math.Log1p(uu/tDF)
+	}
+	logq := make([]float64, b.Draws)
+	for s, q := range qs {
+		logq[s] = mixtureLogDensity(modes, q)
 	}
 	avg, err := posteriorMeanResiduals(ctx, obj(), qs, logq)
 	if err != nil {
 		return Regression{}, err
 	}
-	k, noise, err := obj().params(res.X)
+	best := modes[0]
+	k, noise, err := obj().params(best.q)
 	if err != nil {
 		return Regression{}, err
 	}
@@ -150,7 +160,7 @@ func RegressBayes(ctx context.Context, z *mat.Dense, y []float64, b RegressionBa
 	if err != nil {
 		return Regression{}, err
 	}
-	post := &RegressionPosterior{Draws: b.Draws, PriorSD: b.PriorSD, EllMean: make([]float64, d)}
+	post := &RegressionPosterior{Draws: b.Draws, PriorSD: b.PriorSD, EllMean: make([]float64, d), Modes: len(modes)}
 	var sw, sw2 float64
 	for s, w := range avg.w {
 		sw += w
@@ -168,7 +178,112 @@ func RegressBayes(ctx context.Context, z *mat.Dense, y []float64, b RegressionBa
 	for i, v := range avg.resid {
 		resid[i] = p.sd * v
 	}
-	return Regression{Kernel: k, Noise: noise, LogML: logml, Converged: res.Converged, Resid: resid, Posterior: post}, nil
+	return Regression{Kernel: k, Noise: noise, LogML: logml, Converged: best.converged, Resid: resid, Posterior: post}, nil
+}
+
+// mode is a local maximum q of the log posterior, its value, the factor
+// L (LLᵀ = Σ) of its Laplace covariance and log|det L|.
+type mode struct {
+	q         []float64
+	value     float64
+	l         *mat.Dense
+	logDetL   float64
+	converged bool
+}
+
+// modeStarts are the lengthscales (standardised z) from which
+// posteriorModes climbs: ML-II's start ℓ = 1 and the scales around it.
+var modeStarts = []float64{1, 0.1, 0.3, 3}
+
+// posteriorModes climbs the log posterior by L-BFGS from init with every
+// lengthscale set to each of modeStarts, and returns the distinct maxima
+// (further than 0.5 apart in θ), highest first, with their Laplace
+// factors (laplaceFactor).
+func posteriorModes(ctx context.Context, obj func() *mlObjective, init []float64) ([]mode, error) {
+	var out []mode
+	dim := len(init)
+	for _, ell := range modeStarts {
+		start := append([]float64(nil), init...)
+		for j := 1; j < dim-1; j++ {
+			start[j] = math.Log(ell)
+		}
+		res, err := inference.Maximize(ctx, func() (inference.Model, error) { return obj(), nil },
+			inference.Settings{Init: start, Workers: 1, MaxIterations: 200, GradTol: 1e-5})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if math.IsNaN(res.Value) || math.IsInf(res.Value, 0) {
+			continue
+		}
+		dup := false
+		for k := range out {
+			var d2 float64
+			for i, v := range res.X {
+				d2 += (v - out[k].q[i]) * (v - out[k].q[i])
+			}
+			if d2 < 0.25 {
+				dup = true
+				if res.Value > out[k].value {
+					out[k].q, out[k].value, out[k].converged = res.X, res.Value, res.Converged
+				}
+				break
+			}
+		}
+		if !dup {
+			out = append(out, mode{q: res.X, value: res.Value, converged: res.Converged})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the posterior mode: no start reached a finite maximum")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].value > out[j].value })
+	for k := range out {
+		l, err := laplaceFactor(obj(), out[k].q, obj().priorSD)
+		if err != nil {
+			return nil, err
+		}
+		out[k].l = l
+		var lu mat.LU
+		lu.Factorize(l)
+		out[k].logDetL, _ = lu.LogDet()
+	}
+	return out, nil
+}
+
+// mixtureLogDensity is the log density at q of the equal-weight mixture
+// of multivariate t₄ distributions at the modes, location m_k and scale
+// matrix Σ_k = L_k L_kᵀ:
+//
+//	t(q) = Γ((ν+p)/2) / (Γ(ν/2) (νπ)^{p/2} |Σ|^{1/2}) · (1 + δᵀΣ⁻¹δ/ν)^{−(ν+p)/2}.
+func mixtureLogDensity(modes []mode, q []float64) float64 {
+	p := float64(len(q))
+	lg1, _ := math.Lgamma((tDF + p) / 2)
+	lg2, _ := math.Lgamma(tDF / 2.0)
+	c := lg1 - lg2 - p/2*math.Log(tDF*math.Pi) - math.Log(float64(len(modes)))
+	terms := make([]float64, len(modes))
+	top := math.Inf(-1)
+	for k, md := range modes {
+		delta := make([]float64, len(q))
+		for i := range q {
+			delta[i] = q[i] - md.q[i]
+		}
+		var u mat.VecDense
+		if err := u.SolveVec(md.l, mat.NewVecDense(len(q), delta)); err != nil {
+			terms[k] = math.Inf(-1)
+			continue
+		}
+		uu := mat.Dot(&u, &u)
+		terms[k] = c - md.logDetL - (tDF+p)/2*math.Log1p(uu/tDF)
+		top = max(top, terms[k])
+	}
+	var sum float64
+	for _, v := range terms {
+		sum += math.Exp(v - top)
+	}
+	return top + math.Log(sum)
 }
 
 // laplaceFactor returns L with LLᵀ = Σ, the inverse of the negative

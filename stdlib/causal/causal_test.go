@@ -64,7 +64,7 @@ let ellmean = b.regression.x[1].ell_mean
 	}
 	b := kmltest.Lookup[*eval.Record](t, in, "b")
 	reg, _ := b.Attr("regression")
-	if s := reg.String(); !strings.HasPrefix(s, `{method: "gp bayes:`) || !strings.Contains(s, "prior: ") || !strings.Contains(s, "max_weight") {
+	if s := reg.String(); !strings.HasPrefix(s, `{method: "gp bayes:`) || !strings.Contains(s, "prior: ") || !strings.Contains(s, "max_weight") || !strings.Contains(s, "modes: ") {
 		t.Errorf("the bayes regression's record: %s", s)
 	}
 	m := kmltest.Lookup[*eval.Record](t, in, "m")
