@@ -87,7 +87,7 @@ type RegressionPosterior struct {
 // 0.1, 0.3 and 3 (modeStarts): a GP regression's marginal likelihood
 // often has a second maximum where all of y is noise (s → 0, σ² → 1), and
 // ML-II's single start stops there in about half of the replications of
-// a fast-varying E[x | z] at n = 100 (TestCIRegressionStudy's sin 6z); a
+// a fast-varying E[x | z] at n = 100 (studies/cibayes's sin 6z); a
 // single-mode proposal at that mode then has an effective sample size
 // near 1. Each distinct mode m_k gets the covariance Σ_k, the inverse of
 // the negative Hessian there (central differences of the exact gradient;
