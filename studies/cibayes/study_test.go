@@ -6,7 +6,8 @@
 //
 //	KML_CI_STUDY=1 go test -run Study -v -timeout 60m ./studies/cibayes
 //
-// (KML_CI_REPS=N for N replications per design instead of 200).
+// (KML_CI_REPS=N for N replications per design instead of 200,
+// KML_CI_CELLS=text for the designs whose name contains text).
 package cibayes
 
 import (
@@ -31,11 +32,13 @@ import (
 // or sin 6z when fast: a regression that n = 100 cannot pin down), so that
 // a misfit of the regression leaves in both residuals the same function of
 // z (the mechanism He et al., arXiv 2512.14000, name); e Gaussian or Student t₃
-// (heavy), and dependent: e₂ = 0.6e₁ + 0.8e₂' (x and y dependent given z).
+// (heavy), and dep = (a, b) not zero: e₂ = a·e₁ + b·e₂' (x and y
+// dependent given z, correlation a when a² + b² = 1).
 type studyCell struct {
-	name                   string
-	n                      int
-	fast, heavy, dependent bool
+	name        string
+	n           int
+	fast, heavy bool
+	dep         [2]float64
 }
 
 func (c studyCell) draw(r *rand.Rand) (x, y, z *mat.Dense) {
@@ -58,8 +61,8 @@ func (c studyCell) draw(r *rand.Rand) (x, y, z *mat.Dense) {
 			f = math.Sin(6 * zv)
 		}
 		e1, e2 := noise(), noise()
-		if c.dependent {
-			e2 = 0.6*e1 + 0.8*e2
+		if c.dep != [2]float64{} {
+			e2 = c.dep[0]*e1 + c.dep[1]*e2
 		}
 		x.Set(i, 0, f+0.3*e1)
 		y.Set(i, 0, f+0.3*e2)
@@ -78,21 +81,25 @@ func (c studyCell) draw(r *rand.Rand) (x, y, z *mat.Dense) {
 // prints the table that docs/language.md's ci_test section quotes.
 func TestCIRegressionStudy(t *testing.T) {
 	if os.Getenv("KML_CI_STUDY") == "" {
-		t.Skip("KML_CI_STUDY=1 runs the ci_test regression study: 200 replications × 7 designs, about 350 CPU-s")
+		t.Skip("KML_CI_STUDY=1 runs the ci_test regression study: 200 replications × 9 designs, about 450 CPU-s")
 	}
 	reps := 200
 	if v := fulltestReps(); v > 0 {
 		reps = v
 	}
 	cells := []studyCell{
-		{"sin 3z + z, Gaussian, n = 100", 100, false, false, false},
-		{"sin 3z + z, Student t₃, n = 100", 100, false, true, false},
-		{"sin 6z, Gaussian, n = 100", 100, true, false, false},
-		{"sin 6z, Gaussian, n = 200", 200, true, false, false},
-		{"sin 6z, Student t₃, n = 100", 100, true, true, false},
-		{"power: sin 3z + z, e₂ = 0.6e₁ + 0.8e₂', n = 100", 100, false, false, true},
-		{"power: sin 6z, e₂ = 0.6e₁ + 0.8e₂', n = 100", 100, true, false, true},
+		{"sin 3z + z, Gaussian, n = 100", 100, false, false, [2]float64{}},
+		{"sin 3z + z, Student t₃, n = 100", 100, false, true, [2]float64{}},
+		{"sin 6z, Gaussian, n = 100", 100, true, false, [2]float64{}},
+		{"sin 6z, Gaussian, n = 200", 200, true, false, [2]float64{}},
+		{"sin 6z, Student t₃, n = 100", 100, true, true, [2]float64{}},
+		{"power: sin 3z + z, e₂ = 0.6e₁ + 0.8e₂', n = 100", 100, false, false, [2]float64{0.6, 0.8}},
+		{"power: sin 6z, e₂ = 0.6e₁ + 0.8e₂', n = 100", 100, true, false, [2]float64{0.6, 0.8}},
+		{"power: sin 3z + z, correlation 0.25, n = 100", 100, false, false, [2]float64{0.25, math.Sqrt(1 - 0.25*0.25)}},
+		{"power: sin 6z, correlation 0.25, n = 100", 100, true, false, [2]float64{0.25, math.Sqrt(1 - 0.25*0.25)}},
 	}
+	// KML_CI_CELLS=text runs only the designs whose name contains it.
+	only := os.Getenv("KML_CI_CELLS")
 	spec := causal.KernelSpec{Choice: ktest.ChoiceMedian}
 	hs := ktest.Settings{Permutations: 500, Estimator: ktest.Biased, Approx: ktest.Exact, Workers: 1}
 	// Each run returns p-values for one or more columns.
@@ -143,6 +150,9 @@ func TestCIRegressionStudy(t *testing.T) {
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
 	for ci, c := range cells {
+		if !strings.Contains(c.name, only) {
+			continue
+		}
 		rej := make([][]bool, len(cols))
 		for k := range rej {
 			rej[k] = make([]bool, reps)
