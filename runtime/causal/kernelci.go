@@ -11,6 +11,7 @@ import (
 
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/ktest"
+	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // KernelSpec is how the HSIC kernel of one side is chosen: a Kernel given
@@ -34,6 +35,9 @@ type KernelTest struct {
 	KX, KY   KernelSpec
 	Method   ktest.Method
 	Settings ktest.Settings
+	// Bayes, when not nil, integrates the regression step over the GP's
+	// hyperparameters (RegressBayes) instead of ML-II.
+	Bayes *RegressionBayes
 }
 
 // CIResult is one test's outcome: the HSIC test, the kernels chosen (not
@@ -52,15 +56,22 @@ type side struct {
 	chosen ktest.Chosen
 }
 
-// residuals regresses each column of x on z (x itself when z is nil) and
-// chooses the kernel by spec with seed.
-func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, seed uint64) (side, error) {
+// residuals regresses each column of x on z (x itself when z is nil), by
+// ML-II or, with bayes, RegressBayes (column j's draws seeded by regSeed
+// on stream.Index(j)), and chooses the kernel by spec with seed.
+func residuals(ctx context.Context, x, z *mat.Dense, spec KernelSpec, bayes *RegressionBayes, seed, regSeed uint64, stream rng.Stream) (side, error) {
 	s := side{resid: x}
 	if z != nil {
 		n, d := x.Dims()
 		s.resid = mat.NewDense(n, d, nil)
 		for j := 0; j < d; j++ {
-			r, err := Regress(ctx, z, mat.Col(nil, j, x))
+			var r Regression
+			var err error
+			if bayes != nil {
+				r, err = RegressBayes(ctx, z, mat.Col(nil, j, x), *bayes, regSeed, stream.Index(j))
+			} else {
+				r, err = Regress(ctx, z, mat.Col(nil, j, x))
+			}
 			if err != nil {
 				return s, err
 			}
@@ -125,11 +136,11 @@ func (t KernelTest) Test(ctx context.Context, x, y, z *mat.Dense, seed uint64) (
 			z = nil
 		}
 	}
-	a, err := residuals(ctx, x, z, t.KX, seed)
+	a, err := residuals(ctx, x, z, t.KX, t.Bayes, seed, seed, rng.RegressBayes)
 	if err != nil {
 		return CIResult{}, fmt.Errorf("x: %w", err)
 	}
-	b, err := residuals(ctx, y, z, t.KY, seed)
+	b, err := residuals(ctx, y, z, t.KY, t.Bayes, seed, seed, rng.RegressBayes.Index(1<<16))
 	if err != nil {
 		return CIResult{}, fmt.Errorf("y: %w", err)
 	}
@@ -138,7 +149,8 @@ func (t KernelTest) Test(ctx context.Context, x, y, z *mat.Dense, seed uint64) (
 
 // ForPC returns the test as PC's CITest on the columns of data. The
 // residuals of a column on a set, and their kernel, are computed once (the
-// choice seeded by seed alone); each test's permutations are seeded by
+// choice seeded by seed alone, RegressBayes's draws by seed and the column
+// and set); each test's permutations are seeded by
 // seed and (i, j, s), so the outcome does not depend on the order of
 // tests. last, when not nil, receives each test's result.
 func (t KernelTest) ForPC(data *mat.Dense, seed uint64, last func(i, j int, s []int, r CIResult)) CITest {
@@ -159,7 +171,9 @@ func (t KernelTest) ForPC(data *mat.Dense, seed uint64, last func(i, j int, s []
 			if len(s) > 0 {
 				z = columns(data, s)
 			}
-			c.side, c.err = residuals(ctx, x, z, spec, seed)
+			h := fnv.New64a()
+			fmt.Fprint(h, v, s)
+			c.side, c.err = residuals(ctx, x, z, spec, t.Bayes, seed, seed^h.Sum64(), rng.RegressBayes)
 		})
 		return c.side, c.err
 	}

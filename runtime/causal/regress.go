@@ -22,6 +22,9 @@ type Regression struct {
 	LogML     float64
 	Converged bool
 	Resid     []float64
+	// Posterior is RegressBayes's report (nil for ML-II); Kernel, Noise
+	// and LogML are then those at the posterior mode.
+	Posterior *RegressionPosterior
 }
 
 // noiseFloor keeps ML-II's noise variance (standardised scale) away from
@@ -35,35 +38,15 @@ const noiseFloor = 1e-4
 // σ² = 0.1 + 1e−4. The residuals are sd(y)·σ²·C⁻¹y, C = K + σ²I (the
 // posterior mean at the data is y − σ²C⁻¹y).
 func Regress(ctx context.Context, z *mat.Dense, y []float64) (Regression, error) {
-	n, d := z.Dims()
-	if len(y) != n {
-		return Regression{}, fmt.Errorf("%d values to regress on %d rows", len(y), n)
-	}
-	if n < 5 {
-		return Regression{}, fmt.Errorf("GP regression needs at least 5 rows, got %d", n)
-	}
-	zs, err := Standardise(z)
-	if err != nil {
-		return Regression{}, fmt.Errorf("the conditioning set: %w", err)
-	}
-	ys, sd, err := standardiseVec(y)
+	p, err := prepareRegression(z, y)
 	if err != nil {
 		return Regression{}, err
 	}
-	ell := make([]float64, d)
-	for i := range ell {
-		ell[i] = 1
-	}
-	rbf, err := kernels.NewRBF(ell)
-	if err != nil {
-		return Regression{}, err
-	}
-	base, _ := kernels.NewScaled(1, rbf)
-	init := make([]float64, d+2)
-	init[d+1] = math.Log(0.1)
+	n, _ := p.zs.Dims()
+	zs, ys, sd, base := p.zs, p.ys, p.sd, p.base
 	res, err := inference.Maximize(ctx, func() (inference.Model, error) {
 		return &mlObjective{k: base, x: zs, y: ys}, nil
-	}, inference.Settings{Init: init, Workers: 1, MaxIterations: 200, GradTol: 1e-5})
+	}, inference.Settings{Init: p.init, Workers: 1, MaxIterations: 200, GradTol: 1e-5})
 	if err != nil {
 		return Regression{}, fmt.Errorf("ML-II: %w", err)
 	}
@@ -86,13 +69,75 @@ func Regress(ctx context.Context, z *mat.Dense, y []float64) (Regression, error)
 	return Regression{Kernel: k, Noise: noise, LogML: res.Value, Converged: res.Converged, Resid: r}, nil
 }
 
+// prepared is a regression's standardised data, y's sd, the kernel
+// s·rbf(ℓ) at s = 1, ℓ = 1 and the starting point of the optimisation.
+type prepared struct {
+	zs   *mat.Dense
+	ys   []float64
+	sd   float64
+	base kernels.Kernel
+	init []float64
+}
+
+func prepareRegression(z *mat.Dense, y []float64) (prepared, error) {
+	n, d := z.Dims()
+	if len(y) != n {
+		return prepared{}, fmt.Errorf("%d values to regress on %d rows", len(y), n)
+	}
+	if n < 5 {
+		return prepared{}, fmt.Errorf("GP regression needs at least 5 rows, got %d", n)
+	}
+	zs, err := Standardise(z)
+	if err != nil {
+		return prepared{}, fmt.Errorf("the conditioning set: %w", err)
+	}
+	ys, sd, err := standardiseVec(y)
+	if err != nil {
+		return prepared{}, err
+	}
+	ell := make([]float64, d)
+	for i := range ell {
+		ell[i] = 1
+	}
+	rbf, err := kernels.NewRBF(ell)
+	if err != nil {
+		return prepared{}, err
+	}
+	base, _ := kernels.NewScaled(1, rbf)
+	init := make([]float64, d+2)
+	init[d+1] = math.Log(0.1)
+	return prepared{zs: zs, ys: ys, sd: sd, base: base, init: init}, nil
+}
+
 // mlObjective is the log marginal likelihood on the log scale of the
-// kernel's hyperparameters and of the noise above its floor.
+// kernel's hyperparameters and of the noise above its floor, plus, when
+// priorSD > 0, independent normal log priors N(priorMean_i, priorSD²) on
+// those coordinates (RegressBayes's posterior).
 type mlObjective struct {
-	k    kernels.Kernel
-	x    *mat.Dense
-	y    []float64
-	grad []float64
+	k         kernels.Kernel
+	x         *mat.Dense
+	y         []float64
+	grad      []float64
+	priorMean []float64
+	priorSD   float64
+}
+
+// logPrior returns the log prior at q (0 without a prior) and adds its
+// gradient to grad when grad is not nil.
+func (o *mlObjective) logPrior(q, grad []float64) float64 {
+	if o.priorSD <= 0 {
+		return 0
+	}
+	var v float64
+	v2 := o.priorSD * o.priorSD
+	for i, x := range q {
+		d := x - o.priorMean[i]
+		v -= d*d/(2*v2) + math.Log(o.priorSD) + 0.5*math.Log(2*math.Pi)
+		if grad != nil {
+			grad[i] -= d / v2
+		}
+	}
+	return v
 }
 
 func (o *mlObjective) Dim() int { return o.k.NumHyper() + 1 }
@@ -124,7 +169,7 @@ func (o *mlObjective) LogDensity(grad, q []float64) (float64, error) {
 		grad[i] = o.grad[i] * math.Exp(q[i])
 	}
 	grad[nh] = o.grad[nh] * (noise - noiseFloor)
-	return v, nil
+	return v + o.logPrior(q, grad), nil
 }
 
 // Standardise returns z with each column centred and scaled to unit

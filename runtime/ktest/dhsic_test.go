@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -167,10 +167,10 @@ func dhsicRejections(t *testing.T, reps, n int, method Method, seed uint64, gen 
 // TestDHSICLevel: under joint independence (three variables, one of them
 // Student-t(3)) the rejection rate at 0.05 lies within 3 binomial SE of
 // α for both nulls: 60 replications of 50 rows in the suite,
-// KML_LONG=1 400.
+// KML_FULL=1 (CI, fulltest) 400.
 func TestDHSICLevel(t *testing.T) {
 	reps := 60
-	if os.Getenv("KML_LONG") != "" {
+	if fulltest.Enabled() {
 		reps = 400
 	}
 	se := math.Sqrt(0.05 * 0.95 / float64(reps))

@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -305,10 +305,10 @@ func ciRejections(t *testing.T, method string, reps, n int, b float64, seed uint
 
 // TestCILevel: under x ⟂ y | z with nonlinear links the rejection rate at
 // 0.05 lies within 3 binomial SE of α: 60 replications (KCI n = 150,
-// RCIT n = 400) in the suite, KML_LONG=1 400.
+// RCIT n = 400) in the suite, KML_FULL=1 (CI, fulltest) 400.
 func TestCILevel(t *testing.T) {
 	reps := 60
-	if os.Getenv("KML_LONG") != "" {
+	if fulltest.Enabled() {
 		reps = 400
 	}
 	se := math.Sqrt(0.05 * 0.95 / float64(reps))

@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -76,10 +76,10 @@ func TestKSampleAgainstDefinition(t *testing.T) {
 
 // TestKSampleLevel: three samples from one distribution (Student-t(3)
 // in the first column), rejection rate at 0.05 within 3 binomial SE:
-// 60 replications in the suite, KML_LONG=1 400.
+// 60 replications in the suite, KML_FULL=1 (CI, fulltest) 400.
 func TestKSampleLevel(t *testing.T) {
 	reps := 60
-	if os.Getenv("KML_LONG") != "" {
+	if fulltest.Enabled() {
 		reps = 400
 	}
 	se := math.Sqrt(0.05 * 0.95 / float64(reps))

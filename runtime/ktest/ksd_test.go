@@ -4,11 +4,12 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kml-lang/kml/internal/fulltest"
 )
 
 // logGauss2 is the log density of a correlated 2-D normal, written out.
@@ -207,10 +208,11 @@ func drawStudent(nu float64) func(r *rand.Rand) float64 {
 // TestKSDLevel: under H0 the rejection rate at α = 0.05 lies within 3
 // binomial SE of α, for Gaussian data against a normal target and for
 // heavy-tailed data against a Student-t(3) target. The suite runs 100
-// replications of 100 rows; KML_LONG=1 runs 400 of 200 rows (and KSDAgg).
+// replications of 100 rows; KML_FULL=1 (CI, fulltest) runs 400 of 200 rows
+// (and KSDAgg).
 func TestKSDLevel(t *testing.T) {
 	reps, n, boots := 100, 100, 200
-	long := os.Getenv("KML_LONG") != ""
+	long := fulltest.Enabled()
 	if long {
 		reps, n, boots = 400, 200, 500
 	}

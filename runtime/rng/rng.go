@@ -84,6 +84,11 @@ const (
 	// (indexed by simulation). A model without a latent GP never draws
 	// from it, so its draws are as before.
 	ForwardLatent Stream = 0x66776466 // "fwdf"
+	// RegressBayes draws the importance sample of ci_test's GP regression
+	// step with regression "bayes" (runtime/causal.RegressBayes), one
+	// stream per regressed column (indexed by column; y's columns from
+	// 1<<16).
+	RegressBayes Stream = 0x67707262 // "gprb"
 	// SVGP shuffles the rows into the minibatches of a stochastic
 	// variational GP fit (runtime/gp.SVGP.Fit), one permutation per pass.
 	SVGP Stream = 0x73766770 // "svgp"

@@ -40,6 +40,7 @@ var historic = map[string]struct {
 	"SVGP":                  {SVGP, 0x73766770},
 	"SVGPSoftmax":           {SVGPSoftmax, 0x736d7867},
 	"Subsample":             {Subsample, 0x73756273},
+	"RegressBayes":          {RegressBayes, 0x67707262},
 }
 
 // TestStreamsAreDistinct: no two purposes share a stream.
@@ -77,7 +78,7 @@ func TestIndexedStreamsAreFarApart(t *testing.T) {
 		vals = append(vals, c.want)
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap, Subsample} {
+	for _, s := range []Stream{Chain, UniformInit, OptimizeStart, PathfinderPath, Permutation, BayesChain, SBC, Generated, PathfinderFitPath, ForwardLatent, WildBootstrap, Subsample, RegressBayes} {
 		i := sort.Search(len(vals), func(i int) bool { return vals[i] > uint64(s) })
 		if i < len(vals) && vals[i]-uint64(s) < 1<<17 {
 			if knownOverlaps[[2]Stream{s, Stream(vals[i])}] {

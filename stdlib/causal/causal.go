@@ -16,8 +16,8 @@ import (
 )
 
 func registerCausal(reg *eval.Registry) {
-	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", variant = "derived", draws?, features = 100)`,
-		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise, variant and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. method "kci" (Zhang et al. 2011; kx, ky a kernel or "median") and "rcit" (Strobl et al. 2019 as their R package's RCoT, features random Fourier features of z, 5 of x and y; kx = ky = "median") replace the GP regression and HSIC by those tests, on standardised data, KCI with the gamma approximation of its null and RCIT with Lindsay–Pilla–Basak's (lpb4, the R package's default; hbe when it fails), and return {statistic, pvalue, method, null: {approx, mean, variance}, n} with kernel_x, kernel_y, kernel_z, epsilon (kci) or features: {z, xy}, ell: {x, y, z}, seed (rcit). Otherwise returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty).`,
+	reg.Register(`ci_test(x, y, z, kx, ky, method = "permutation", permutations = 1000, seed?, alpha = 0.05, bandwidths = 5, landmarks = "auto", noise = "auto", variant = "derived", draws?, features = 100, regression = "ml2", regression_draws = 64)`,
+		`The conditional-independence test of x ⟂ y | z (paired rows) of the BKE paper's section 5: GP regression of each column of x and of y on z (kernel s·rbf with one lengthscale per column of z, plus noise, fitted by ML-II on standardised data; see runtime/causal.Regress), then hsic_test on the residuals with kernels kx and ky chosen as hsic_test chooses them (a kernel, "median", "bkl", "bayes", or both "aggregate") on the residuals; landmarks, noise, variant and draws set "bkl" and "bayes" as in mmd_test. z empty ([]) is hsic_test on x and y. method "kci" (Zhang et al. 2011; kx, ky a kernel or "median") and "rcit" (Strobl et al. 2019 as their R package's RCoT, features random Fourier features of z, 5 of x and y; kx = ky = "median") replace the GP regression and HSIC by those tests, on standardised data, KCI with the gamma approximation of its null and RCIT with Lindsay–Pilla–Basak's (lpb4, the R package's default; hbe when it fails), and return {statistic, pvalue, method, null: {approx, mean, variance}, n} with kernel_x, kernel_y, kernel_z, epsilon (kci) or features: {z, xy}, ell: {x, y, z}, seed (rcit). Otherwise returns hsic_test's record (with bkl or bayes) with the residuals' kernels, and regression: {x, y}, per column the fitted kernel, noise variance and log marginal likelihood (none when z is empty). regression: "ml2" (the default) or "bayes": the residuals are y − E[f(z) | y] averaged over the posterior of the GP's hyperparameters (normal priors, sd 2, on log s, log ℓ and log σ²), by regression_draws importance draws from Laplace approximations at the posterior's modes (climbed from four lengthscales; seeded); each regression then also reports modes, ess, max_weight, scale_mean, ell_mean and noise_mean, and its kernel and noise are those at the highest mode.`,
 		ciTestBuiltin)
 	reg.Register(`pc(data, test = "kernel", alpha = 0.05, kernel = "bkl", names?, max_cond = -1, knowledge?, method = "gamma", permutations = 1000, standardise = true, seed?, landmarks = "auto", noise = "auto", variant = "derived", draws?, resamples = 0, fraction = 0.5)`,
 		`The PC algorithm on the columns of data (rows are observations): the order-independent skeleton (PC-stable: conditioning sets of size 0, 1, ... drawn from the neighbours at the start of each size; the tests of one size in parallel, the same graph on any number of cores), v-structures and Meek's rules 1–3 (an edge whose v-structures disagree, or whose orientation would close a directed cycle, stays undirected and is listed in conflicts). test: "kernel" (ci_test's GP-residual HSIC test with kx = ky = kernel, a kernel or "median", "bkl", "bayes" (draws lengthscales from each residual's BKE posterior by NUTS; slower), "aggregate", and the given method, "gamma" by default for speed, or "permutation"; method "kci" or "rcit" runs ci_test's KCI or RCIT instead, rbf at the median heuristic, RCIT with 100 features) or "fisher_z" (partial correlation, linear-Gaussian data). An edge is removed when a p-value exceeds alpha. max_cond bounds the conditioning sets (-1: none). knowledge: background knowledge as Tetrad's Knowledge, a record {tiers: [[names], ...] (earlier tiers first: no edge from a later tier into an earlier one), required: [[from, to], ...], forbidden: [[from, to], ...]}: a pair forbidden both ways is never adjacent (and never tested back in), a required edge is never removed, the knowledge orients its edges before the data and Meek's rule 4 joins 1–3; where knowledge and data disagree the knowledge wins and the place is listed in knowledge_conflicts (kind, x, y, sepset, pvalue) with one warning. resamples > 0: the graph's stability as Tetrad's bootstrapping measures it, the algorithm run again on resamples subsamples of fraction·n rows drawn without replacement (in parallel, with progress; subsample k's rows and test seed from seed and k), added as stability: {resamples, fraction, seed, edges: [{x, y, adjacent, types: [{type, frequency}]}]}, and each edge of the graph gets frequency (of its type) and adjacent, which plot writes beside it. standardise: centre and scale each column to unit sd first. landmarks, noise, variant and draws set "bkl" and "bayes" as in mmd_test (one warning when any choice is fragile). Returns {edges: [{from, to, type: "directed" | "undirected"}], removed: [{x, y, sepset, pvalue}], conflicts, names, alpha, test, kernel, tests, text, dot} and, with "bkl", bkl: {landmarks, noise, draws} as given ("auto" for a rule) and fragile: the residuals ("variable | set", or the variable alone) whose choice was fragile: text is one edge per line, dot the graph for Graphviz.`,
@@ -113,6 +113,9 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, a.Fail("ci_test needs at least 10 rows, got %d", n)
 	}
 	if m, ok := a.Value("method").(eval.Str); ok && ktest.CIMethods[string(m)] {
+		if r, ok := a.Value("regression").(eval.Str); !ok || r != "ml2" {
+			return nil, a.Errorf("regression", `regression applies to the GP-residual test (method "permutation" or "gamma"); %s has no GP regression step (its conditioning is a kernel ridge with fixed ε for kci, random features for rcit): leave regression "ml2" or use method "gamma" with regression: "bayes"`, string(m))
+		}
 		return ktest.CITest(a, string(m), x, y, z)
 	}
 	if err := a.CheckDense(n, 3*n, "the test's n×n matrices", "use a smaller sample"); err != nil {
@@ -146,6 +149,9 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 		z = nil
 	}
 	t := rcausal.KernelTest{KX: kx, KY: ky, Method: method, Settings: s}
+	if t.Bayes, err = regressionSetting(a); err != nil {
+		return nil, err
+	}
 	r, err := t.Test(a.Context(), x, y, z, s.Seed)
 	if err != nil {
 		if e := a.Context().Err(); e != nil {
@@ -160,6 +166,29 @@ func ciTestBuiltin(a *eval.Args) (eval.Value, error) {
 	return rec, nil
 }
 
+// regressionSetting reads ci_test's regression: nil for "ml2", the
+// settings of RegressBayes for "bayes".
+func regressionSetting(a *eval.Args) (*rcausal.RegressionBayes, error) {
+	var r string
+	if err := a.Unpack("regression", &r); err != nil {
+		return nil, err
+	}
+	switch r {
+	case "ml2":
+		if a.Given("regression_draws") {
+			return nil, a.Errorf("regression_draws", `regression_draws sets regression: "bayes"; the default regression "ml2" takes no draws`)
+		}
+		return nil, nil
+	case "bayes":
+		d, err := a.IntIn("regression_draws", 1, 100000)
+		if err != nil {
+			return nil, err
+		}
+		return &rcausal.RegressionBayes{Draws: d}, nil
+	}
+	return nil, a.Errorf("regression", `regression must be "ml2" or "bayes", got %q`, r)
+}
+
 // ciRecord is ci_test's record: hsic_test's fields and the regressions.
 func ciRecord(r rcausal.CIResult, aggregate bool) *eval.Record {
 	rec := ktest.ResultRecord(r.HSIC)
@@ -170,19 +199,33 @@ func ciRecord(r rcausal.CIResult, aggregate bool) *eval.Record {
 		rec.Set("choice", eval.NewRecord().Set("x", eval.Str(r.X.Choice)).Set("y", eval.Str(r.Y.Choice)))
 		ktest.BayesFields(rec, r.X, r.Y)
 	}
+	var post *rcausal.RegressionPosterior
 	regs := func(rs []rcausal.Regression) eval.Value {
 		if rs == nil {
 			return eval.NoneValue
 		}
 		l := &eval.List{}
 		for _, g := range rs {
-			l.Elems = append(l.Elems, eval.NewRecord().Set("kernel", eval.Str(g.Kernel.String())).
-				Set("noise", eval.Num(g.Noise)).Set("logml", eval.Num(g.LogML)).Set("converged", eval.Bool(g.Converged)))
+			e := eval.NewRecord().Set("kernel", eval.Str(g.Kernel.String())).
+				Set("noise", eval.Num(g.Noise)).Set("logml", eval.Num(g.LogML)).Set("converged", eval.Bool(g.Converged))
+			if p := g.Posterior; p != nil {
+				post = p
+				e.Set("modes", eval.Num(p.Modes)).Set("ess", eval.Num(p.ESS)).Set("max_weight", eval.Num(p.MaxWeight)).Set("scale_mean", eval.Num(p.ScaleMean)).
+					Set("ell_mean", &eval.Vec{Data: p.EllMean}).Set("noise_mean", eval.Num(p.NoiseMean))
+			}
+			l.Elems = append(l.Elems, e)
 		}
 		return l
 	}
-	rec.Set("regression", eval.NewRecord().Set("method", eval.Str("gp ML-II: s * rbf(ell per column) + noise, standardised")).
-		Set("x", regs(r.RegX)).Set("y", regs(r.RegY)))
+	rx, ry := regs(r.RegX), regs(r.RegY)
+	reg := eval.NewRecord()
+	if post != nil {
+		reg.Set("method", eval.Str("gp bayes: s * rbf(ell per column) + noise, standardised; residuals from the posterior mean averaged over the hyperparameters (importance sampling from t4 Laplace approximations at the posterior modes)")).
+			Set("draws", eval.Num(post.Draws)).Set("prior", eval.Str(fmt.Sprintf("normal(centre, %g) on log s, log ell, log(noise - 1e-4); centre 0, 0, log 0.1", post.PriorSD)))
+	} else {
+		reg.Set("method", eval.Str("gp ML-II: s * rbf(ell per column) + noise, standardised"))
+	}
+	rec.Set("regression", reg.Set("x", rx).Set("y", ry))
 	return rec
 }
 

@@ -32,6 +32,48 @@ let ok = a.pvalue == b.pvalue && a.statistic == b.statistic && a.kernel_x == b.k
 	}
 }
 
+// ci_test with regression "bayes" records the draws, the prior and each
+// regression's importance-sampling summary; the same seed repeats the
+// result and another seed draws other hyperparameters.
+func TestCITestRegressionBayes(t *testing.T) {
+	in, _ := kmltest.Run(t, kmltest.CausalData+`
+let b = ci_test(x, y, z, "median", "median", method: "gamma", seed: 4, regression: "bayes", regression_draws: 16)
+let c = ci_test(x, y, z, "median", "median", method: "gamma", seed: 4, regression: "bayes", regression_draws: 16)
+let d = ci_test(x, y, z, "median", "median", method: "gamma", seed: 5, regression: "bayes", regression_draws: 16)
+let m = ci_test(x, y, z, "median", "median", method: "gamma", seed: 4)
+let same = b.pvalue == c.pvalue
+let other = b.regression.x[1].ess != d.regression.x[1].ess
+let draws = b.regression.draws
+let ess = b.regression.y[1].ess
+let ellmean = b.regression.x[1].ell_mean
+`)
+	if !bool(kmltest.Lookup[eval.Bool](t, in, "same")) {
+		t.Error("the same seed gave another p-value")
+	}
+	if !bool(kmltest.Lookup[eval.Bool](t, in, "other")) {
+		t.Error("another seed drew the same hyperparameters")
+	}
+	if d := kmltest.Lookup[eval.Num](t, in, "draws"); d != 16 {
+		t.Errorf("draws %v", d)
+	}
+	if e := kmltest.Lookup[eval.Num](t, in, "ess"); !(e >= 1 && e <= 16) {
+		t.Errorf("ess %v", e)
+	}
+	if v := kmltest.Lookup[*eval.Vec](t, in, "ellmean"); len(v.Data) != 1 || !(v.Data[0] > 0) {
+		t.Errorf("ell_mean %v", v)
+	}
+	b := kmltest.Lookup[*eval.Record](t, in, "b")
+	reg, _ := b.Attr("regression")
+	if s := reg.String(); !strings.HasPrefix(s, `{method: "gp bayes:`) || !strings.Contains(s, "prior: ") || !strings.Contains(s, "max_weight") || !strings.Contains(s, "modes: ") {
+		t.Errorf("the bayes regression's record: %s", s)
+	}
+	m := kmltest.Lookup[*eval.Record](t, in, "m")
+	reg, _ = m.Attr("regression")
+	if s := reg.String(); !strings.HasPrefix(s, `{method: "gp ML-II:`) || strings.Contains(s, "ess") {
+		t.Errorf("the ML-II regression's record: %s", s)
+	}
+}
+
 // pc with Fisher's z on a linear collider x → z ← y orients both edges and
 // records the separating set of x and y (empty) with its p-value.
 func TestPCBinding(t *testing.T) {
@@ -72,6 +114,10 @@ func TestCausalErrors(t *testing.T) {
 		{kmltest.CausalData + `ci_test(x, y, z, "wide", "median")`, `kx must be a kernel, "median", "bkl", "bayes" or "aggregate", got string`},
 		{kmltest.CausalData + `ci_test(x, y, z, "aggregate", "median")`, `needs kx and ky both "aggregate"`},
 		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", method: "exact")`, `method must be "permutation" or "gamma"`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", regression: "nuts")`, `regression must be "ml2" or "bayes", got "nuts"`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", method: "kci", regression: "bayes")`, `kci has no GP regression step`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", regression: "bayes", regression_draws: 0)`, `regression_draws`},
+		{kmltest.CausalData + `ci_test(x, y, z, "median", "median", regression_draws: 10)`, `regression_draws sets regression: "bayes"`},
 		{`ci_test([1, 2, 0/0, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [], "median", "median")`, "x has NaN in row 3"},
 		{kmltest.CausalData + `pc(cbind(x, y), test: "spearman")`, `test must be "kernel" or "fisher_z"`},
 		{kmltest.CausalData + `pc(cbind(x, y), alpha: 2)`, "alpha must be between 0 and 1"},
