@@ -2,11 +2,11 @@ package gp
 
 import (
 	"math"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/fulltest"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
@@ -126,12 +126,10 @@ func TestSGPRBelowExact(t *testing.T) {
 // aim of issue 39) at lengthscales like an ML-II fit's to this data (y
 // depends on the first input only; the others get long lengthscales): gap
 // 0.6%. At ℓ ≈ 3 in every input the same m leaves a 26% gap: 512 points
-// cannot cover a rough function in 8 dimensions. A few seconds, so behind
-// KML_LONG.
+// cannot cover a rough function in 8 dimensions. Two seconds, so only
+// with KML_FULL (CI).
 func TestSGPRTight(t *testing.T) {
-	if os.Getenv("KML_LONG") == "" {
-		t.Skip("set KML_LONG=1 for the n = 3000 bound against the exact marginal")
-	}
+	fulltest.Require(t, "the n = 3000 bound against the exact marginal (2 s)")
 	x, y := testData(3000, 8, 395)
 	ell := []float64{0.8, 6, 6, 7, 7, 8, 8, 9}
 	rbf, _ := kernels.NewRBF(ell)
