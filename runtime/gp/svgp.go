@@ -354,6 +354,23 @@ func (s *SVGP) grad(st *svgpState, k kernels.Kernel, acc *svgpAcc, grad []float6
 // Predict), so that memory is O(m·svgpBlock) whatever n is.
 var svgpBlock = 2048
 
+// inBlocks calls f on the row blocks [i0, i1) of n rows, svgpBlock rows at
+// a time, checking ctx and the interrupt before each: a step over every
+// row of 10⁵ is then as prompt to stop on Ctrl-C as a minibatch step (one
+// block is a few milliseconds at m = 512).
+func inBlocks(ctx context.Context, n int, f func(i0, i1 int) error) error {
+	for i0 := 0; i0 < n; i0 += svgpBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		interrupt.Check()
+		if err := f(i0, min(i0+svgpBlock, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Bound is the ELBO over all the rows of x (observations y) at the current
 // kernel, likelihood and q(v), computed in row blocks, with, when grad is
 // not nil, its gradient in k's hyperparameters then the likelihood's
@@ -373,12 +390,10 @@ func (s *SVGP) Bound(x *mat.Dense, y []float64, quad int, grad []float64) (float
 		return 0, err
 	}
 	acc := s.newAcc(s.K, false, grad != nil)
-	for i0 := 0; i0 < n; i0 += svgpBlock {
-		interrupt.Check()
-		i1 := min(i0+svgpBlock, n)
-		if err := s.batch(st, s.K, rule, x.Slice(i0, i1, 0, d).(*mat.Dense), y[i0:i1], 1, acc); err != nil {
-			return 0, err
-		}
+	if err := inBlocks(context.Background(), n, func(i0, i1 int) error {
+		return s.batch(st, s.K, rule, x.Slice(i0, i1, 0, d).(*mat.Dense), y[i0:i1], 1, acc)
+	}); err != nil {
+		return 0, err
 	}
 	kl, err := st.kl()
 	if err != nil {
@@ -522,7 +537,12 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 			return nil, fmt.Errorf("gp: SVGP step %d: %v (kernel %s)", step, err, s.K)
 		}
 		acc := s.newAcc(s.K, true, set.LR > 0)
-		if err := s.batch(st, s.K, rule, bx, by, float64(n)/float64(b), acc); err != nil {
+		if err := inBlocks(ctx, b, func(i0, i1 int) error {
+			return s.batch(st, s.K, rule, bx.Slice(i0, i1, 0, d).(*mat.Dense), by[i0:i1], float64(n)/float64(b), acc)
+		}); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("gp: SVGP step %d: %v (kernel %s)", step, err, s.K)
 		}
 		kl, err := st.kl()

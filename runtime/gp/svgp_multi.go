@@ -316,14 +316,12 @@ func (s *SVGPMulti) Bound(x *mat.Dense, y []int, grad []float64) (float64, error
 		acc = s.class(0).newAcc(s.K, false, true)
 	}
 	ell := 0.0
-	for i0 := 0; i0 < n; i0 += svgpBlock {
-		interrupt.Check()
-		i1 := min(i0+svgpBlock, n)
+	if err := inBlocks(context.Background(), n, func(i0, i1 int) error {
 		e, err := s.batch(st, s.K, x.Slice(i0, i1, 0, d).(*mat.Dense), y[i0:i1], 1, nil, acc)
-		if err != nil {
-			return 0, err
-		}
 		ell += e
+		return err
+	}); err != nil {
+		return 0, err
 	}
 	kl := 0.0
 	for c := range st {
@@ -424,8 +422,15 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 		if set.LR > 0 {
 			acc = s.class(0).newAcc(s.K, false, true)
 		}
-		ell, err := s.batch(st, s.K, bx, by, float64(n)/float64(b), nat, acc)
-		if err != nil {
+		ell := 0.0
+		if err := inBlocks(ctx, b, func(i0, i1 int) error {
+			e, err := s.batch(st, s.K, bx.Slice(i0, i1, 0, d).(*mat.Dense), by[i0:i1], float64(n)/float64(b), nat, acc)
+			ell += e
+			return err
+		}); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("gp: SVGP step %d: %v (kernel %s)", step, err, s.K)
 		}
 		kl := 0.0

@@ -453,3 +453,52 @@ func TestSVGPFitLearns(t *testing.T) {
 		t.Error("a cancelled fit returned no error")
 	}
 }
+
+// countdownCtx is a context whose Err turns to Canceled after a number of
+// calls, to stop a computation at a chosen check.
+type countdownCtx struct {
+	context.Context
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left <= 0 {
+		return context.Canceled
+	}
+	c.left--
+	return nil
+}
+
+// TestSVGPStopsInsideAFullBatch: a full-batch step over three row blocks
+// checks the context between blocks, so a cancellation after the step's
+// first block stops the fit there (before, a whole batch of 10⁵ rows was
+// one step that Ctrl-C could not enter). Both the one-GP and the
+// C-class fits.
+func TestSVGPStopsInsideAFullBatch(t *testing.T) {
+	n := 3 * svgpBlock
+	x, y := classData(n, 11)
+	rbf, _ := kernels.NewRBF([]float64{2})
+	k, _ := kernels.NewScaled(1, rbf)
+	z := mat.DenseCopyOf(x.Slice(0, 5, 0, 2))
+	s, _ := NewSVGP(k, Lik{Kind: Logit}, z)
+	// One check at the step's start, one before the first block.
+	ctx := &countdownCtx{Context: context.Background(), left: 2}
+	if _, err := s.Fit(ctx, x, y, SVGPSettings{Steps: 1, Gamma: 1}); err != context.Canceled {
+		t.Errorf("cancelled inside the batch: error %v, want context.Canceled", err)
+	}
+	if len(s.Trace) != 0 {
+		t.Errorf("the step finished (%d ELBO values) after its context was cancelled", len(s.Trace))
+	}
+	labels := make([]int, n)
+	for i, v := range y {
+		labels[i] = (int(v) + 1) / 2 // ±1 to classes 0, 1
+	}
+	sm, err := NewSVGPMulti(k, z, 2, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = &countdownCtx{Context: context.Background(), left: 2}
+	if _, err := sm.Fit(ctx, x, labels, SVGPSettings{Steps: 1, Gamma: 1}); err != context.Canceled {
+		t.Errorf("C classes, cancelled inside the batch: error %v, want context.Canceled", err)
+	}
+}
