@@ -341,9 +341,20 @@ func (b *Builtin) hasParam(name string) bool {
 	return false
 }
 
+// Described is a value that says more about itself in messages than its
+// Type: a value users often pass where it does not belong names what to
+// write instead ("model m without its data (call it with …)").
+type Described interface {
+	Describe() string
+}
+
 // Describe names a value's kind and shape for messages: "number",
-// "vector of length 3", "matrix 3×2", "record".
+// "vector of length 3", "matrix 3×2", "record", or a Described value's
+// own words.
 func Describe(v Value) string {
+	if d, ok := v.(Described); ok {
+		return d.Describe()
+	}
 	switch v := v.(type) {
 	case *Vec:
 		return fmt.Sprintf("vector of length %d", len(v.Data))
@@ -356,8 +367,6 @@ func Describe(v Value) string {
 		return fmt.Sprintf("matrix %d×%d", v.Rows, v.Cols)
 	case Str:
 		return fmt.Sprintf("string %q", string(v))
-	case *ModelFamily:
-		return fmt.Sprintf("model %s without its data (call it with its data: %s)", v.sig, v.CallHint())
 	case nil:
 		return "nothing"
 	}

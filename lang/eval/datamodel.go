@@ -48,6 +48,11 @@ func (f *ModelFamily) String() string {
 	return fmt.Sprintf("model %s, which takes data: call it with its data, %s", f.sig, f.CallHint())
 }
 
+// Describe is the family in messages where a model was wanted.
+func (f *ModelFamily) Describe() string {
+	return fmt.Sprintf("model %s without its data (call it with its data: %s)", f.sig, f.CallHint())
+}
+
 // CallHint is how the family is called: `m(x: ..., y: ...)`.
 func (f *ModelFamily) CallHint() string {
 	args := make([]string, len(f.decl.Params))

@@ -58,6 +58,13 @@ var (
 )
 
 func (g *gpLatent) Type() string { return "latent GP" }
+
+// Describe is the latent GP in messages where a number or vector was
+// wanted: its values are used only by its observation statement, and
+// exp(f) or inv_logit(f) there is written through the link.
+func (g *gpLatent) Describe() string {
+	return "latent GP (observe it directly through a link: y ~ poisson_log(f) for counts with rate exp(f), y ~ bernoulli_logit(f) for inv_logit(f), y ~ normal(f, sigma))"
+}
 func (g *gpLatent) String() string {
 	r, c := g.x.Dims()
 	if g.classes > 0 {

@@ -123,6 +123,12 @@ func TestGPCountRefusals(t *testing.T) {
   n ~ poisson(f)
 }
 loglik(p2, {}, approx: "laplace")`, "write poisson_log(f) for poisson(exp(f))")
+	// exp(f) on the latent GP itself: the message names the link form.
+	kmltest.ExpectError(t, gpCountSrc+`model p4 {
+  f ~ gp(x, rbf(1))
+  n ~ poisson(exp(f))
+}
+loglik(p4, {}, approx: "laplace")`, "got latent GP (observe it directly through a link: y ~ poisson_log(f) for counts with rate exp(f)")
 	kmltest.ExpectError(t, gpCountSrc+`loglik(fixed, {}, approx: "laplace")
 let m = [1, 2.5, 0, 3, 4, 5, 6, 7]
 model p3 {
