@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/kml-lang/kml/stdlib/kernel"
 
@@ -196,4 +197,10 @@ func (g *gpLatent) inducingPoints(ev *model.Eval, k kernels.Kernel) (*mat.Dense,
 		return nil, err
 	}
 	return z.(*mat.Dense), nil
+}
+
+// bare is err's message without runtime/gp's "gp: " prefix, for messages
+// that add their own (so none reads "gp: gp: ...").
+func bare(err error) string {
+	return strings.TrimPrefix(err.Error(), "gp: ")
 }

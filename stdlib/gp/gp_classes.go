@@ -87,7 +87,7 @@ func (g *gpLatent) ClassLogLik(ev *model.Eval, data eval.Value) (eval.Value, err
 	if !g.HasAD() {
 		lp, _, err := rgp.MultiLaplace(k, g.x, y, g.classes, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(err), k)}
 		}
 		return eval.Num(lp), nil
 	}
@@ -104,7 +104,7 @@ func (g *gpLatent) ClassLogLik(ev *model.Eval, data eval.Value) (eval.Value, err
 		return lp
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", recErr, k)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(recErr), k)}
 	}
 	return out, nil
 }
@@ -127,7 +127,7 @@ func (g *gpLatent) predictClasses(obj model.Objective, data eval.Value, xnew *ma
 	}
 	_, p, err := rgp.MultiLaplace(g.kernel.K, g.x, y, g.classes, nil)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	ks, err := kernels.Cross(g.kernel.K, xnew, g.x)
 	if err != nil {

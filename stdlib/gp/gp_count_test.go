@@ -123,6 +123,14 @@ func TestGPCountRefusals(t *testing.T) {
   n ~ poisson(f)
 }
 loglik(p2, {}, approx: "laplace")`, "write poisson_log(f) for poisson(exp(f))")
+	// A runtime failure keeps one "gp: " prefix (it read "gp: gp: ...").
+	kmltest.ExpectError(t, `let x = [[0], [1], [2], [3]]
+let y = [1000000, 0, 3000000, 2]
+model g {
+  f ~ gp(x, 10000 * rbf(1))
+  y ~ poisson_log(f)
+}
+loglik(g, {}, approx: "ep")`, "error: gp: expectation propagation did not converge")
 	// exp(f) on the latent GP itself: the message names the link form.
 	kmltest.ExpectError(t, gpCountSrc+`model p4 {
   f ~ gp(x, rbf(1))

@@ -139,7 +139,7 @@ func (g *gpLatent) DoubleLoop(ctx context.Context, o model.LatentObservation, ob
 	}
 	r, err := dl.Run(start)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	theta := append([]float64(nil), theta0...)
 	for i, w := range idx {

@@ -32,7 +32,7 @@ func (g *gpLatent) DrawLatent(r *rand.Rand, lik *dists.DistVal, loc int, data ev
 	}
 	K, err := kernels.Gram(g.kernel.K, g.x)
 	if err != nil {
-		return nil, "", fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, "", fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	n, _ := g.x.Dims()
 	mean, cov, method := make([]float64, n), K, "prior"
@@ -43,7 +43,7 @@ func (g *gpLatent) DrawLatent(r *rand.Rand, lik *dists.DistVal, loc int, data ev
 	}
 	f, _, err := rgp.DrawGaussian(r, mean, cov)
 	if err != nil {
-		return nil, "", fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, "", fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	return f, method, nil
 }
@@ -81,7 +81,7 @@ func (g *gpLatent) posteriorJoint(K *mat.SymDense, lik *dists.DistVal, loc int, 
 	}
 	post, err := info.New().Fit(K, y, l, rgp.Needs{Predictive: true})
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, nil, "", fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	mean, cov, err = post.Joint(K)
 	return mean, cov, string(info.Name), err

@@ -38,7 +38,7 @@ func (g *gpLatent) Predictive(obj model.Objective, lik *dists.DistVal, loc int, 
 		}
 		lp, err := rgp.HeldOutNormal(k, g.x, y, sigma*sigma, train, test)
 		if err != nil {
-			return nil, fmt.Errorf("gp: %v (kernel %s, sigma %g)", err, k, sigma)
+			return nil, fmt.Errorf("gp: %v (kernel %s, sigma %g)", bare(err), k, sigma)
 		}
 		return lp, nil
 	}
@@ -48,7 +48,7 @@ func (g *gpLatent) Predictive(obj model.Objective, lik *dists.DistVal, loc int, 
 	}
 	lp, err := rgp.HeldOutLatent(inf, k, g.x, y, l, train, test)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
 	}
 	return lp, nil
 }

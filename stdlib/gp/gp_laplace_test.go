@@ -126,7 +126,8 @@ model g {
   y ~ laplace(f, 0.2)
 }
 `
-	kmltest.ExpectError(t, src+`loglik(g, {}, approx: "laplace")`, "Laplace's approximation needs a likelihood with curvature")
+	// The runtime's "gp: " prefix is not repeated by the builtin's own.
+	kmltest.ExpectError(t, src+`loglik(g, {}, approx: "laplace")`, "error: gp: Laplace's approximation needs a likelihood with curvature")
 	kmltest.ExpectError(t, src+`optimize(g, objective: "vb", approx: "laplace")`, `objective "vb" is the variational bound`)
 	kmltest.ExpectError(t, src+`loglik(g, {}, approx: "lap")`, `approx must be "vb", "laplace" or "ep", got "lap"`)
 }

@@ -138,7 +138,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 	if !ad {
 		lp, err := rgp.NonGaussian(s, k, g.x, y, l, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(err), k)}
 		}
 		return eval.Num(lp), nil
 	}
@@ -161,7 +161,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		return lp
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", recErr, k)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(recErr), k)}
 	}
 	return out, nil
 }
@@ -258,7 +258,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		}
 		if !g.greedy {
 			if z, err = g.inducingPoints(ev, k); err != nil {
-				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+				return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", bare(err), k, sigma)}
 			}
 		}
 	}
@@ -289,7 +289,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 	if !g.HasAD() && !eval.IsAD(lik.Params[1]) {
 		lp, err := logLik(k, sigma, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", err, k, sigma)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", bare(err), k, sigma)}
 		}
 		return eval.Num(lp), nil
 	}
@@ -312,7 +312,7 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		return lp
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", recErr, k, sigma)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", bare(recErr), k, sigma)}
 	}
 	return out, nil
 }

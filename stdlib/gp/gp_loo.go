@@ -43,7 +43,7 @@ func (g *gpLatent) Pointwise(ev *model.Eval, lik *dists.DistVal, loc int, data e
 	}
 	lp, err := rgp.LOO(g.kernel.K, g.x, y, sigma*sigma)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s, sigma %g)", err, g.kernel.K, sigma)
+		return nil, fmt.Errorf("gp: %v (kernel %s, sigma %g)", bare(err), g.kernel.K, sigma)
 	}
 	return lp, nil
 }
@@ -58,11 +58,11 @@ func (g *gpLatent) latentPointwise(ev *model.Eval, lik *dists.DistVal, loc int, 
 	}
 	K, err := kernels.Gram(g.kernel.K, g.x)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	lp, err := rgp.LatentLOO(inf, K, y, l)
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, g.kernel.K)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), g.kernel.K)
 	}
 	return lp, nil
 }

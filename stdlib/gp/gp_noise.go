@@ -63,7 +63,7 @@ func (g *gpLatent) knownNoiseLogLik(ev *model.Eval, sd eval.Value, noise, y []fl
 	if !g.HasAD() && !byParams {
 		lp, err := rgp.LogMarginalNoise(k, g.x, y, noise, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", err, k, what)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", bare(err), k, what)}
 		}
 		return eval.Num(lp), nil
 	}
@@ -102,7 +102,7 @@ func (g *gpLatent) knownNoiseLogLik(ev *model.Eval, sd eval.Value, noise, y []fl
 		return lp
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", recErr, k, what)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, %s)", bare(recErr), k, what)}
 	}
 	return out, nil
 }

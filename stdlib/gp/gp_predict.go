@@ -256,7 +256,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 			}
 			mean, fvar, err = predict(g.kernel.K, g.x, z, y, sigma*sigma, xnew)
 			if err != nil {
-				return nil, fmt.Errorf("gp: %v", err)
+				return nil, fmt.Errorf("gp: %v", bare(err))
 			}
 		} else if mean, fvar, err = g.gaussianPredict(y, []float64{sigma * sigma}, xnew); err != nil {
 			return nil, err
@@ -297,7 +297,7 @@ func (g *gpLatent) predict(obj model.Objective, lik *dists.DistVal, loc int, y [
 		if strings.HasPrefix(err.Error(), "gp: ") {
 			return nil, err
 		}
-		return nil, fmt.Errorf("gp: %v", err)
+		return nil, fmt.Errorf("gp: %v", bare(err))
 	}
 	mean, fvar, err := post.Predict(g.kernel.K, g.x, xnew)
 	if err != nil {

@@ -100,7 +100,7 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 	z, err := g.svgpInducing(k)
 	task.Done()
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
 	}
 	s, err := rgp.NewSVGP(k, lik, z)
 	if err != nil {
@@ -133,7 +133,7 @@ func (g *gpLatent) svgpClasses(ctx context.Context, o model.LatentObservation, l
 	z, err := g.svgpInducing(k)
 	task.Done()
 	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", err, k)
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
 	}
 	s, err := rgp.NewSVGPMulti(k, z, g.classes, 0, set.Seed)
 	if err != nil {
@@ -176,7 +176,7 @@ func svgpPredictClasses(a *eval.Args, s *rgp.SVGPMulti, xnew *mat.Dense) (eval.V
 	}
 	fm, fv, err := s.Predict(xnew)
 	if err != nil {
-		return nil, a.Fail("gp: %v", err)
+		return nil, a.Fail("gp: %v", bare(err))
 	}
 	C := s.C
 	p, _ := xnew.Dims()
@@ -225,7 +225,7 @@ func svgpPredict(a *eval.Args, s *rgp.SVGP, xnew *mat.Dense) (eval.Value, error)
 	}
 	mean, fvar, err := s.Predict(xnew)
 	if err != nil {
-		return nil, a.Fail("gp: %v", err)
+		return nil, a.Fail("gp: %v", bare(err))
 	}
 	var dp *drawPred
 	if s.Lik.Kind == rgp.Normal {

@@ -53,7 +53,7 @@ func (g *gpLatent) svmLogLik(ev *model.Eval, y []float64) (eval.Value, error) {
 	if !g.HasAD() {
 		v, err := rgp.SVM(s, k, g.x, y, loss, nil)
 		if err != nil {
-			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", err, k)}
+			return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(err), k)}
 		}
 		return eval.Num(v), nil
 	}
@@ -70,7 +70,7 @@ func (g *gpLatent) svmLogLik(ev *model.Eval, y []float64) (eval.Value, error) {
 		return v
 	})
 	if recErr != nil {
-		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", recErr, k)}
+		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(recErr), k)}
 	}
 	return out, nil
 }
