@@ -11,7 +11,6 @@ import (
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
 	"github.com/kml-lang/kml/runtime/progress"
-	"github.com/kml-lang/kml/runtime/rng"
 )
 
 // SVGP is a stochastic variational GP (Hensman, Matthews and Ghahramani
@@ -463,54 +462,24 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 	if err := s.Lik.check(y); err != nil {
 		return nil, err
 	}
-	if !(set.Gamma > 0 && set.Gamma <= 1) {
-		return nil, fmt.Errorf("gp: SVGP's natural-gradient step size must be in (0, 1], got %g", set.Gamma)
-	}
-	if set.Steps < 0 || set.LR < 0 {
-		return nil, fmt.Errorf("gp: SVGP needs steps ≥ 0 and lr ≥ 0, got %d and %g", set.Steps, set.LR)
+	if err := set.check(); err != nil {
+		return nil, err
 	}
 	quad := set.Quad
 	if quad <= 0 {
 		quad = DefaultSVGPQuad
 	}
 	rule := newGH(quad)
-	b := set.Batch
-	if b <= 0 || b > n {
-		b = n
-	}
-	rnd := rng.New(set.Seed, rng.SVGP)
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
-	}
-	pos := n          // a shuffle before the first minibatch
-	var xb *mat.Dense // the minibatch's rows, when not every row
-	var yb []float64
-	if b < n {
-		xb, yb = mat.NewDense(b, d, nil), make([]float64, b)
-	}
+	batches := newMinibatches(x, y, set)
+	b := batches.b
 	// The learnt parameters: logs of the kernel's positive hyperparameters
 	// and of the likelihood's parameters.
 	nh := s.K.NumHyper()
-	hyp := s.K.Hyper(nil)
-	par0 := append(hyp, s.Lik.Params...)
-	learn := make([]bool, len(par0))
-	if set.Learn != nil && len(set.Learn) != len(learn) {
-		return nil, fmt.Errorf("gp: SVGP's Learn has %d entries for %d parameters", len(set.Learn), len(learn))
+	adam, err := newLogAdam(append(s.K.Hyper(nil), s.Lik.Params...), set.Learn)
+	if err != nil {
+		return nil, err
 	}
-	for j, v := range par0 {
-		learn[j] = v > 0
-		if set.Learn != nil {
-			if set.Learn[j] && !(v > 0) {
-				return nil, fmt.Errorf("gp: SVGP learns positive parameters on the log scale; parameter %d is %g", j+1, v)
-			}
-			learn[j] = set.Learn[j]
-		}
-	}
-	am := make([]float64, len(learn))
-	av := make([]float64, len(learn))
-	grad := make([]float64, len(learn))
-	const beta1, beta2, eps = 0.9, 0.999, 1e-8
+	grad := make([]float64, len(adam.learn))
 	task := progress.Start(ctx, "steps", set.Steps)
 	defer task.Done()
 	for step := 1; step <= set.Steps; step++ {
@@ -518,20 +487,7 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 			return nil, err
 		}
 		interrupt.Check()
-		bx, by := x, y
-		if b < n {
-			if pos+b > n {
-				rnd.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-				pos = 0
-			}
-			for i := 0; i < b; i++ {
-				r := perm[pos+i]
-				copy(xb.RawRowView(i), x.RawRowView(r))
-				yb[i] = y[r]
-			}
-			pos += b
-			bx, by = xb, yb
-		}
+		bx, by := batches.next()
 		st, err := s.state(s.K)
 		if err != nil {
 			return nil, fmt.Errorf("gp: SVGP step %d: %v (kernel %s)", step, err, s.K)
@@ -560,17 +516,7 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 		}
 		if set.LR > 0 {
 			par := append(s.K.Hyper(nil), s.Lik.Params...)
-			c1 := 1 - math.Pow(beta1, float64(step))
-			c2 := 1 - math.Pow(beta2, float64(step))
-			for j := range par {
-				if !learn[j] {
-					continue
-				}
-				gj := grad[j] * par[j] // ∂/∂log p
-				am[j] = beta1*am[j] + (1-beta1)*gj
-				av[j] = beta2*av[j] + (1-beta2)*gj*gj
-				par[j] *= math.Exp(set.LR * (am[j] / c1) / (math.Sqrt(av[j]/c2) + eps))
-			}
+			adam.step(par, grad, set.LR)
 			k, err := s.K.WithHyper(par[:nh])
 			if err != nil {
 				return nil, fmt.Errorf("gp: SVGP step %d: %v", step, err)

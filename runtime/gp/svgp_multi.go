@@ -350,45 +350,16 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 	if err := s.checkLabels(y); err != nil {
 		return nil, err
 	}
-	if !(set.Gamma > 0 && set.Gamma <= 1) {
-		return nil, fmt.Errorf("gp: SVGP's natural-gradient step size must be in (0, 1], got %g", set.Gamma)
+	if err := set.check(); err != nil {
+		return nil, err
 	}
-	if set.Steps < 0 || set.LR < 0 {
-		return nil, fmt.Errorf("gp: SVGP needs steps ≥ 0 and lr ≥ 0, got %d and %g", set.Steps, set.LR)
+	batches := newMinibatches(x, y, set)
+	b := batches.b
+	adam, err := newLogAdam(s.K.Hyper(nil), set.Learn)
+	if err != nil {
+		return nil, err
 	}
-	b := set.Batch
-	if b <= 0 || b > n {
-		b = n
-	}
-	rnd := rng.New(set.Seed, rng.SVGP)
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
-	}
-	pos := n
-	var xb *mat.Dense
-	var yb []int
-	if b < n {
-		xb, yb = mat.NewDense(b, d, nil), make([]int, b)
-	}
-	hyp := s.K.Hyper(nil)
-	learn := make([]bool, len(hyp))
-	if set.Learn != nil && len(set.Learn) != len(learn) {
-		return nil, fmt.Errorf("gp: SVGP's Learn has %d entries for %d parameters", len(set.Learn), len(learn))
-	}
-	for j, v := range hyp {
-		learn[j] = v > 0
-		if set.Learn != nil {
-			if set.Learn[j] && !(v > 0) {
-				return nil, fmt.Errorf("gp: SVGP learns positive parameters on the log scale; parameter %d is %g", j+1, v)
-			}
-			learn[j] = set.Learn[j]
-		}
-	}
-	am := make([]float64, len(learn))
-	av := make([]float64, len(learn))
-	grad := make([]float64, len(learn))
-	const beta1, beta2, eps = 0.9, 0.999, 1e-8
+	grad := make([]float64, len(adam.learn))
 	task := progress.Start(ctx, "steps", set.Steps)
 	defer task.Done()
 	for step := 1; step <= set.Steps; step++ {
@@ -396,20 +367,7 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 			return nil, err
 		}
 		interrupt.Check()
-		bx, by := x, y
-		if b < n {
-			if pos+b > n {
-				rnd.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-				pos = 0
-			}
-			for i := 0; i < b; i++ {
-				r := perm[pos+i]
-				copy(xb.RawRowView(i), x.RawRowView(r))
-				yb[i] = y[r]
-			}
-			pos += b
-			bx, by = xb, yb
-		}
+		bx, by := batches.next()
 		st, err := s.states(s.K)
 		if err != nil {
 			return nil, fmt.Errorf("gp: SVGP step %d: %v (kernel %s)", step, err, s.K)
@@ -456,17 +414,7 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 		}
 		if set.LR > 0 {
 			par := s.K.Hyper(nil)
-			c1 := 1 - math.Pow(beta1, float64(step))
-			c2 := 1 - math.Pow(beta2, float64(step))
-			for j := range par {
-				if !learn[j] {
-					continue
-				}
-				gj := grad[j] * par[j]
-				am[j] = beta1*am[j] + (1-beta1)*gj
-				av[j] = beta2*av[j] + (1-beta2)*gj*gj
-				par[j] *= math.Exp(set.LR * (am[j] / c1) / (math.Sqrt(av[j]/c2) + eps))
-			}
+			adam.step(par, grad, set.LR)
 			k, err := s.K.WithHyper(par)
 			if err != nil {
 				return nil, fmt.Errorf("gp: SVGP step %d: %v", step, err)
