@@ -96,6 +96,14 @@ func (g *grid) mirror(a []float64) {
 	})
 }
 
+// Mirror copies the upper triangle of the row-major n×n matrix a to its
+// lower triangle, in tiles and on every core: for callers that hold a
+// SymDense's backing array (only its upper triangle is its value) and
+// want whole rows.
+func Mirror(a []float64, n int) {
+	(&grid{n: n, workers: workerCount(0)}).mirror(a)
+}
+
 // GramFullInto is GramFull into dst (n×n values, row-major), so that a
 // caller computing several Gram matrices in turn can reuse one buffer.
 func GramFullInto(dst []float64, k Kernel, x *mat.Dense) error {
