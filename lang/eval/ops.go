@@ -189,7 +189,7 @@ func unary(pos ast.Pos, op string, x Value) (Value, error) {
 		case *Mat:
 			var m mat.Dense
 			m.Scale(-1, x.M)
-			return &Mat{M: &m}, nil
+			return &Mat{M: &m, sym: x.sym}, nil
 		case *ADNum:
 			return &ADNum{T: x.T, V: x.T.Neg(x.V)}, nil
 		case *ADVec:
@@ -310,6 +310,7 @@ type array struct {
 	f          []float64
 	t          *ad.Tape
 	vs         []ad.Var
+	sym        bool // a matrix marked exactly symmetric (Mat.sym)
 }
 
 func (a array) n() int {
@@ -330,7 +331,7 @@ func asArray(v Value) (array, bool) {
 		return array{rank: 1, rows: len(v.Data), f: v.Data}, true
 	case *Mat:
 		r, c := v.Dims()
-		return array{rank: 2, rows: r, cols: c, f: linalg.RowMajor(v.M)}, true
+		return array{rank: 2, rows: r, cols: c, f: linalg.RowMajor(v.M), sym: v.sym}, true
 	case *ADNum:
 		return array{rank: 0, t: v.T, vs: []ad.Var{v.V}}, true
 	case *ADVec:
@@ -424,7 +425,13 @@ func arithArrays(pos ast.Pos, op string, a, b array) (Value, error) {
 		for i := range res {
 			res[i] = f(a.f[ia(i)], b.f[ib(i)])
 		}
-		return arrayValue(out, res, nil, nil), nil
+		v := arrayValue(out, res, nil, nil)
+		// Element (i, j) is f of the operands' (i, j), or of a number, so
+		// exactly symmetric operands give an exactly symmetric result.
+		if m, ok := v.(*Mat); ok {
+			m.sym = (a.sym || a.rank == 0) && (b.sym || b.rank == 0)
+		}
+		return v, nil
 	}
 	t := a.t
 	if t == nil {

@@ -60,7 +60,18 @@ type Str string
 type Vec struct{ Data []float64 }
 
 // Mat is a matrix of reals; a row is an observation.
-type Mat struct{ M *mat.Dense }
+//
+// sym records that the matrix's producer guarantees it equals its
+// transpose bit for bit (NewSymMat): a Gram matrix of one sample, eye, and
+// elementwise arithmetic of such matrices and numbers keep it; every other
+// way of making a Mat leaves it false, which means only "not known".
+// chol skips its symmetry check for such a matrix. Values are not changed
+// in place, so the mark stays true for the value's life; a Go caller that
+// writes into M of a marked value must not pass it back.
+type Mat struct {
+	M   *mat.Dense
+	sym bool
+}
 
 // None is the value of a statement that has none (print's result).
 type None struct{}
@@ -84,6 +95,21 @@ func (None) String() string   { return "none" }
 
 // NewMat wraps a gonum matrix.
 func NewMat(m *mat.Dense) *Mat { return &Mat{M: m} }
+
+// NewSymMat wraps a square gonum matrix that its caller guarantees to be
+// exactly symmetric, m[i, j] == m[j, i] for every i, j (built so, as a
+// mirrored Gram matrix is; not merely symmetric up to rounding). It panics
+// when m is not square; symmetry is not checked.
+func NewSymMat(m *mat.Dense) *Mat {
+	if r, c := m.Dims(); r != c {
+		panic(fmt.Sprintf("eval: NewSymMat of a %d×%d matrix", r, c))
+	}
+	return &Mat{M: m, sym: true}
+}
+
+// Symmetric reports whether m's producer guaranteed that it is exactly
+// symmetric (NewSymMat); false means not known.
+func (m *Mat) Symmetric() bool { return m.sym }
 
 // Dims returns the matrix's rows and columns.
 func (m *Mat) Dims() (int, int) { return m.M.Dims() }

@@ -3,7 +3,8 @@
 // the Cholesky factorisation with escalating diagonal jitter, the Gaussian
 // process predictive given such a factor, the row-major copy of a
 // *mat.Dense, and the tiled, parallel symmetry check and lower-triangle
-// copy before the Cholesky of a user's matrix (SymLower).
+// copy before the Cholesky of a user's matrix (SymLower, or CopyLower for a
+// matrix known to be exactly symmetric).
 //
 // Matrices of the model's dimension (metrics, Jacobian Gram matrices) are
 // row-major []float64 and the functions on them write into buffers the caller

@@ -107,3 +107,54 @@ func TestSymLowerNotFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyLower checks CopyLower against an element-by-element copy,
+// serial and parallel (from n = 256), with a stride wider than n: the
+// lower triangle is copied exactly and the strict upper triangle of dst
+// left alone; a NaN or infinity in the lower triangle is reported, one in
+// the upper triangle (which a symmetric matrix mirrors below) is not read.
+func TestCopyLower(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4243, 1))
+	for _, n := range []int{1, 5, 64, 255, 300, 700} {
+		stride := n + 3
+		a := blas64.General{Rows: n, Cols: n, Stride: stride, Data: make([]float64, n*stride)}
+		for k := range a.Data {
+			a.Data[k] = rng.NormFloat64()
+		}
+		dst := make([]float64, n*n)
+		for k := range dst {
+			dst[k] = -7
+		}
+		if !CopyLower(dst, a) {
+			t.Fatalf("n=%d: finite matrix reported non-finite", n)
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				want := -7.0
+				if j <= i {
+					want = a.Data[i*stride+j]
+				}
+				if dst[i*n+j] != want {
+					t.Fatalf("n=%d: dst[%d, %d] = %v, want %v", n, i, j, dst[i*n+j], want)
+				}
+			}
+		}
+		for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			i := rng.IntN(n)
+			j := rng.IntN(i + 1)
+			old := a.Data[i*stride+j]
+			a.Data[i*stride+j] = x
+			if CopyLower(dst, a) {
+				t.Errorf("n=%d: %v at [%d, %d] not reported", n, x, i, j)
+			}
+			a.Data[i*stride+j] = old
+			if j < i {
+				a.Data[j*stride+i] = x
+				if !CopyLower(dst, a) {
+					t.Errorf("n=%d: %v above the diagonal at [%d, %d] reported", n, x, j, i)
+				}
+				a.Data[j*stride+i] = old
+			}
+		}
+	}
+}

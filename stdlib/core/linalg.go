@@ -122,7 +122,7 @@ func eyeBuiltin(a *eval.Args) (eval.Value, error) {
 	for i := 0; i < n; i++ {
 		m.Set(i, i, 1)
 	}
-	return eval.NewMat(m), nil
+	return eval.NewSymMat(m), nil
 }
 
 func diagBuiltin(a *eval.Args) (eval.Value, error) {
@@ -139,7 +139,7 @@ func diagBuiltin(a *eval.Args) (eval.Value, error) {
 		for i, x := range v.Data {
 			m.Set(i, i, x)
 		}
-		return eval.NewMat(m), nil
+		return eval.NewSymMat(m), nil
 	case *eval.Mat:
 		r, c := v.Dims()
 		out := make([]float64, min(r, c))
@@ -255,7 +255,11 @@ const symTol = 1e-10
 
 // cholBuiltin factors A = L Lᵀ with one n² buffer, the result: A is
 // checked for NaN, infinities and symmetry and its lower triangle copied
-// into the result in one pass (linalg.SymLower: tiled, on every core), and LAPACK's potrf (blas3's)
+// into the result in one pass (linalg.SymLower: tiled, on every core), or,
+// when A is a value marked exactly symmetric (eval.Mat.Symmetric: a Gram
+// matrix, eye, sums and multiples of these), only for NaN and infinities
+// in the lower triangle as it is copied (linalg.CopyLower: half the reads,
+// all sequential), and LAPACK's potrf (blas3's)
 // factors it in place as the lower triangle of a row-major matrix, which
 // is the layout the value needs, so nothing is transposed or copied
 // again. mat.Cholesky.Factorize would copy the triangle once more (288 MB
@@ -276,16 +280,31 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 	raw := m.RawMatrix()
 	// The strict upper triangle stays as make leaves it, zero.
 	out := make([]float64, n*n)
-	switch i, j, err := linalg.SymLower(out, raw, symTol); err {
-	case nil:
-	case linalg.ErrNotFinite:
-		return nil, a.Errorf("A", "A %v", finiteMatrix(m))
-	default:
-		x, y := raw.Data[i*raw.Stride+j], raw.Data[j*raw.Stride+i]
-		return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
+	if v, ok := a.Value("A").(*eval.Mat); ok && v.Symmetric() {
+		if !linalg.CopyLower(out, raw) {
+			return nil, a.Errorf("A", "A %v", finiteMatrix(m))
+		}
+	} else {
+		if err := symLower(a, out, m); err != nil {
+			return nil, err
+		}
 	}
 	if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: out}); !ok {
 		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
 	}
 	return eval.NewMat(mat.NewDense(n, n, out)), nil
+}
+
+// symLower is linalg.SymLower with its errors as chol reports them.
+func symLower(a *eval.Args, out []float64, m *mat.Dense) error {
+	raw := m.RawMatrix()
+	switch i, j, err := linalg.SymLower(out, raw, symTol); err {
+	case nil:
+		return nil
+	case linalg.ErrNotFinite:
+		return a.Errorf("A", "A %v", finiteMatrix(m))
+	default:
+		x, y := raw.Data[i*raw.Stride+j], raw.Data[j*raw.Stride+i]
+		return a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
+	}
 }

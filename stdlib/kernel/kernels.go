@@ -117,7 +117,9 @@ func registerKernels(registry *eval.Registry) {
 			if err != nil {
 				return nil, a.Errorf("x", "%v", err)
 			}
-			return eval.NewMat(g), nil
+			// GramDense mirrors one triangle, so g is exactly symmetric
+			// and chol(g + ...) need not check it.
+			return eval.NewSymMat(g), nil
 		}
 		c, err := kernels.Cross(k.K, x, y)
 		if err != nil {
