@@ -57,6 +57,25 @@ const (
 // count of 3000 outweighs a cavity 30 sd away), so its range is the
 // tilted distribution's own (countTilted).
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
+	r := l.tiltedRule(y, m, v)
+	if l.Kind == Logit {
+		return tiltedLogit(&r, y, m, v)
+	}
+	return l.tiltedSimpson(dphi, &r, y, m, v)
+}
+
+// simpsonRule is the composite Simpson rule of one tilted integral: the
+// pieces [cuts[i], cuts[i+1]] for i < pieces, with ks[i] (even) intervals
+// each.
+type simpsonRule struct {
+	cuts   [5]float64
+	ks     [4]int
+	pieces int
+	total  int // nodes, the pieces' ends counted in each
+}
+
+// tiltedRule lays out tilted's rule for observation y and cavity N(m, v).
+func (l Lik) tiltedRule(y, m, v float64) simpsonRule {
 	sd := math.Sqrt(v)
 	lo, hi := m-12*sd, m+12*sd
 	c, scale := y, l.scale()
@@ -66,20 +85,19 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	case l.isCount():
 		c, scale, lo, hi = l.countTilted(y, m, v)
 	}
-	cuts := []float64{lo}
+	var r simpsonRule
+	r.cuts[0] = lo
+	nc := 1
 	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
 		if b > lo && b < hi {
-			cuts = append(cuts, b)
+			r.cuts[nc] = b
+			nc++
 		}
 	}
-	cuts = append(cuts, hi)
-	type node struct{ f, w float64 }
-	// The intervals of each piece first, so that the nodes are allocated
-	// once (growing the slice was a fifth of the integral's time).
-	var ks [4]int
-	total := 0
-	for i := 0; i+1 < len(cuts); i++ {
-		a, b := cuts[i], cuts[i+1]
+	r.cuts[nc] = hi
+	r.pieces = nc
+	for i := 0; i < r.pieces; i++ {
+		a, b := r.cuts[i], r.cuts[i+1]
 		k := epCoarse
 		switch mid := (a + b) / 2; {
 		case math.Abs(mid-c) >= epWide*scale:
@@ -92,9 +110,17 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
-		ks[i] = k
-		total += k + 1
+		r.ks[i] = k
+		r.total += k + 1
 	}
+	return r
+}
+
+// tiltedSimpson is tilted by the rule r with the likelihood evaluated at
+// every node (logProbFrom), for every likelihood.
+func (l Lik) tiltedSimpson(dphi []float64, rule *simpsonRule, y, m, v float64) (logZ, mean, vr float64) {
+	cuts, ks, total := rule.cuts[:rule.pieces+1], rule.ks, rule.total
+	type node struct{ f, w float64 }
 	nodes := make([]node, 0, total)
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
