@@ -293,7 +293,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 				np = 0
 			}
 		}
-		logdet, R, err := epPosterior(K, tau, nu, sigma, mu)
+		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu)
 		if err != nil {
 			return nil, err
 		}
@@ -301,6 +301,10 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 			best, gained = moved, sweep
 		}
 		if moved <= epTol || best <= epFloor && sweep-gained >= epStall {
+			R, err := rFn()
+			if err != nil {
+				return nil, err
+			}
 			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
 			for i := range s.Var {
 				s.Var[i] = sigma[i*n+i]
@@ -311,28 +315,90 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 	return nil, ErrEP
 }
 
-// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ = K − KRK (both triangles of
-// sigma, row-major), R = T̃(I + KT̃)⁻¹ (laplaceDet: the Cholesky factor of
-// B = I + T̃^½KT̃^½ when T̃ ≥ 0, an LU factor otherwise), and μ = Σν. It
-// returns log|I + KT̃| and R.
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64) (float64, *mat.SymDense, error) {
+// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ (both triangles of sigma,
+// row-major) and μ = Σν, as GPML's infEP does after every sweep: with
+// T̃ ≥ 0, from the Cholesky factor B = I + T̃^½KT̃^½ = UᵀU as Σ = K − VᵀV,
+// V = U⁻ᵀT̃^½K (one DTRSM and one DSYRK through blas3); with a negative
+// site precision, as K − KRK from laplaceDet's LU path. It returns
+// log|I + KT̃| and a function that gives R = T̃(I + KT̃)⁻¹ = T̃^½B⁻¹T̃^½,
+// which the caller asks for once, at convergence (it overwrites the
+// factor).
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64) (float64, func() (*mat.SymDense, error), error) {
 	n := len(tau)
-	logdet, R, err := laplaceDet(K, tau, true)
-	if err != nil {
-		return 0, nil, err
+	neg := false
+	for _, v := range tau {
+		neg = neg || v < 0
 	}
-	krk := sandwich(K, R)
 	k := K.RawSymmetric()
-	for i := 0; i < n; i++ {
-		ki := k.Data[i*k.Stride:]
-		for j := i; j < n; j++ {
-			v := ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
-			sigma[i*n+j], sigma[j*n+i] = v, v
+	var logdet float64
+	var rFn func() (*mat.SymDense, error)
+	if neg {
+		ld, R, err := laplaceDet(K, tau, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		krk := sandwich(K, R)
+		for i := 0; i < n; i++ {
+			ki := k.Data[i*k.Stride:]
+			for j := i; j < n; j++ {
+				v := ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
+				sigma[i*n+j], sigma[j*n+i] = v, v
+			}
+		}
+		logdet, rFn = ld, func() (*mat.SymDense, error) { return R, nil }
+	} else {
+		sw := make([]float64, n)
+		for i := range sw {
+			sw[i] = math.Sqrt(tau[i])
+		}
+		b := make([]float64, n*n)
+		v := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			ki := k.Data[i*k.Stride:]
+			for j := 0; j < n; j++ {
+				kij := ki[j]
+				if j < i {
+					kij = k.Data[j*k.Stride+i]
+				}
+				v[i*n+j] = sw[i] * kij
+				sigma[i*n+j] = kij
+				if j >= i {
+					b[i*n+j] = sw[i] * kij * sw[j]
+				}
+			}
+			b[i*n+i]++
+		}
+		t, ok := potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: b})
+		if !ok {
+			return 0, nil, ErrNotPD
+		}
+		logdet = logDetUpper(t)
+		vg := blas64.General{Rows: n, Cols: n, Stride: n, Data: v}
+		blas64.Trsm(blas.Left, blas.Trans, 1, t, vg)
+		blas64.Syrk(blas.Trans, -1, vg, 1, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: sigma})
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				sigma[j*n+i] = sigma[i*n+j]
+			}
+		}
+		rFn = func() (*mat.SymDense, error) {
+			if !potri(t) {
+				return nil, ErrNotPD
+			}
+			R := mat.NewSymDense(n, nil)
+			r := R.RawSymmetric()
+			for i := 0; i < n; i++ {
+				bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
+				for j := i; j < n; j++ {
+					ri[j] = sw[i] * bi[j] * sw[j]
+				}
+			}
+			return R, nil
 		}
 	}
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma},
 		blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: mu})
-	return logdet, R, nil
+	return logdet, rFn, nil
 }
 
 // Fit is EP's log marginal likelihood at kernel matrix K (R&W eq. 3.65 in
