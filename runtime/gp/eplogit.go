@@ -24,19 +24,23 @@ const epReset = 32
 // kink, where a step can move u by hundreds) every node is exact.
 func tiltedLogit(rule *simpsonRule, y, m, v float64) (logZ, mean, vr float64) {
 	cuts := rule.cuts[:rule.pieces+1]
+	// top: on each piece u is a concave quadratic in f, largest at
+	// f* = m + lin·v, so over the nodes at the one or two nearest f*.
 	top := math.Inf(-1)
 	for i := 0; i < rule.pieces; i++ {
 		a, b := cuts[i], cuts[i+1]
 		k := rule.ks[i]
 		h := (b - a) / float64(k)
-		for j := 0; j <= k; j++ {
+		lin := 0.0
+		if y*(a+b)/2 < 0 {
+			lin = y
+		}
+		js := (m + lin*v - a) / h
+		j0 := int(math.Max(0, math.Min(float64(k), math.Floor(js))))
+		for _, j := range [2]int{j0, min(j0+1, k)} {
 			f := a + h*float64(j)
 			r := f - m
-			u := -0.5 * r * r / v
-			if t := y * f; t < 0 {
-				u += t
-			}
-			if u > top { // (math.Max's NaN and signed-zero cases were a tenth of the time)
+			if u := lin*f - 0.5*r*r/v; u > top {
 				top = u
 			}
 		}
