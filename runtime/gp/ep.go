@@ -204,9 +204,20 @@ type EPSites struct {
 // a run that has not settled after epMax sweeps is repeated with d = ½,
 // then ¼.
 func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
+	return fitEPFrom(K, y, l, nil)
+}
+
+// epStart is a start for EP's sweeps other than the zero sites: the sites
+// and the posterior Σ (full, row-major) and μ they give.
+type epStart struct {
+	tau, nu, sigma, mu []float64
+}
+
+// fitEPFrom is FitEP from start (the zero sites when nil).
+func fitEPFrom(K *mat.SymDense, y []float64, l Lik, start *epStart) (*EPSites, error) {
 	var last error = ErrEP
 	for _, d := range epDamping {
-		s, err := fitEP(K, y, l, d)
+		s, err := fitEP(K, y, l, d, start)
 		if err == nil {
 			return s, nil
 		}
@@ -219,79 +230,34 @@ func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
 // them to Σ together, as one DGEMM.
 const epBlock = 32
 
-// fitEP is FitEP at damping d. The rank-one updates of Σ are those of
+// fitEP is FitEP at damping d from start (the zero sites, Σ = K, when
+// nil), one epSweeper.sweep at a time. The rank-one updates of Σ are those of
 // GPML's infEP, Σ ← Σ − c s sᵀ with s = Σ[:, i] and c = δτ/(1 + δτ Σ_ii),
 // applied epBlock at a time (Σ −= Sᵀ diag(c) S for the block's columns S,
 // one DGEMM through blas3): until then site i's column is the stored one
 // less the block's pending updates, Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]),
 // one DGEMV. The updates are GPML's in exact arithmetic; they cost n² per
 // site either way, but at level-3 speed rather than one row at a time.
-func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
+func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPSites, error) {
 	n := K.SymmetricDim()
 	tau := make([]float64, n)
 	nu := make([]float64, n)
-	sigma := fullSym(K) // Σ, both triangles, row-major
+	var sigma []float64 // Σ, both triangles, row-major
 	mu := make([]float64, n)
-	pend := make([]float64, epBlock*n) // the block's columns s, as rows
-	scaled := make([]float64, epBlock*n)
-	cs := make([]float64, epBlock)
-	coef := make([]float64, epBlock)
-	col := make([]float64, n)
+	if start != nil {
+		copy(tau, start.tau)
+		copy(nu, start.nu)
+		sigma = append([]float64(nil), start.sigma...)
+		copy(mu, start.mu)
+	} else {
+		sigma = fullSym(K)
+	}
+	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
 	for sweep := 1; sweep <= epMax; sweep++ {
-		moved := 0.0
-		np := 0
-		for i := 0; i < n; i++ {
-			copy(col, sigma[i*n:(i+1)*n])
-			if np > 0 {
-				for k := 0; k < np; k++ {
-					coef[k] = cs[k] * pend[k*n+i]
-				}
-				blas64.Gemv(blas.Trans, -1, blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
-					blas64.Vector{N: np, Inc: 1, Data: coef[:np]}, 1, blas64.Vector{N: n, Inc: 1, Data: col})
-			}
-			sii := col[i]
-			tauC := 1/sii - tau[i]
-			nuC := mu[i]/sii - nu[i]
-			if !(tauC > 0) {
-				return nil, ErrEP
-			}
-			_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
-			if !(vh > 0) {
-				return nil, ErrEP
-			}
-			tNew := 1/vh - tauC
-			nNew := mh/vh - nuC
-			tNew = (1-d)*tau[i] + d*tNew
-			nNew = (1-d)*nu[i] + d*nNew
-			dt := tNew - tau[i]
-			dnu := nNew - nu[i]
-			moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
-			moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
-			tau[i], nu[i] = tNew, nNew
-			c := dt / (1 + dt*sii)
-			// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
-			sn := linalg.Dot(col, nu)
-			for a := range mu {
-				mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
-			}
-			copy(pend[np*n:(np+1)*n], col)
-			cs[np] = c
-			np++
-			// The last block is not applied: Σ is recomputed below.
-			if np == epBlock && i < n-1 {
-				for k := 0; k < np; k++ {
-					ck, src, dst := cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
-					for a, v := range src {
-						dst[a] = ck * v
-					}
-				}
-				blas64.Gemm(blas.Trans, blas.NoTrans, -1,
-					blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
-					blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
-					1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
-				np = 0
-			}
+		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, false)
+		if err != nil {
+			return nil, err
 		}
 		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu)
 		if err != nil {
@@ -313,6 +279,80 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 		}
 	}
 	return nil, ErrEP
+}
+
+// epSweeper holds one sweep's work space (fitEP).
+type epSweeper struct {
+	n                           int
+	pend, scaled, cs, coef, col []float64
+}
+
+func newEPSweeper(n int) *epSweeper {
+	return &epSweeper{n: n, pend: make([]float64, epBlock*n), scaled: make([]float64, epBlock*n),
+		cs: make([]float64, epBlock), coef: make([]float64, epBlock), col: make([]float64, n)}
+}
+
+// sweep updates every site in turn at damping d, with Σ (sigma, full) and
+// μ kept current by the blocked rank-one updates, and returns the largest
+// relative move of a site's parameters. The last block is applied only
+// with all (fitEP recomputes Σ after the sweep instead).
+func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64, all bool) (float64, error) {
+	n, pend, scaled, cs, coef, col := w.n, w.pend, w.scaled, w.cs, w.coef, w.col
+	moved := 0.0
+	np := 0
+	for i := 0; i < n; i++ {
+		copy(col, sigma[i*n:(i+1)*n])
+		if np > 0 {
+			for k := 0; k < np; k++ {
+				coef[k] = cs[k] * pend[k*n+i]
+			}
+			blas64.Gemv(blas.Trans, -1, blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
+				blas64.Vector{N: np, Inc: 1, Data: coef[:np]}, 1, blas64.Vector{N: n, Inc: 1, Data: col})
+		}
+		sii := col[i]
+		tauC := 1/sii - tau[i]
+		nuC := mu[i]/sii - nu[i]
+		if !(tauC > 0) {
+			return 0, ErrEP
+		}
+		_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
+		if !(vh > 0) {
+			return 0, ErrEP
+		}
+		tNew := 1/vh - tauC
+		nNew := mh/vh - nuC
+		tNew = (1-d)*tau[i] + d*tNew
+		nNew = (1-d)*nu[i] + d*nNew
+		dt := tNew - tau[i]
+		dnu := nNew - nu[i]
+		moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
+		moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
+		tau[i], nu[i] = tNew, nNew
+		c := dt / (1 + dt*sii)
+		// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
+		sn := linalg.Dot(col, nu)
+		for a := range mu {
+			mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
+		}
+		copy(pend[np*n:(np+1)*n], col)
+		cs[np] = c
+		np++
+		if np == epBlock && i < n-1 || all && i == n-1 {
+			for k := 0; k < np; k++ {
+				ck, src, dst := cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
+				for a, v := range src {
+					dst[a] = ck * v
+				}
+			}
+			blas64.Gemm(blas.Trans, blas.NoTrans, -1,
+				blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
+				blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
+				1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
+			np = 0
+		}
+	}
+
+	return moved, nil
 }
 
 // epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ (both triangles of sigma,
@@ -409,21 +449,23 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float
 // R: at new inputs with cross-covariances k* the predictive mean is k*ᵀb
 // and the variance k** − k*ᵀRk*.
 func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
-	n := K.SymmetricDim()
 	s, err := FitEP(K, y, l)
 	if err != nil {
 		return nil, err
 	}
-	p := &Posterior{DLik: make([]float64, len(l.Params)), Iterations: s.Sweeps}
-	dl := p.DLik
-	// −nlZ of GPML's infEP with a zero prior mean.
+	return epResult(K, y, l, s, needs), nil
+}
+
+// epValue is −nlZ of GPML's infEP with a zero prior mean at the sites of
+// s, with the likelihood part of its gradient added to dl.
+func epValue(y []float64, l Lik, s *EPSites, dl []float64) float64 {
 	val := -0.5 * s.logdet
 	var quad float64
 	for i := range s.Mu {
 		quad += s.Nu[i] * s.Mu[i] // νᵀΣν
 	}
 	val += 0.5 * quad
-	for i := 0; i < n; i++ {
+	for i := range s.Mu {
 		tauC := 1/s.Var[i] - s.Tau[i]
 		nuC := s.Mu[i]/s.Var[i] - s.Nu[i]
 		lz, _, _ := l.tilted(dl, y[i], nuC/tauC, 1/tauC)
@@ -433,9 +475,16 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 		val -= 0.5 * tn * tn / (tauC + tt)
 		val += 0.5 * math.Log1p(tt/tauC)
 	}
-	p.LogZ = val
+	return val
+}
+
+// epResult is Fit's Posterior at the converged sites s.
+func epResult(K *mat.SymDense, y []float64, l Lik, s *EPSites, needs Needs) *Posterior {
+	n := K.SymmetricDim()
+	p := &Posterior{DLik: make([]float64, len(l.Params)), Iterations: s.Sweeps}
+	p.LogZ = epValue(y, l, s, p.DLik)
 	if !needs.Gradient && !needs.Predictive {
-		return p, nil
+		return p
 	}
 	R := s.r
 	var kn, rkn mat.VecDense
@@ -457,7 +506,7 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 			}
 		}
 	}
-	return p, nil
+	return p
 }
 
 // logProbFrom is logProb given c0 and its parameter derivatives d0 from
