@@ -4,7 +4,11 @@ import (
 	"errors"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // EP is expectation propagation's approximation to the log marginal
@@ -57,6 +61,25 @@ const (
 // count of 3000 outweighs a cavity 30 sd away), so its range is the
 // tilted distribution's own (countTilted).
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
+	r := l.tiltedRule(y, m, v)
+	if l.Kind == Logit {
+		return tiltedLogit(&r, y, m, v)
+	}
+	return l.tiltedSimpson(dphi, &r, y, m, v)
+}
+
+// simpsonRule is the composite Simpson rule of one tilted integral: the
+// pieces [cuts[i], cuts[i+1]] for i < pieces, with ks[i] (even) intervals
+// each.
+type simpsonRule struct {
+	cuts   [5]float64
+	ks     [4]int
+	pieces int
+	total  int // nodes, the pieces' ends counted in each
+}
+
+// tiltedRule lays out tilted's rule for observation y and cavity N(m, v).
+func (l Lik) tiltedRule(y, m, v float64) simpsonRule {
 	sd := math.Sqrt(v)
 	lo, hi := m-12*sd, m+12*sd
 	c, scale := y, l.scale()
@@ -66,20 +89,19 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 	case l.isCount():
 		c, scale, lo, hi = l.countTilted(y, m, v)
 	}
-	cuts := []float64{lo}
+	var r simpsonRule
+	r.cuts[0] = lo
+	nc := 1
 	for _, b := range []float64{c - epWide*scale, c, c + epWide*scale} {
 		if b > lo && b < hi {
-			cuts = append(cuts, b)
+			r.cuts[nc] = b
+			nc++
 		}
 	}
-	cuts = append(cuts, hi)
-	type node struct{ f, w float64 }
-	// The intervals of each piece first, so that the nodes are allocated
-	// once (growing the slice was a fifth of the integral's time).
-	var ks [4]int
-	total := 0
-	for i := 0; i+1 < len(cuts); i++ {
-		a, b := cuts[i], cuts[i+1]
+	r.cuts[nc] = hi
+	r.pieces = nc
+	for i := 0; i < r.pieces; i++ {
+		a, b := r.cuts[i], r.cuts[i+1]
 		k := epCoarse
 		switch mid := (a + b) / 2; {
 		case math.Abs(mid-c) >= epWide*scale:
@@ -92,9 +114,17 @@ func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
 			k = min(max(8, int(math.Ceil(epFine*(b-a)/math.Min(scale, sd)))), 20000)
 		}
 		k += k % 2
-		ks[i] = k
-		total += k + 1
+		r.ks[i] = k
+		r.total += k + 1
 	}
+	return r
+}
+
+// tiltedSimpson is tilted by the rule r with the likelihood evaluated at
+// every node (logProbFrom), for every likelihood.
+func (l Lik) tiltedSimpson(dphi []float64, rule *simpsonRule, y, m, v float64) (logZ, mean, vr float64) {
+	cuts, ks, total := rule.cuts[:rule.pieces+1], rule.ks, rule.total
+	type node struct{ f, w float64 }
 	nodes := make([]node, 0, total)
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
@@ -174,9 +204,20 @@ type EPSites struct {
 // a run that has not settled after epMax sweeps is repeated with d = ½,
 // then ¼.
 func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
+	return fitEPFrom(K, y, l, nil)
+}
+
+// epStart is a start for EP's sweeps other than the zero sites: the sites
+// and the posterior Σ (full, row-major) and μ they give.
+type epStart struct {
+	tau, nu, sigma, mu []float64
+}
+
+// fitEPFrom is FitEP from start (the zero sites when nil).
+func fitEPFrom(K *mat.SymDense, y []float64, l Lik, start *epStart) (*EPSites, error) {
 	var last error = ErrEP
 	for _, d := range epDamping {
-		s, err := fitEP(K, y, l, d)
+		s, err := fitEP(K, y, l, d, start)
 		if err == nil {
 			return s, nil
 		}
@@ -185,65 +226,40 @@ func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
 	return nil, last
 }
 
-func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
+// epBlock is how many site updates fitEP holds back before it applies
+// them to Σ together, as one DGEMM.
+const epBlock = 32
+
+// fitEP is FitEP at damping d from start (the zero sites, Σ = K, when
+// nil), one epSweeper.sweep at a time. The rank-one updates of Σ are those of
+// GPML's infEP, Σ ← Σ − c s sᵀ with s = Σ[:, i] and c = δτ/(1 + δτ Σ_ii),
+// applied epBlock at a time (Σ −= Sᵀ diag(c) S for the block's columns S,
+// one DGEMM through blas3): until then site i's column is the stored one
+// less the block's pending updates, Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]),
+// one DGEMV. The updates are GPML's in exact arithmetic; they cost n² per
+// site either way, but at level-3 speed rather than one row at a time.
+func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPSites, error) {
 	n := K.SymmetricDim()
 	tau := make([]float64, n)
 	nu := make([]float64, n)
-	sigma := mat.NewSymDense(n, nil)
-	sigma.CopySym(K)
+	var sigma []float64 // Σ, both triangles, row-major
 	mu := make([]float64, n)
-	col := make([]float64, n)
+	if start != nil {
+		copy(tau, start.tau)
+		copy(nu, start.nu)
+		sigma = append([]float64(nil), start.sigma...)
+		copy(mu, start.mu)
+	} else {
+		sigma = fullSym(K)
+	}
+	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
 	for sweep := 1; sweep <= epMax; sweep++ {
-		moved := 0.0
-		for i := 0; i < n; i++ {
-			sii := sigma.At(i, i)
-			tauC := 1/sii - tau[i]
-			nuC := mu[i]/sii - nu[i]
-			if !(tauC > 0) {
-				return nil, ErrEP
-			}
-			_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
-			if !(vh > 0) {
-				return nil, ErrEP
-			}
-			tNew := 1/vh - tauC
-			nNew := mh/vh - nuC
-			tNew = (1-d)*tau[i] + d*tNew
-			nNew = (1-d)*nu[i] + d*nNew
-			dt := tNew - tau[i]
-			dnu := nNew - nu[i]
-			moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
-			moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
-			tau[i], nu[i] = tNew, nNew
-			// Σ ← Σ − c s sᵀ, c = δτ/(1 + δτ Σ_ii), s = Σ[:, i] (the
-			// upper triangle in place).
-			raw := sigma.RawSymmetric()
-			for j := range col {
-				if j <= i {
-					col[j] = raw.Data[j*raw.Stride+i]
-				} else {
-					col[j] = raw.Data[i*raw.Stride+j]
-				}
-			}
-			c := dt / (1 + dt*sii)
-			for a := 0; a < n; a++ {
-				row := raw.Data[a*raw.Stride:]
-				ca := c * col[a]
-				for b := a; b < n; b++ {
-					row[b] -= ca * col[b]
-				}
-			}
-			// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
-			sn := 0.0
-			for b := range nu {
-				sn += col[b] * nu[b]
-			}
-			for a := range mu {
-				mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
-			}
+		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, false)
+		if err != nil {
+			return nil, err
 		}
-		logdet, R, err := epPosterior(K, tau, nu, sigma, mu)
+		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu)
 		if err != nil {
 			return nil, err
 		}
@@ -251,9 +267,13 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 			best, gained = moved, sweep
 		}
 		if moved <= epTol || best <= epFloor && sweep-gained >= epStall {
+			R, err := rFn()
+			if err != nil {
+				return nil, err
+			}
 			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
 			for i := range s.Var {
-				s.Var[i] = sigma.At(i, i)
+				s.Var[i] = sigma[i*n+i]
 			}
 			return s, nil
 		}
@@ -261,26 +281,164 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64) (*EPSites, error) {
 	return nil, ErrEP
 }
 
-// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ = K − KRK, R = T̃(I + KT̃)⁻¹
-// (laplaceDet: the Cholesky factor of B = I + T̃^½KT̃^½ when T̃ ≥ 0, an LU
-// factor otherwise), and μ = Σν. It returns log|I + KT̃| and R.
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []float64) (float64, *mat.SymDense, error) {
-	n := len(tau)
-	logdet, R, err := laplaceDet(K, tau, true)
-	if err != nil {
-		return 0, nil, err
-	}
-	krk := sandwich(K, R)
-	k, s := K.RawSymmetric(), sigma.RawSymmetric()
+// epSweeper holds one sweep's work space (fitEP).
+type epSweeper struct {
+	n                           int
+	pend, scaled, cs, coef, col []float64
+}
+
+func newEPSweeper(n int) *epSweeper {
+	return &epSweeper{n: n, pend: make([]float64, epBlock*n), scaled: make([]float64, epBlock*n),
+		cs: make([]float64, epBlock), coef: make([]float64, epBlock), col: make([]float64, n)}
+}
+
+// sweep updates every site in turn at damping d, with Σ (sigma, full) and
+// μ kept current by the blocked rank-one updates, and returns the largest
+// relative move of a site's parameters. The last block is applied only
+// with all (fitEP recomputes Σ after the sweep instead).
+func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64, all bool) (float64, error) {
+	n, pend, scaled, cs, coef, col := w.n, w.pend, w.scaled, w.cs, w.coef, w.col
+	moved := 0.0
+	np := 0
 	for i := 0; i < n; i++ {
-		ki, si := k.Data[i*k.Stride:], s.Data[i*s.Stride:]
-		for j := i; j < n; j++ {
-			si[j] = ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
+		copy(col, sigma[i*n:(i+1)*n])
+		if np > 0 {
+			for k := 0; k < np; k++ {
+				coef[k] = cs[k] * pend[k*n+i]
+			}
+			blas64.Gemv(blas.Trans, -1, blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
+				blas64.Vector{N: np, Inc: 1, Data: coef[:np]}, 1, blas64.Vector{N: n, Inc: 1, Data: col})
+		}
+		sii := col[i]
+		tauC := 1/sii - tau[i]
+		nuC := mu[i]/sii - nu[i]
+		if !(tauC > 0) {
+			return 0, ErrEP
+		}
+		_, mh, vh := l.tilted(nil, y[i], nuC/tauC, 1/tauC)
+		if !(vh > 0) {
+			return 0, ErrEP
+		}
+		tNew := 1/vh - tauC
+		nNew := mh/vh - nuC
+		tNew = (1-d)*tau[i] + d*tNew
+		nNew = (1-d)*nu[i] + d*nNew
+		dt := tNew - tau[i]
+		dnu := nNew - nu[i]
+		moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
+		moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
+		tau[i], nu[i] = tNew, nNew
+		c := dt / (1 + dt*sii)
+		// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
+		sn := linalg.Dot(col, nu)
+		for a := range mu {
+			mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
+		}
+		copy(pend[np*n:(np+1)*n], col)
+		cs[np] = c
+		np++
+		if np == epBlock && i < n-1 || all && i == n-1 {
+			for k := 0; k < np; k++ {
+				ck, src, dst := cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
+				for a, v := range src {
+					dst[a] = ck * v
+				}
+			}
+			blas64.Gemm(blas.Trans, blas.NoTrans, -1,
+				blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
+				blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
+				1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
+			np = 0
 		}
 	}
-	mv := mat.NewVecDense(n, mu)
-	mv.MulVec(sigma, mat.NewVecDense(n, nu))
-	return logdet, R, nil
+
+	return moved, nil
+}
+
+// epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ (both triangles of sigma,
+// row-major) and μ = Σν, as GPML's infEP does after every sweep: with
+// T̃ ≥ 0, from the Cholesky factor B = I + T̃^½KT̃^½ = UᵀU as Σ = K − VᵀV,
+// V = U⁻ᵀT̃^½K (one DTRSM and one DSYRK through blas3); with a negative
+// site precision, as K − KRK from laplaceDet's LU path. It returns
+// log|I + KT̃| and a function that gives R = T̃(I + KT̃)⁻¹ = T̃^½B⁻¹T̃^½,
+// which the caller asks for once, at convergence (it overwrites the
+// factor).
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64) (float64, func() (*mat.SymDense, error), error) {
+	n := len(tau)
+	neg := false
+	for _, v := range tau {
+		neg = neg || v < 0
+	}
+	k := K.RawSymmetric()
+	var logdet float64
+	var rFn func() (*mat.SymDense, error)
+	if neg {
+		ld, R, err := laplaceDet(K, tau, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		krk := sandwich(K, R)
+		for i := 0; i < n; i++ {
+			ki := k.Data[i*k.Stride:]
+			for j := i; j < n; j++ {
+				v := ki[j] - 0.5*(krk[i*n+j]+krk[j*n+i])
+				sigma[i*n+j], sigma[j*n+i] = v, v
+			}
+		}
+		logdet, rFn = ld, func() (*mat.SymDense, error) { return R, nil }
+	} else {
+		sw := make([]float64, n)
+		for i := range sw {
+			sw[i] = math.Sqrt(tau[i])
+		}
+		b := make([]float64, n*n)
+		v := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			ki := k.Data[i*k.Stride:]
+			for j := 0; j < n; j++ {
+				kij := ki[j]
+				if j < i {
+					kij = k.Data[j*k.Stride+i]
+				}
+				v[i*n+j] = sw[i] * kij
+				sigma[i*n+j] = kij
+				if j >= i {
+					b[i*n+j] = sw[i] * kij * sw[j]
+				}
+			}
+			b[i*n+i]++
+		}
+		t, ok := potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: b})
+		if !ok {
+			return 0, nil, ErrNotPD
+		}
+		logdet = logDetUpper(t)
+		vg := blas64.General{Rows: n, Cols: n, Stride: n, Data: v}
+		blas64.Trsm(blas.Left, blas.Trans, 1, t, vg)
+		blas64.Syrk(blas.Trans, -1, vg, 1, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: sigma})
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				sigma[j*n+i] = sigma[i*n+j]
+			}
+		}
+		rFn = func() (*mat.SymDense, error) {
+			if !potri(t) {
+				return nil, ErrNotPD
+			}
+			R := mat.NewSymDense(n, nil)
+			r := R.RawSymmetric()
+			for i := 0; i < n; i++ {
+				bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
+				for j := i; j < n; j++ {
+					ri[j] = sw[i] * bi[j] * sw[j]
+				}
+			}
+			return R, nil
+		}
+	}
+	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma},
+		blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: mu})
+	return logdet, rFn, nil
 }
 
 // Fit is EP's log marginal likelihood at kernel matrix K (R&W eq. 3.65 in
@@ -291,21 +449,23 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma *mat.SymDense, mu []f
 // R: at new inputs with cross-covariances k* the predictive mean is k*ᵀb
 // and the variance k** − k*ᵀRk*.
 func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
-	n := K.SymmetricDim()
 	s, err := FitEP(K, y, l)
 	if err != nil {
 		return nil, err
 	}
-	p := &Posterior{DLik: make([]float64, len(l.Params)), Iterations: s.Sweeps}
-	dl := p.DLik
-	// −nlZ of GPML's infEP with a zero prior mean.
+	return epResult(K, y, l, s, needs), nil
+}
+
+// epValue is −nlZ of GPML's infEP with a zero prior mean at the sites of
+// s, with the likelihood part of its gradient added to dl.
+func epValue(y []float64, l Lik, s *EPSites, dl []float64) float64 {
 	val := -0.5 * s.logdet
 	var quad float64
 	for i := range s.Mu {
 		quad += s.Nu[i] * s.Mu[i] // νᵀΣν
 	}
 	val += 0.5 * quad
-	for i := 0; i < n; i++ {
+	for i := range s.Mu {
 		tauC := 1/s.Var[i] - s.Tau[i]
 		nuC := s.Mu[i]/s.Var[i] - s.Nu[i]
 		lz, _, _ := l.tilted(dl, y[i], nuC/tauC, 1/tauC)
@@ -315,9 +475,16 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 		val -= 0.5 * tn * tn / (tauC + tt)
 		val += 0.5 * math.Log1p(tt/tauC)
 	}
-	p.LogZ = val
+	return val
+}
+
+// epResult is Fit's Posterior at the converged sites s.
+func epResult(K *mat.SymDense, y []float64, l Lik, s *EPSites, needs Needs) *Posterior {
+	n := K.SymmetricDim()
+	p := &Posterior{DLik: make([]float64, len(l.Params)), Iterations: s.Sweeps}
+	p.LogZ = epValue(y, l, s, p.DLik)
 	if !needs.Gradient && !needs.Predictive {
-		return p, nil
+		return p
 	}
 	R := s.r
 	var kn, rkn mat.VecDense
@@ -339,7 +506,7 @@ func (EP) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, err
 			}
 		}
 	}
-	return p, nil
+	return p
 }
 
 // logProbFrom is logProb given c0 and its parameter derivatives d0 from

@@ -127,7 +127,7 @@ func TestEPSeparable(t *testing.T) {
 		}
 		t.Logf("amplitude %g: %d sweeps at damping %g, log Z %.6f", a, s.Sweeps, s.Damping, v)
 		// Damping changes the path, not the fixed point.
-		d, err := fitEP(K, y, l, 0.5)
+		d, err := fitEP(K, y, l, 0.5, nil)
 		if err != nil {
 			t.Fatalf("amplitude %g, damping ½: %v", a, err)
 		}

@@ -1,0 +1,144 @@
+package gp
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// TestEPRankOne: after a sweep of EP's blocked rank-one updates (75 sites,
+// so blocks of 32, 32 and 11, the pending updates corrected on every
+// column read) Σ equals (K⁻¹ + T̃)⁻¹ computed densely from the updated
+// sites, and μ equals Σν, to 10⁻⁹ of the largest |Σ_ij|; for the first
+// sweep (from Σ = K) and the second (from the recomputed posterior), for
+// the logistic and the Student-t.
+func TestEPRankOne(t *testing.T) {
+	const n = 75
+	for _, l := range []Lik{{Kind: Logit}, {Kind: StudentT, Params: []float64{3.5, 0.3}}} {
+		k, x, y := smallProblem(t, n, l)
+		K, _ := kernels.Gram(k, x)
+		for i := 0; i < n; i++ {
+			K.SetSym(i, i, K.At(i, i)+0.05) // a K⁻¹ to compare with
+		}
+		tau, nu, mu := make([]float64, n), make([]float64, n), make([]float64, n)
+		sigma := fullSym(K)
+		w := newEPSweeper(n)
+		for sweep := 1; sweep <= 2; sweep++ {
+			if _, err := w.sweep(y, l, 1, tau, nu, sigma, mu, true); err != nil {
+				t.Fatal(err)
+			}
+			var ki mat.SymDense
+			var ch mat.Cholesky
+			if !ch.Factorize(K) {
+				t.Fatal("K is not positive definite")
+			}
+			if err := ch.InverseTo(&ki); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n; i++ {
+				ki.SetSym(i, i, ki.At(i, i)+tau[i])
+			}
+			var want mat.Dense
+			if err := want.Inverse(&ki); err != nil {
+				t.Fatal(err)
+			}
+			var wmu mat.VecDense
+			wmu.MulVec(&want, mat.NewVecDense(n, nu))
+			scale, worst := 0.0, 0.0
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					scale = math.Max(scale, math.Abs(want.At(i, j)))
+				}
+			}
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					worst = math.Max(worst, math.Abs(sigma[i*n+j]-want.At(i, j)))
+				}
+				worst = math.Max(worst, math.Abs(mu[i]-wmu.AtVec(i))/(1+math.Abs(wmu.AtVec(i)))*scale)
+			}
+			if !(worst <= 1e-9*scale) {
+				t.Errorf("kind %d, sweep %d: Σ or μ off the dense (K⁻¹ + T̃)⁻¹ by %.2e (largest |Σ_ij| %.3g)", l.Kind, sweep, worst, scale)
+			}
+			t.Logf("kind %d, sweep %d: largest difference %.2e of %.3g", l.Kind, sweep, worst, scale)
+			if _, _, err := epPosterior(K, tau, nu, sigma, mu); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestEPWarm: a sequence of fits by one EPWarm, as an optimiser makes
+// them (the amplitude and length scale moving in small steps, then a jump
+// to a far smaller amplitude), gives each time the cold EP's log marginal,
+// gradient matrix and α to 10⁻⁸; starts warm on the small steps; a fresh
+// EPWarm given the same sequence reproduces every number to the bit; and
+// sites fitted to the opposite labels are not used.
+func TestEPWarm(t *testing.T) {
+	l := Lik{Kind: Logit}
+	_, x, y := smallProblem(t, 40, l)
+	steps := [][2]float64{{1, 2}, {1.1, 2.3}, {1.15, 2.6}, {1.2, 2.5}, {0.5, 1e-3}}
+	run := func() []*Posterior {
+		w := &EPWarm{}
+		var out []*Posterior
+		for i, st := range steps {
+			rbf, _ := kernels.NewRBF([]float64{st[0]})
+			k, _ := kernels.NewScaled(st[1], rbf)
+			K, _ := kernels.Gram(k, x)
+			warm0 := w.Warm
+			p, err := w.Fit(K, y, l, Needs{Gradient: true, Predictive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 && i < 4 && w.Warm != warm0+1 {
+				t.Errorf("step %d (ℓ %g, a %g): started from zero after a small step", i, st[0], st[1])
+			}
+			cold, err := EP{}.Fit(K, y, l, Needs{Gradient: true, Predictive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(p.LogZ - cold.LogZ); !(d <= 1e-8) {
+				t.Errorf("step %d: log Z warm %.12g, cold %.12g", i, p.LogZ, cold.LogZ)
+			}
+			for a := range p.Alpha {
+				if d := math.Abs(p.Alpha[a] - cold.Alpha[a]); !(d <= 1e-8*math.Max(1, math.Abs(cold.Alpha[a]))) {
+					t.Errorf("step %d: α[%d] warm %.12g, cold %.12g", i, a, p.Alpha[a], cold.Alpha[a])
+				}
+				for b := a; b < len(p.Alpha); b++ {
+					if d := math.Abs(p.W.At(a, b) - cold.W.At(a, b)); !(d <= 1e-8*math.Max(1, math.Abs(cold.W.At(a, b)))) {
+						t.Errorf("step %d: W[%d, %d] warm %.12g, cold %.12g", i, a, b, p.W.At(a, b), cold.W.At(a, b))
+					}
+				}
+			}
+			t.Logf("step %d (ℓ %g, a %g): %d sweeps warm (%d warm starts so far), %d cold", i, st[0], st[1], p.Iterations, w.Warm, cold.Iterations)
+			out = append(out, p)
+		}
+		return out
+	}
+	a, b := run(), run()
+	// Sites fitted to the opposite labels give a log marginal below the
+	// prior's: GPML's rule starts from zero.
+	w := &EPWarm{}
+	rbf, _ := kernels.NewRBF([]float64{1})
+	k, _ := kernels.NewScaled(2, rbf)
+	K, _ := kernels.Gram(k, x)
+	neg := make([]float64, len(y))
+	for i := range y {
+		neg[i] = -y[i]
+	}
+	for _, yy := range [][]float64{neg, y} {
+		if _, err := w.Fit(K, yy, l, Needs{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Cold != 2 || w.Warm != 0 {
+		t.Errorf("opposite labels: %d warm and %d cold starts, want 0 and 2", w.Warm, w.Cold)
+	}
+	for i := range a {
+		if a[i].LogZ != b[i].LogZ || !mat.Equal(a[i].W, b[i].W) {
+			t.Errorf("step %d: a second run from a fresh EPWarm differs: log Z %.17g, %.17g", i, a[i].LogZ, b[i].LogZ)
+		}
+	}
+}
