@@ -247,6 +247,7 @@ func runFile(args []string, stdout, stderr io.Writer) int {
 	if opts.MaxMemory > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(opts.MaxMemory)))
 	}
+	lateFirstGC(opts.MaxMemory)
 	ctx, relay := interruptible()
 	opts.Context = ctx
 	in := eval.New(opts)

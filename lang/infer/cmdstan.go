@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/hmc"
@@ -74,9 +76,7 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 	if r.Warmup == 0 {
 		engaged = "0"
 	}
-	var b bytes.Buffer
-	// About 20 bytes a number, for the draws.
-	b.Grow(2048 + 20*len(ch.Draws)*(len(SamplerColumns)+len(p.Names)))
+	var b bytes.Buffer // the header, the adaptation block and the timing
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// CmdStan's readers parse "key = value" lines; the version lines give
 	// the version of the CSV layout written, which is CmdStan 2.33's.
@@ -123,31 +123,13 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 			writeRow(&b, ch.InvMetric[i*dim:(i+1)*dim], f)
 		}
 	}
-	// The draws, formatted in place: a GARCH fit's 4000 rows of 210
-	// numbers cost two strings a number as f(x) and a concatenation.
-	var num []byte
-	for i := range ch.Draws {
-		for col := range SamplerColumns {
-			if col > 0 {
-				b.WriteByte(',')
-			}
-			num = strconv.AppendFloat(num[:0], samplerValue(ch, i, col), 'g', -1, 64)
-			b.Write(num)
-		}
-		for _, v := range p.Values[c][i] {
-			b.WriteByte(',')
-			num = strconv.AppendFloat(num[:0], v, 'g', -1, 64)
-			b.Write(num)
-		}
-		b.WriteByte('\n')
-		// Handed on as it grows: w may be a file that stops at an
-		// interrupt (internal/sandbox), and nothing here is held whole.
-		if b.Len() >= 64<<10 {
-			if _, err := w.Write(b.Bytes()); err != nil {
-				return err
-			}
-			b.Reset()
-		}
+	// The header goes first; the draws follow, formatted on every core.
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	b.Reset()
+	if err := p.writeDraws(w, c); err != nil {
+		return err
 	}
 	// KML times the run, not each phase of each chain: the total is the
 	// run's wall time and the split is by iterations.
@@ -157,6 +139,68 @@ func (p *Posterior) WriteCmdStan(w io.Writer, c int, file string) error {
 		strconv.FormatFloat(warm, 'f', 3, 64), strconv.FormatFloat(total-warm, 'f', 3, 64), strconv.FormatFloat(total, 'f', 3, 64))
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// drawBlockBytes is about how much of the draws' text one worker formats
+// at a time: a round of GOMAXPROCS such blocks is what writeDraws holds.
+const drawBlockBytes = 64 << 10
+
+// writeDraws writes chain c's kept draws, one row each (the sampler's
+// columns, then the constrained values), to w. The rows are formatted in
+// blocks of about drawBlockBytes on GOMAXPROCS goroutines, a round of
+// blocks at a time, and each round is handed to w in row order on the
+// calling goroutine: the same bytes as formatting them in one pass (eight
+// schools' four files took 7-9 ms on one core, before the whole run's 75
+// ms), w sees them in order from one goroutine (it may be a file that
+// stops at an interrupt, internal/sandbox), and nothing is held whole.
+func (p *Posterior) writeDraws(w io.Writer, c int) error {
+	ch, vals := p.Result.Chains[c], p.Values[c]
+	n := len(ch.Draws)
+	// About 20 bytes a number.
+	per := max(1, drawBlockBytes/(20*(len(SamplerColumns)+len(p.Names))))
+	workers := max(1, min(runtime.GOMAXPROCS(0), (n+per-1)/per))
+	bufs := make([]bytes.Buffer, workers)
+	for r0 := 0; r0 < n; r0 += workers * per {
+		blocks := min(workers, (n-r0+per-1)/per)
+		var wg sync.WaitGroup
+		for k := 1; k < blocks; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lo := r0 + k*per
+				formatDraws(&bufs[k], ch, vals, lo, min(lo+per, n))
+			}()
+		}
+		formatDraws(&bufs[0], ch, vals, r0, min(r0+per, n))
+		wg.Wait()
+		for k := range blocks {
+			if _, err := w.Write(bufs[k].Bytes()); err != nil {
+				return err
+			}
+			bufs[k].Reset()
+		}
+	}
+	return nil
+}
+
+// formatDraws appends rows lo..hi−1 of chain ch (vals its constrained
+// values) to b, formatted in place: a GARCH fit's 4000 rows of 210 numbers
+// cost two strings a number as FormatFloat and a concatenation.
+func formatDraws(b *bytes.Buffer, ch *hmc.Chain, vals [][]float64, lo, hi int) {
+	var num [32]byte
+	for i := lo; i < hi; i++ {
+		for col := range SamplerColumns {
+			if col > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(strconv.AppendFloat(num[:0], samplerValue(ch, i, col), 'g', -1, 64))
+		}
+		for _, v := range vals[i] {
+			b.WriteByte(',')
+			b.Write(strconv.AppendFloat(num[:0], v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
 }
 
 func writeRow(b *bytes.Buffer, xs []float64, f func(float64) string) {

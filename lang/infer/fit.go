@@ -32,14 +32,19 @@ func Sample(ctx context.Context, th *eval.Thread, c *model.Compiled, s hmc.Setti
 	post.Values = make([][][]float64, len(res.Chains))
 	// A model whose supports move with its parameters is constrained by
 	// running it: then Density.DerivedChain constrains, from the program.
+	// Otherwise each chain's rows share one array (each capped at its
+	// row: the derived quantities are appended elsewhere), rather than
+	// an allocation or three a draw.
 	constrain := c.ConstrainsByRunning()
+	cols := c.Columns()
 	for ci, ch := range res.Chains {
 		post.Values[ci] = make([][]float64, len(ch.Draws))
 		if constrain {
 			continue
 		}
+		rows := make([]float64, len(ch.Draws)*cols)
 		for i, q := range ch.Draws {
-			post.Values[ci][i] = c.Constrain(nil, q)
+			post.Values[ci][i] = c.Constrain(rows[i*cols:i*cols:(i+1)*cols], q)
 		}
 	}
 	checkDraws(c.NewDensity(th.Fork()), res)

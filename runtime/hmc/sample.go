@@ -149,6 +149,7 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 	ch.InvMetric = met.values()
 	n := s.Draws
 	ch.Draws = make([][]float64, n)
+	kept := make([]float64, n*dim) // the rows of Draws, each capped at its own
 	ch.LP, ch.AcceptStat, ch.StepSize, ch.Energy = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	ch.TreeDepth, ch.NLeapfrog, ch.Divergent = make([]int, n), make([]int, n), make([]bool, n)
 	for it := 0; it < n; it++ {
@@ -156,7 +157,8 @@ func runChain(ctx context.Context, m Model, init []float64, rng *rand.Rand, s Se
 		if sm.cancelled != nil {
 			return nil, sm.gradEvals, sm.cancelled
 		}
-		ch.Draws[it] = append([]float64(nil), sm.z.q...)
+		ch.Draws[it] = kept[it*dim : (it+1)*dim : (it+1)*dim]
+		copy(ch.Draws[it], sm.z.q)
 		ch.LP[it] = sm.z.lp
 		ch.AcceptStat[it] = st.accept
 		ch.StepSize[it] = sm.eps

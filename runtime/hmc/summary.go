@@ -57,20 +57,26 @@ func Summarize(names []string, values [][][]float64, r *Result, maxDepth int) *S
 	// with a derived vector (GARCH's 199 variances) has hundreds. A
 	// worker takes columnBlock columns at a time and gathers them in one
 	// pass over the draws' rows, which a column at a time would read
-	// with a stride of the row's length.
+	// with a stride of the row's length. A posterior of few columns is
+	// cut finer, into at least four blocks a worker where it can be:
+	// eight schools' 10 columns in blocks of 8 and 2 left one core
+	// summarising 8 while the other had finished (a column is about
+	// 0.6 ms of CPU).
 	s.Params = make([]ParamSummary, len(names))
-	blocks := (len(names) + columnBlock - 1) / columnBlock
+	workers := runtime.GOMAXPROCS(0)
+	block := max(1, min(columnBlock, (len(names)+4*workers-1)/(4*workers)))
+	blocks := (len(names) + block - 1) / block
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), blocks)) {
+	for range max(1, min(workers, blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var w columnScratch
 			var g columnGather
 			for b := int(next.Add(1)) - 1; b < blocks; b = int(next.Add(1)) - 1 {
-				k0 := b * columnBlock
-				k1 := min(k0+columnBlock, len(names))
+				k0 := b * block
+				k1 := min(k0+block, len(names))
 				cols := g.gather(values, k0, k1)
 				for k := k0; k < k1; k++ {
 					s.Params[k] = columnSummary(names[k], cols[k-k0], &w)

@@ -2,6 +2,8 @@ package hmc
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -10,10 +12,21 @@ import (
 )
 
 // Summarize, which summarises the columns on every core, gives each column
-// the summary it has alone.
+// the summary it has alone, whatever the blocks it cuts the columns into
+// (a few columns on several workers are cut finer than many).
 func TestSummarizeColumnsInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r := rng.New(30, rng.Stream(0x7375)) // "su"
-	const chains, draws, cols = 4, 100, 37
+	for _, cols := range []int{37, 10, 3} {
+		for _, procs := range []int{1, 2, 3} {
+			runtime.GOMAXPROCS(procs)
+			summarizeInParallel(t, r, cols)
+		}
+	}
+}
+
+func summarizeInParallel(t *testing.T, r *rand.Rand, cols int) {
+	const chains, draws = 4, 100
 	values := make([][][]float64, chains)
 	names := make([]string, cols)
 	for k := range names {
@@ -38,10 +51,10 @@ func TestSummarizeColumnsInParallel(t *testing.T) {
 		w := summarizeColumn(names[k], values, k)
 		if p.Name != w.Name || !same(p.Mean, w.Mean) || !same(p.SD, w.SD) || !same(p.Q50, w.Q50) ||
 			!same(p.Rhat, w.Rhat) || !same(p.ESSBulk, w.ESSBulk) || !same(p.ESSTail, w.ESSTail) || !same(p.MCSEMean, w.MCSEMean) {
-			t.Errorf("column %d: %+v in parallel, %+v alone", k, p, w)
+			t.Errorf("%d columns, column %d: %+v in parallel, %+v alone", cols, k, p, w)
 		}
 		if math.Abs(p.Mean-float64(k)) > 1 {
-			t.Errorf("column %d: mean %v, want about %d", k, p.Mean, k)
+			t.Errorf("%d columns, column %d: mean %v, want about %d", cols, k, p.Mean, k)
 		}
 	}
 }
@@ -131,9 +144,15 @@ func TestDivergenceAdviceRaisesTheTargetUsed(t *testing.T) {
 // chains of 1000 draws (AR(1) columns with coefficients from 0 to 0.9,
 // as a fit's parameters and derived quantities mix), on every core: the
 // whole of `summary` after a fit like GARCH's. Issue 42 aims at 0.05 s.
-func BenchmarkSummarize200(b *testing.B) {
+func BenchmarkSummarize200(b *testing.B) { benchSummarize(b, 200) }
+
+// BenchmarkSummarize10 is the same for eight schools' 10 columns, which
+// the whole kml run waits for after its chains.
+func BenchmarkSummarize10(b *testing.B) { benchSummarize(b, 10) }
+
+func benchSummarize(b *testing.B, cols int) {
 	r := rng.New(30, rng.Stream(0x7332)) // "s2"
-	const chains, draws, cols = 4, 1000, 200
+	const chains, draws = 4, 1000
 	values := make([][][]float64, chains)
 	names := make([]string, cols)
 	for k := range names {
@@ -145,7 +164,7 @@ func BenchmarkSummarize200(b *testing.B) {
 		for i := range values[c] {
 			row := make([]float64, cols)
 			for k := range row {
-				rho := 0.9 * float64(k) / cols
+				rho := 0.9 * float64(k) / float64(cols)
 				x[k] = rho*x[k] + r.NormFloat64()
 				row[k] = x[k] + float64(k)
 			}
