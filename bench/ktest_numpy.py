@@ -10,8 +10,9 @@ product E @ K.  HSIC: tr(Kc · L[p][:, p]) for each permutation p.
     /usr/bin/python3 bench/ktest_numpy.py [n ...]     (default 500 2000 5000)
     bench/ktest_numpy.sh [n ...]   (both sides, alternately, NumPy on OpenBLAS)
 
-Prints the CPU model, then the wall time of each test (Gram matrices
-included) and the peak resident memory of the process so far. The KML side,
+Prints the CPU model, then the wall time and the CPU time (user + system,
+all threads: time.process_time) of each test, Gram matrices included, and
+the peak resident memory of the process so far. The KML side,
 `go test -run XXX -bench . ./runtime/ktest`, prints its vector path and the
 CPU model on its isa: line (KML_CPU=generic|avx2|avx512 caps the path).
 """
@@ -77,14 +78,15 @@ def main():
     rng = np.random.default_rng(1)
     for n in sizes:
         x, y = rng.standard_normal((n, D)), rng.standard_normal((n, D))
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         p = mmd_test(x, y, rng)
-        tm = time.perf_counter() - t
-        t = time.perf_counter()
+        tm, cm = time.perf_counter() - t, time.process_time() - c
+        t, c = time.perf_counter(), time.process_time()
         q = hsic_test(x, y, rng)
-        th = time.perf_counter() - t
+        th, ch = time.perf_counter() - t, time.process_time() - c
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
-        print(f"n={n}: MMD {tm:.3f} s (p {p:.3f}), HSIC {th:.3f} s (p {q:.3f}), peak RSS so far {peak:.0f} MB")
+        print(f"n={n}: MMD {tm:.3f} s wall {cm:.3f} cpu-s (p {p:.3f}), "
+              f"HSIC {th:.3f} s wall {ch:.3f} cpu-s (p {q:.3f}), peak RSS so far {peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 # lengthscale 4) from runtime/ktest's benchmarks beside the batched NumPy
 # computation of bench/ktest_numpy.py on OpenBLAS, alternately, two rounds,
 # on the same cores: quote ratios from one round, with the load average it
-# prints. Times are wall clock, Gram matrices included on both sides.
+# prints. Both sides print wall time and CPU time (user + system, all
+# threads: KML's cpu-s/op, NumPy's cpu-s), Gram matrices included; on a
+# shared machine quote the CPU ratios.
 #   bench/ktest_numpy.sh [n ...]        (default 2000; the benchmarks have 500, 2000, 5000)
 #   KML_CPU=avx2 bench/ktest_numpy.sh   (the AVX2 path, and OpenBLAS's Haswell kernels)
 # Needs Debian's python3-numpy (/usr/bin/python3) and libopenblas0-pthread

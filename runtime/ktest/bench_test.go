@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 //
 //	go test ./runtime/ktest -run '^$' -bench PermutationTest -benchtime 1x -benchmem
 //
-// Besides time and allocation per run, peak-MB is the largest heap in use
-// sampled while the test runs.
+// Besides wall time and allocation per run, cpu-s/op is the process's CPU
+// time (user + system, all threads) per run, and peak-MB the largest heap
+// in use sampled while the test runs (through runtime/metrics, which does
+// not stop the world, so the sampler does not slow the test on a loaded
+// machine).
 func BenchmarkMMDPermutationTest(b *testing.B) {
 	for _, n := range []int{500, 2000, 5000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -29,7 +33,8 @@ func BenchmarkMMDPermutationTest(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
-			b.ReportMetric(peak, "peak-MB")
+			b.ReportMetric(peak.mb, "peak-MB")
+			b.ReportMetric(peak.cpu, "cpu-s/op")
 		})
 	}
 }
@@ -45,23 +50,30 @@ func BenchmarkHSICPermutationTest(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
-			b.ReportMetric(peak, "peak-MB")
+			b.ReportMetric(peak.mb, "peak-MB")
+			b.ReportMetric(peak.cpu, "cpu-s/op")
 		})
 	}
 }
 
-// peakHeap runs f b.N times and returns the largest HeapInuse (MB) seen by
-// a sampler every few milliseconds.
-func peakHeap(b *testing.B, f func()) float64 {
+// heapRun is what peakHeap measured: the largest heap in use (MB) and the
+// CPU seconds per run.
+type heapRun struct{ mb, cpu float64 }
+
+// peakHeap runs f b.N times and returns the largest heap in use (the
+// runtime's HeapInuse: heap objects and the unused part of their spans)
+// seen by a sampler every few milliseconds, and the process's CPU time
+// per run.
+func peakHeap(b *testing.B, f func()) heapRun {
 	runtime.GC()
 	done := make(chan struct{})
 	res := make(chan uint64)
 	go func() {
 		var peak uint64
-		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 		for {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64()+sample[1].Value.Uint64())
 			select {
 			case <-done:
 				res <- peak
@@ -72,10 +84,12 @@ func peakHeap(b *testing.B, f func()) float64 {
 		}
 	}()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		f()
 	}
+	cpu := cpuTime() - cpu0
 	b.StopTimer()
 	close(done)
-	return float64(<-res) / 1e6
+	return heapRun{float64(<-res) / 1e6, cpu.Seconds() / float64(b.N)}
 }

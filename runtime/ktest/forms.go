@@ -29,9 +29,9 @@ type exactForms struct {
 }
 
 // gramTile is the width of the column tiles of exactLabelNull: a tile's
-// subset-sum table (256 × 64 values, 128 kB) and the permutations'
-// indicators over the tile stay in a core's cache. A multiple of
-// groupRows.
+// subset-sum table (256 × 64 values, 128 kB) and the permutations' column
+// bits over the tile (one word each) stay in a core's cache. A multiple of
+// groupRows that divides 64 (a tile's bits lie in one word); tests use 16.
 const gramTile = 64
 
 func newExactForms(g []float64, n int) *exactForms {

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -83,10 +84,12 @@ func TestFeatureFormsMatchExact(t *testing.T) {
 }
 
 // The HSIC statistic of permuted y against tr(K H L_π H)/n² (and the
-// unbiased estimator) computed on explicitly permuted data.
+// unbiased estimator) computed on explicitly permuted data, on every
+// vector path (the rows' inner products go through gdot: FMA on AVX2 and
+// AVX-512, not on the Go path; 1e-12 covers both).
 func TestHSICPermutedMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
-	n := 21
+	n := 45
 	x, y := randomPoints(rng, n, 2), randomPoints(rng, n, 1)
 	kx, ky := must(kernels.NewRBF([]float64{1.2})), must(kernels.NewRBF([]float64{0.6}))
 	for _, est := range []Estimator{Biased, Unbiased} {
@@ -100,8 +103,13 @@ func TestHSICPermutedMatchesDirect(t *testing.T) {
 				yp.SetRow(i, y.RawRowView(p))
 			}
 			want := directHSIC(kx, ky, x, yp, est)
-			if got := h.stat(perm); math.Abs(got-want) > 1e-12 {
-				t.Errorf("%s: permutation %d: %v, direct %v", est, b, got, want)
+			for _, l := range cpufeat.Levels() {
+				restore := cpufeat.Use(l)
+				got := h.stat(perm)
+				restore()
+				if math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s %v: permutation %d: %v, direct %v", est, l, b, got, want)
+				}
 			}
 		}
 	}
@@ -316,5 +324,71 @@ func TestHSICAggregateMatchesSingleTests(t *testing.T) {
 				t.Errorf("%s: pair %d: p-value %v in the family, %v alone", est, k, agg.PValues[k], one.PValue)
 			}
 		}
+	}
+}
+
+// The exact null on every vector path (the Go path, AVX2, AVX-512 where
+// the CPU has them) is the same to the bit, and agrees with the entry-by-
+// entry sum over the relabelled Gram matrix (mmdFromGram, which adds in
+// another order: 1e-13 of the sum of |K|'s entries scaled as the
+// statistic, 2/(m(m−1)) ≈ 4e-4 here, so about 1e-11 in absolute terms);
+// the p-values are then the same as the entry-by-entry null's.
+func TestExactNullPathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	const m, n = 70, 61 // N = 131: two words, a partial last tile
+	x, y := randomPoints(rng, m, 3), randomPoints(rng, n, 3)
+	for i := 0; i < n; i++ {
+		y.Set(i, 0, y.At(i, 0)+0.6) // some signal: p-values near 0.05
+	}
+	k := must(kernels.NewRBF([]float64{1.1}))
+	z := mat.NewDense(m+n, 3, nil)
+	z.Stack(x, y)
+	g, _ := kernels.GramFull(k, z)
+	scale := 0.0
+	for _, v := range g {
+		scale += math.Abs(v)
+	}
+	scale *= 2 / float64(m*(m-1))
+	for _, est := range []Estimator{Unbiased, Biased} {
+		s := Settings{Permutations: 300, Seed: 11, Estimator: est}.withDefaults(est)
+		var obs0 float64
+		var null0 []float64
+		for _, l := range cpufeat.Levels() {
+			restore := cpufeat.Use(l)
+			obs, null, err := labelNull(context.Background(), newExactForms(g, m+n), m, s)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if null0 == nil {
+				obs0, null0 = obs, null
+				continue
+			}
+			if math.Float64bits(obs) != math.Float64bits(obs0) {
+				t.Errorf("%s %v: observed %v, Go path %v", est, l, obs, obs0)
+			}
+			for b := range null {
+				if math.Float64bits(null[b]) != math.Float64bits(null0[b]) {
+					t.Fatalf("%s %v: permutation %d: %v, Go path %v", est, l, b, null[b], null0[b])
+				}
+			}
+		}
+		perm := make([]int, m+n)
+		direct := make([]float64, len(null0))
+		for b := range direct {
+			shuffled(11, b, perm)
+			direct[b] = mmdFromGram(g, m+n, perm, m, est)
+			if math.Abs(null0[b]-direct[b]) > 1e-13*scale {
+				t.Fatalf("%s: permutation %d: %v, entry by entry %v", est, b, null0[b], direct[b])
+			}
+		}
+		obsDirect := mmdFromGram(g, m+n, identity(m+n), m, est)
+		if math.Abs(obs0-obsDirect) > 1e-13*scale {
+			t.Errorf("%s: observed %v, entry by entry %v", est, obs0, obsDirect)
+		}
+		if p, q := pValue(obs0, null0), pValue(obsDirect, direct); p != q {
+			t.Errorf("%s: p-value %v, entry by entry %v", est, p, q)
+		}
+		t.Logf("%s: p-value %v", est, pValue(obs0, null0))
 	}
 }

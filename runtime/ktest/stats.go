@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/gdot"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
@@ -259,19 +260,19 @@ func centre(k []float64, n int) {
 }
 
 // stat is the statistic with y's rows permuted by perm. Both matrices are
-// symmetric, so the trace Σ_ij K_ij L_{π(i)π(j)} visits each pair once.
+// symmetric, so the trace Σ_ij K_ij L_{π(i)π(j)} visits each pair once:
+// row i's part Σ_{j>i} K_ij L_{π(i)π(j)} is an inner product through the
+// index π (gdot.Dot, gathers and FMA on AVX2 and AVX-512).
 func (h *hsicState) stat(perm []int) float64 {
 	n := h.n
+	ix, err := gdot.NewIndex(perm, n)
+	if err != nil {
+		panic("ktest: HSIC permutation: " + err.Error())
+	}
 	tr := 0.0
 	for i := 0; i < n; i++ {
-		kr := h.k[i*n+i+1 : (i+1)*n]
 		lr := h.l[perm[i]*n : (perm[i]+1)*n]
-		pj := perm[i+1:]
-		pj = pj[:len(kr)]
-		s := 0.0
-		for j, kv := range kr {
-			s += kv * lr[pj[j]]
-		}
+		s := gdot.Dot(h.k[i*n+i+1:(i+1)*n], lr, ix, i+1)
 		tr += 2*s + h.k[i*n+i]*lr[perm[i]]
 	}
 	return h.finish(tr, perm)

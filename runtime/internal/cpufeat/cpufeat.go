@@ -1,7 +1,7 @@
 // Package cpufeat chooses the vector instruction set of the assembly
 // kernels (runtime/internal/fastexp, runtime/internal/sqdist,
-// runtime/internal/blas3, runtime/bke), so they always agree and the
-// choice is made, and overridden, in one place.
+// runtime/internal/blas3, runtime/internal/subsum, runtime/bke), so they
+// always agree and the choice is made, and overridden, in one place.
 //
 // The choice is the widest level the CPU supports, capped by the
 // environment variable KML_CPU (see Select), so one machine can measure
