@@ -23,7 +23,8 @@ var contractSymFloats = 1 << 16
 // ContractSym is Contract (dst[h] = ½ Σᵢⱼ Wᵢⱼ ∂k(xᵢ, xⱼ)/∂h) in SGPR's
 // matrix form (sgprfast.go) when k is a sum of scaled stationary kernels
 // (rbf, laplacian, matern32, matern52; isotropic or ARD): each block of
-// rows is evaluated whole against every row — squared distances by
+// rows is evaluated whole against the rows from its first on (the upper
+// triangle, pairs past the block counted twice) — squared distances by
 // sqdist, exponentials by fastexp — and contracted with the block's rows
 // of W, the lengthscales' derivatives through one DGEMM per block
 // (−(2/ℓ_d) Σᵢⱼ Hᵢⱼ(x̃ᵢ_d − x̃ⱼ_d)² expanded), rather than one call of
@@ -57,17 +58,23 @@ func ContractSym(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense)
 			for i0 := lo; i0 < hi; i0 += nb {
 				interrupt.Check()
 				i1 := min(i0+nb, hi)
-				fk.block(s, i0, i1)
-				// The block's rows of W, both triangles.
-				g := s.g[:(i1-i0)*n]
+				// Only the columns from i0 on: the pairs of the block's
+				// own rows both ways, with weight Wᵢⱼ, and those past it
+				// once, with weight 2Wᵢⱼ for the pair (j, i) left out.
+				fk.blockFrom(s, i0, i1, i0)
+				m := n - i0
+				g := s.g[:(i1-i0)*m]
 				for i := i0; i < i1; i++ {
-					gi := g[(i-i0)*n : (i-i0+1)*n]
-					for j := 0; j < i; j++ {
-						gi[j] = raw.Data[j*raw.Stride+i]
+					gi := g[(i-i0)*m : (i-i0+1)*m]
+					for j := i0; j < i; j++ {
+						gi[j-i0] = raw.Data[j*raw.Stride+i]
 					}
-					copy(gi[i:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+					copy(gi[i-i0:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+					for j := i1 - i0; j < m; j++ {
+						gi[j] *= 2
+					}
 				}
-				fk.contract(acc, s, i0, i1)
+				fk.contractFrom(acc, s, i0, i1, i0)
 			}
 		})
 	for _, acc := range sums {
