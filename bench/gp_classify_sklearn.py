@@ -33,7 +33,7 @@ def main():
     fits = [r for r in rows if "seconds" in r]
     ep = [r for r in rows if "ep_seconds" in r]
     print("scikit-learn", sklearn.__version__, "n", X.shape[0], "D", X.shape[1])
-    times = []
+    times, cpus = [], []
     for _ in range(3):
         kernel = ConstantKernel(np.e, (1e-3, 1e8)) * RBF(np.e, (1e-2, 1e3))
         gpc = GaussianProcessClassifier(kernel=kernel, n_restarts_optimizer=0, random_state=1)
@@ -41,6 +41,7 @@ def main():
         gpc.fit(X, y)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         times.append(wall)
+        cpus.append(cpu)
         k = gpc.kernel_
         print("sklearn Laplace ML-II | a %.4g ell %.4g | LML %.6f | fit %.3f s (CPU %.3f s)"
               % (k.k1.constant_value, k.k2.length_scale, gpc.log_marginal_likelihood_value_, wall, cpu))
@@ -54,6 +55,7 @@ def main():
         print("KML EP, one evaluation at that optimum: log Z %.6f in %.3f s" % (e["ep_logp"], e["ep_seconds"]))
     best = min(f["seconds"] for f in fits)
     print("ratio of best fit times, sklearn / KML: %.2f" % (min(times) / best))
+    print("sklearn CPU seconds per fit (best of 3): %.3f" % min(cpus))
 
 
 if __name__ == "__main__":

@@ -43,9 +43,12 @@ func gemm(n int, a, b []float64) []float64 {
 // diagSandwich returns diag(K·R·K) for symmetric K and R by one DGEMM,
 // K·R, and a dot product per row: (KRK)ᵢᵢ = Σⱼ (KR)ᵢⱼ Kⱼᵢ = (KR)ᵢ·Kᵢ.
 func diagSandwich(K, R *mat.SymDense) []float64 {
-	n := K.SymmetricDim()
-	kf := fullSym(K)
-	kr := gemm(n, kf, fullSym(R))
+	return diagSandwichFull(K.SymmetricDim(), fullSym(K), fullSym(R))
+}
+
+// diagSandwichFull is diagSandwich on full row-major storage (fullSym).
+func diagSandwichFull(n int, kf, rf []float64) []float64 {
+	kr := gemm(n, kf, rf)
 	d := make([]float64, n)
 	for i := range d {
 		d[i] = linalg.Dot(kr[i*n:(i+1)*n], kf[i*n:(i+1)*n])
@@ -72,4 +75,14 @@ func mulSym(a *mat.Dense, s *mat.SymDense) *mat.Dense {
 		blas64.General{Rows: n, Cols: n, Stride: n, Data: fullSym(s)},
 		0, c.RawMatrix())
 	return c
+}
+
+// symVec sets dst = S·x for a symmetric n×n S in full row-major storage
+// (fullSym) by one DGEMV: gonum's Dsymv on a SymDense walks a triangle
+// with strided accesses and took 110 µs at n = 207 against DGEMV's 18 µs
+// (load 15), three times per Newton step of Laplace's mode.
+func symVec(dst, s, x []float64) {
+	n := len(x)
+	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: s},
+		blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
 }

@@ -119,13 +119,13 @@ func (p *Posterior) Joint(K *mat.SymDense) (mean []float64, cov *mat.SymDense, e
 	n := K.SymmetricDim()
 	var mv mat.VecDense
 	mv.MulVec(K, mat.NewVecDense(n, p.Alpha))
-	var kr, krk mat.Dense
-	kr.Mul(K, p.r)
-	krk.Mul(&kr, K)
+	// K·R·K by two DGEMMs on full storage (gonum multiplies two SymDense
+	// element by element through At).
+	krk := sandwich(K, p.r)
 	cov = mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			cov.SetSym(i, j, K.At(i, j)-0.5*(krk.At(i, j)+krk.At(j, i)))
+			cov.SetSym(i, j, K.At(i, j)-0.5*(krk[i*n+j]+krk[j*n+i]))
 		}
 	}
 	for i := range n {

@@ -119,14 +119,14 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 	b := make([]float64, n)
 	sw := make([]float64, n)
 	B := mat.NewSymDense(n, nil)
-	kb := mat.NewVecDense(n, nil)
-	fv := mat.NewVecDense(n, nil)
+	kf := fullSym(K)
+	kd := make([]float64, n)
+	df := make([]float64, n)
 	na := make([]float64, n)
 	nf := make([]float64, n)
 	for it := 0; it <= modeMax; it++ {
 		// f = Kα afresh, so that rounding does not pull them apart.
-		fv.MulVec(K, mat.NewVecDense(n, alpha))
-		copy(f, fv.RawVector().Data)
+		symVec(f, kf, alpha)
 		gmax, scale := 0.0, 1.0
 		for i := range f {
 			_, g1, g2, _ := l.derivs(y[i], f[i])
@@ -151,23 +151,21 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		if !ok {
 			return nil, nil, it, ErrNotPD
 		}
-		kb.MulVec(K, mat.NewVecDense(n, b))
-		kd := kb.RawVector().Data
+		symVec(kd, kf, b)
 		for i := range sw {
 			kd[i] *= sw[i]
 		}
 		solveUpper(t, kd)
 		da := make([]float64, n)
 		for i := range da {
-			da[i] = b[i] - sw[i]*kb.AtVec(i) - alpha[i]
+			da[i] = b[i] - sw[i]*kd[i] - alpha[i]
 		}
-		df := mat.NewVecDense(n, nil)
-		df.MulVec(K, mat.NewVecDense(n, da))
+		symVec(df, kf, da)
 		// Halve the step until Ψ increases.
 		_, ok = asc.step(func(t float64) float64 {
 			for i := range na {
 				na[i] = alpha[i] + t*da[i]
-				nf[i] = f[i] + t*df.AtVec(i)
+				nf[i] = f[i] + t*df[i]
 			}
 			return psi(na, nf)
 		})
@@ -223,27 +221,29 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
 	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
 	// (∂f̂ = (I + KW)⁻¹∂K α̂) and ∂f̂/∂φ as (Ku)ᵀ∂(∇log P)/∂φ.
-	krk := diagSandwich(K, R)
+	kf, rf := fullSym(K), fullSym(R)
+	krk := diagSandwichFull(n, kf, rf)
 	s2 := make([]float64, n)
 	sigma := make([]float64, n)
 	for i := range s2 {
-		sigma[i] = K.At(i, i) - krk[i]
+		sigma[i] = kf[i*n+i] - krk[i]
 		s2[i] = 0.5 * sigma[i] * d3[i]
 	}
-	s2v := mat.NewVecDense(n, s2)
-	var ks2, rks2 mat.VecDense
-	ks2.MulVec(K, s2v)
-	rks2.MulVec(R, &ks2)
+	ks2, rks2 := make([]float64, n), make([]float64, n)
+	symVec(ks2, kf, s2)
+	symVec(rks2, rf, ks2)
 	u := make([]float64, n)
 	for i := range u {
-		u[i] = s2[i] - rks2.AtVec(i)
+		u[i] = s2[i] - rks2[i]
 	}
-	var ku mat.VecDense
-	ku.MulVec(K, mat.NewVecDense(n, u))
+	ku := make([]float64, n)
+	symVec(ku, kf, u)
 	wc := mat.NewSymDense(n, nil)
+	wr := wc.RawSymmetric()
 	for i := 0; i < n; i++ {
+		wi, ri := wr.Data[i*wr.Stride:], rf[i*n:]
 		for j := i; j < n; j++ {
-			wc.SetSym(i, j, alpha[i]*alpha[j]-R.At(i, j)+alpha[i]*u[j]+u[i]*alpha[j])
+			wi[j] = alpha[i]*alpha[j] - ri[j] + alpha[i]*u[j] + u[i]*alpha[j]
 		}
 	}
 	p.W = wc
@@ -261,7 +261,7 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 		clear(dd2)
 		l.paramDerivs(dlp, dd1, dd2, y[i], f[i])
 		for p := range dl {
-			dl[p] += dlp[p] + 0.5*sigma[i]*dd2[p] + ku.AtVec(i)*dd1[p]
+			dl[p] += dlp[p] + 0.5*sigma[i]*dd2[p] + ku[i]*dd1[p]
 		}
 	}
 	return p, nil

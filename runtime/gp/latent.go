@@ -179,7 +179,7 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	}
 	clear(grad)
 	nh := k.NumHyper()
-	Contract(grad[:nh], k, x, p.W)
+	ContractSym(grad[:nh], k, x, p.W)
 	copy(grad[nh:], p.DLik)
 	if s.Kind == MKL {
 		for _, i := range s.Weights {

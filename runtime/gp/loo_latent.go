@@ -128,15 +128,12 @@ func (LaplaceApprox) cavities(K *mat.SymDense, y []float64, l Lik) (*Cavities, e
 	if err != nil {
 		return nil, err
 	}
-	var kr mat.Dense
-	kr.Mul(K, R)
+	// diag(KRK) by one DGEMM on full storage (gonum multiplies two
+	// SymDense element by element through At).
+	krk := diagSandwich(K, R)
 	mean, vr := make([]float64, n), make([]float64, n)
 	for i := range mean {
-		// (KRK)ᵢᵢ = Σⱼ (KR)ᵢⱼ Kⱼᵢ.
-		sii := K.At(i, i)
-		for j := range n {
-			sii -= kr.At(i, j) * K.At(j, i)
-		}
+		sii := K.At(i, i) - krk[i]
 		prec := 1/sii - w[i]
 		vr[i] = 1 / prec
 		mean[i] = f[i] - g[i]*vr[i]

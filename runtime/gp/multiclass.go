@@ -281,7 +281,7 @@ func MultiLaplace(k kernels.Kernel, x *mat.Dense, y []int, C int, grad []float64
 	}
 	clear(grad)
 	wc := multiGradMatrix(K, p)
-	Contract(grad[:k.NumHyper()], k, x, wc)
+	ContractSym(grad[:k.NumHyper()], k, x, wc)
 	return p.LogQ, p, nil
 }
 

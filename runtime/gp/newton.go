@@ -42,13 +42,14 @@ func (s *newtonAscent) stuck(ok bool) bool { return !ok || s.stalled >= 3 }
 // B = I + W^½KW^½, sw = W^½) into b's upper triangle.
 func fillB(b, K *mat.SymDense, sw []float64) {
 	n := K.SymmetricDim()
+	kr, br := K.RawSymmetric(), b.RawSymmetric()
 	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			v := sw[i] * K.At(i, j) * sw[j]
-			if i == j {
-				v++
-			}
-			b.SetSym(i, j, v)
+		ki := kr.Data[i*kr.Stride+i : i*kr.Stride+n]
+		bi := br.Data[i*br.Stride+i : i*br.Stride+n]
+		swj := sw[i:n]
+		for j, v := range ki {
+			bi[j] = sw[i] * v * swj[j]
 		}
+		bi[0]++
 	}
 }

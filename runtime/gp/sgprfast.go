@@ -165,8 +165,13 @@ func (fk *fastKernel) scratch(nb int) *fastScratch {
 
 // block writes K_bz for rows [i0, i1) into s.kb (row-major (i1−i0) × m),
 // keeping each term's u and e^{−s} for the derivatives.
-func (fk *fastKernel) block(s *fastScratch, i0, i1 int) {
-	m, d := fk.m, fk.d
+func (fk *fastKernel) block(s *fastScratch, i0, i1 int) { fk.blockFrom(s, i0, i1, 0) }
+
+// blockFrom is block for the columns [c0, m) of K_bz only, written as
+// (i1−i0) × (m−c0).
+func (fk *fastKernel) blockFrom(s *fastScratch, i0, i1, c0 int) {
+	d := fk.d
+	m := fk.m - c0
 	nb := i1 - i0
 	kb := s.kb[:nb*m]
 	clear(kb)
@@ -174,7 +179,7 @@ func (fk *fastKernel) block(s *fastScratch, i0, i1 int) {
 		ft := &fk.terms[t]
 		u, e := s.u[t][:nb*m], s.e[t][:nb*m]
 		for i := 0; i < nb; i++ {
-			sqdist.Row(u[i*m:(i+1)*m], ft.zt, m, ft.xs[(i0+i)*d:(i0+i+1)*d])
+			sqdist.Row(u[i*m:(i+1)*m], ft.zt[c0:], fk.m, ft.xs[(i0+i)*d:(i0+i+1)*d])
 		}
 		switch ft.prof {
 		case "rbf":
@@ -242,7 +247,14 @@ func (ft *fastTerm) deriv(u, e float64) float64 {
 // contract adds into acc Σᵢⱼ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂h for the block [i0, i1)
 // whose G is s.g and whose terms' u, e are in s.
 func (fk *fastKernel) contract(acc []float64, s *fastScratch, i0, i1 int) {
-	m, d := fk.m, fk.d
+	fk.contractFrom(acc, s, i0, i1, 0)
+}
+
+// contractFrom is contract over the columns [c0, m) of a block from
+// blockFrom (G, u and e (i1−i0) × (m−c0)).
+func (fk *fastKernel) contractFrom(acc []float64, s *fastScratch, i0, i1, c0 int) {
+	d := fk.d
+	m := fk.m - c0
 	nb := i1 - i0
 	g := s.g[:nb*m]
 	for t := range fk.terms {
@@ -276,9 +288,9 @@ func (fk *fastKernel) contract(acc []float64, s *fastScratch, i0, i1 int) {
 		hz := s.hz[:nb*d]
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 			blas64.General{Rows: nb, Cols: m, Stride: m, Data: h},
-			blas64.General{Rows: m, Cols: d, Stride: d, Data: ft.zs},
+			blas64.General{Rows: m, Cols: d, Stride: d, Data: ft.zs[c0*d:]},
 			0, blas64.General{Rows: nb, Cols: d, Stride: d, Data: hz})
-		cs := s.colSum
+		cs := s.colSum[:m]
 		clear(cs)
 		sums := make([]float64, d)
 		for i := 0; i < nb; i++ {
@@ -294,7 +306,7 @@ func (fk *fastKernel) contract(acc []float64, s *fastScratch, i0, i1 int) {
 			}
 		}
 		for j := 0; j < m; j++ {
-			zj := ft.zs[j*d : (j+1)*d]
+			zj := ft.zs[(c0+j)*d : (c0+j+1)*d]
 			for q, zv := range zj {
 				sums[q] += zv * zv * cs[j]
 			}

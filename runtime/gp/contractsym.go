@@ -1,0 +1,85 @@
+package gp
+
+import (
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/interrupt"
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// contractFastPath turns ContractSym's matrix form on; tests turn it off
+// to compare.
+var contractFastPath = true
+
+// contractSymFloats bounds a block of ContractSym's matrix form: a block
+// of nb rows against all n columns keeps about (2T + 3)·nb·n floats per
+// worker (T stationary terms), so nb·n ≤ contractSymFloats keeps that
+// below (2T + 3)·0.5 MB whatever n.
+var contractSymFloats = 1 << 16
+
+// ContractSym is Contract (dst[h] = ½ Σᵢⱼ Wᵢⱼ ∂k(xᵢ, xⱼ)/∂h) in SGPR's
+// matrix form (sgprfast.go) when k is a sum of scaled stationary kernels
+// (rbf, laplacian, matern32, matern52; isotropic or ARD): each block of
+// rows is evaluated whole against the rows from its first on (the upper
+// triangle, pairs past the block counted twice) — squared distances by
+// sqdist, exponentials by fastexp — and contracted with the block's rows
+// of W, the lengthscales' derivatives through one DGEMM per block
+// (−(2/ℓ_d) Σᵢⱼ Hᵢⱼ(x̃ᵢ_d − x̃ⱼ_d)² expanded), rather than one call of
+// k.GradHyper per pair. The rows are cut into sgprLanes lanes whose sums
+// are added in lane order, so the result does not depend on the number
+// of cores. Other kernels take Contract.
+func ContractSym(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense) {
+	var fk *fastKernel
+	if contractFastPath {
+		fk = newFastKernel(k, x, x)
+	}
+	if fk == nil {
+		Contract(dst, k, x, w)
+		return
+	}
+	nh := k.NumHyper()
+	clear(dst[:nh])
+	if nh == 0 {
+		return
+	}
+	n := fk.n
+	raw := w.RawSymmetric()
+	per := (n + sgprLanes - 1) / sgprLanes
+	nb := min(per, max(1, contractSymFloats/n))
+	sums := make([][]float64, sgprLanes)
+	par.Each(sgprLanes, 1, runtime.GOMAXPROCS(0), func() *fastScratch { return fk.scratch(nb) },
+		func(s *fastScratch, lane, _, _ int) {
+			acc := make([]float64, nh)
+			sums[lane] = acc
+			lo, hi := lane*per, min((lane+1)*per, n)
+			for i0 := lo; i0 < hi; i0 += nb {
+				interrupt.Check()
+				i1 := min(i0+nb, hi)
+				// Only the columns from i0 on: the pairs of the block's
+				// own rows both ways, with weight Wᵢⱼ, and those past it
+				// once, with weight 2Wᵢⱼ for the pair (j, i) left out.
+				fk.blockFrom(s, i0, i1, i0)
+				m := n - i0
+				g := s.g[:(i1-i0)*m]
+				for i := i0; i < i1; i++ {
+					gi := g[(i-i0)*m : (i-i0+1)*m]
+					for j := i0; j < i; j++ {
+						gi[j-i0] = raw.Data[j*raw.Stride+i]
+					}
+					copy(gi[i-i0:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+					for j := i1 - i0; j < m; j++ {
+						gi[j] *= 2
+					}
+				}
+				fk.contractFrom(acc, s, i0, i1, i0)
+			}
+		})
+	for _, acc := range sums {
+		for h, v := range acc {
+			dst[h] += 0.5 * v
+		}
+	}
+}

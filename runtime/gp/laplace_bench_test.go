@@ -1,0 +1,123 @@
+package gp
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
+)
+
+// digits38 returns the first n images of 3s and 8s in
+// examples/data/digits.csv (pixels / 16, D = 64) with labels ±1 (+1 for
+// an 8): examples/gp_classify.kml's data at its size, n = 207 (the
+// example draws its 207 by split(seed: 2); the cost is the same).
+func digits38(tb testing.TB, n int) (*mat.Dense, []float64) {
+	tb.Helper()
+	f, err := os.Open("../../examples/data/digits.csv")
+	if err != nil {
+		tb.Skip(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	x := mat.NewDense(n, 64, nil)
+	y := make([]float64, 0, n)
+	for _, r := range recs[1:] {
+		if len(y) == n {
+			break
+		}
+		if r[64] != "3" && r[64] != "8" {
+			continue
+		}
+		i := len(y)
+		for j := 0; j < 64; j++ {
+			v, err := strconv.ParseFloat(r[j], 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			x.Set(i, j, v/16)
+		}
+		y = append(y, map[bool]float64{true: 1, false: -1}[r[64] == "8"])
+	}
+	if len(y) < n {
+		tb.Fatalf("%d images of 3s and 8s, want %d", len(y), n)
+	}
+	return x, y
+}
+
+// BenchmarkLaplaceDigits times one evaluation of Laplace's log marginal
+// likelihood with its gradient for examples/gp_classify.kml's model
+// (a · rbf(ℓ), logistic likelihood) at n = 207, D = 64: at the ML-II
+// start (a = ℓ = e) and near the optimum the example reaches (a = 1105,
+// ℓ = 5.86, where the mode needs more Newton steps). It reports CPU
+// seconds per evaluation (getrusage, all threads) beside the wall time.
+func BenchmarkLaplaceDigits(b *testing.B) {
+	x, y := digits38(b, 207)
+	for _, c := range []struct {
+		name   string
+		a, ell float64
+	}{{"start", 2.718281828, 2.718281828}, {"optimum", 1105, 5.858}} {
+		b.Run(c.name, func(b *testing.B) {
+			rbf, _ := kernels.NewRBF([]float64{c.ell})
+			k, _ := kernels.NewScaled(c.a, rbf)
+			s := Settings{Kind: MLM, Approx: LaplaceApprox{}}
+			grad := make([]float64, k.NumHyper())
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for range b.N {
+				if _, err := NonGaussian(s, k, x, y, Lik{Kind: Logit}, grad); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// BenchmarkContractDigits times the gradient contraction ½ Σᵢⱼ Wᵢⱼ ∂Kᵢⱼ/∂h
+// alone for examples/gp_classify.kml's a·rbf(ℓ) at n = 207, D = 64:
+// ContractSym's matrix form and Contract's call per pair, side by side,
+// in CPU seconds per contraction; and the same with an ARD rbf (64
+// lengthscales).
+func BenchmarkContractDigits(b *testing.B) {
+	x, _ := digits38(b, 207)
+	ell := make([]float64, 64)
+	for i := range ell {
+		ell[i] = 5 + 0.05*float64(i)
+	}
+	rbf, _ := kernels.NewRBF([]float64{5.858})
+	ard, _ := kernels.NewRBF(ell)
+	w := mat.NewSymDense(207, nil)
+	for i := range 207 {
+		for j := i; j < 207; j++ {
+			w.SetSym(i, j, math.Sin(float64(3*i+j)))
+		}
+	}
+	iso, _ := kernels.NewScaled(1105, rbf)
+	ardScaled, _ := kernels.NewScaled(1105, ard)
+	for _, kc := range []struct {
+		name string
+		k    kernels.Kernel
+	}{{"iso", iso}, {"ard", ardScaled}} {
+		dst := make([]float64, kc.k.NumHyper())
+		for _, c := range []struct {
+			name string
+			f    func([]float64, kernels.Kernel, *mat.Dense, *mat.SymDense)
+		}{{"matrix", ContractSym}, {"pairs", Contract}} {
+			b.Run(kc.name+"/"+c.name, func(b *testing.B) {
+				cpu0 := cpuTime()
+				for range b.N {
+					c.f(dst, kc.k, x, w)
+				}
+				b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
+}
