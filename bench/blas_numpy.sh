@@ -10,6 +10,7 @@
 # vector path up to the one KML_CPU allows (sub-benchmarks /none, /avx2,
 # /avx512), and the isa: line names that cap and the CPU model.
 #   bench/blas_numpy.sh            KML_CPU=avx2 bench/blas_numpy.sh
+#   ROUNDS=1 bench/blas_numpy.sh   (one round instead of three)
 # Needs Debian's python3-numpy and python3-scipy (/usr/bin/python3) and
 # libopenblas0-pthread (bench/openblas.sh).
 set -euo pipefail
@@ -25,7 +26,7 @@ grep -m1 'model name' /proc/cpuinfo
 grep -m1 'cpu MHz' /proc/cpuinfo
 # The path KML_CPU leaves (the isa: line), and the CPU model.
 (cd "$root/runtime/internal/blas3" && "$tmp/blas3.test" -test.run XXX -test.bench XXX | grep '^isa:')
-for i in 1 2 3; do
+for i in $(seq 1 "${ROUNDS:-3}"); do
   echo "round $i: $(uptime)"
   (cd "$root/runtime/internal/blas3" && "$tmp/blas3.test" -test.run XXX \
     -test.bench '(Dgemm|Cholesky|Potrf|Inverse)/n=[0-9]+/(avx|gonum)|(Trsm|CholSolve)/n=' -test.benchtime 1s | grep -E '^(isa:|Benchmark)' | sed 's/^/kml /')
