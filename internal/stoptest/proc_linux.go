@@ -4,18 +4,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/kml-lang/kml/internal/cputime"
 )
 
 // ProcessCPU is the processor time this process has used, all threads.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func ProcessCPU() time.Duration { return cputime.Used() }
 
 // clockTick is the unit of /proc's times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond

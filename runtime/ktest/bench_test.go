@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -84,11 +85,11 @@ func peakHeap(b *testing.B, f func()) heapRun {
 		}
 	}()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	for i := 0; i < b.N; i++ {
 		f()
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Used() - cpu0
 	b.StopTimer()
 	close(done)
 	return heapRun{float64(<-res) / 1e6, cpu.Seconds() / float64(b.N)}

@@ -5,11 +5,11 @@ package linalg
 import (
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/kml-lang/kml/internal/cputime"
 )
 
 // BenchmarkSymLower and BenchmarkCopyLower are chol's pass before the
@@ -43,7 +43,7 @@ func benchLower(b *testing.B, pass func(dst []float64, a blas64.General) bool) {
 			}
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
 				dst := make([]float64, n*n)
-				c0 := benchCPU()
+				c0 := cputime.Used()
 				for range b.N {
 					if fresh {
 						dst = make([]float64, n*n)
@@ -52,17 +52,8 @@ func benchLower(b *testing.B, pass func(dst []float64, a blas64.General) bool) {
 						b.Fatal("symmetric finite matrix refused")
 					}
 				}
-				b.ReportMetric(float64((benchCPU()-c0).Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64((cputime.Used()-c0).Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}
-}
-
-// benchCPU is the processor time of the process so far, all threads.
-func benchCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,18 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
-)
 
-// cpuTime is the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
+	"github.com/kml-lang/kml/internal/cputime"
+)
 
 // BenchmarkLOO is loo on 4,000 draws × 10,000 observations (the issue asks
 // for under a second), on every core. On a crowded machine the wall time
@@ -40,11 +32,11 @@ func BenchmarkLOO(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
-	before := cpuTime()
+	before := cputime.Used().Seconds()
 	for range b.N {
 		if _, err := Compute(context.Background(), ll, 1, runtime.GOMAXPROCS(0), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-before)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Used().Seconds()-before)/float64(b.N), "cpu-s/op")
 }

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/lang/eval"
 	_ "github.com/kml-lang/kml/stdlib"
 )
@@ -176,13 +177,13 @@ func benchCholBuiltin(b *testing.B, value func(*mat.Dense) *eval.Mat) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for range b.N {
 				if _, err := in.Eval("b.kml", "chol(A)"); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpuTime()-cpu0)
+			reportCPU(b, cputime.Used()-cpu0)
 		})
 	}
 }
@@ -197,11 +198,11 @@ func BenchmarkCholBare(b *testing.B) {
 				b.StopTimer()
 				copy(work, a.RawMatrix().Data)
 				b.StartTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Used()
 				if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: work}); !ok {
 					b.Fatal("not positive definite")
 				}
-				cpu += cpuTime() - cpu0
+				cpu += cputime.Used() - cpu0
 			}
 			reportCPU(b, cpu)
 		})
@@ -231,23 +232,23 @@ func BenchmarkCholAlternated(b *testing.B) {
 	var plain, marked, bare, rPlain, rMarked []float64
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	for range b.N {
-		c0 := cpuTime()
+		c0 := cputime.Used()
 		if _, err := in.Eval("b.kml", "chol(A)"); err != nil {
 			b.Fatal(err)
 		}
-		c1 := cpuTime()
+		c1 := cputime.Used()
 		if _, err := in.Eval("b.kml", "chol(S)"); err != nil {
 			b.Fatal(err)
 		}
-		c2 := cpuTime()
+		c2 := cputime.Used()
 		b.StopTimer()
 		copy(work, a.RawMatrix().Data)
 		b.StartTimer()
-		c3 := cpuTime()
+		c3 := cputime.Used()
 		if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: work}); !ok {
 			b.Fatal("not positive definite")
 		}
-		c4 := cpuTime()
+		c4 := cputime.Used()
 		p, m, f := ms(c1-c0), ms(c2-c1), ms(c4-c3)
 		plain, marked, bare = append(plain, p), append(marked, m), append(bare, f)
 		if f > 0 {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/lang/eval"
 	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/kernels"
@@ -60,7 +61,7 @@ func BenchmarkGPClassifyEval(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/ell=%g,a=%g", ap.name, at.ell, at.a), func(b *testing.B) {
 				grad := make([]float64, k.NumHyper())
 				var lml float64
-				c0 := cpuTime()
+				c0 := cputime.Used()
 				for b.Loop() {
 					v, err := rgp.NonGaussian(rgp.Settings{Kind: rgp.MLM, Approx: ap.inf}, k, x, y, l, grad)
 					if err != nil {
@@ -68,7 +69,7 @@ func BenchmarkGPClassifyEval(b *testing.B) {
 					}
 					lml = v
 				}
-				b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((cputime.Used()-c0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(lml, "lml")
 			})
 		}
@@ -95,7 +96,7 @@ func BenchmarkGPClassifyFit(b *testing.B) {
 	} {
 		b.Run(ap.name, func(b *testing.B) {
 			var lml, evals, iters, inner float64
-			c0 := cpuTime()
+			c0 := cputime.Used()
 			for b.Loop() {
 				c := &counted{inf: ap.inf()}
 				res, n, err := classifyFit(x, y, l, c)
@@ -104,7 +105,7 @@ func BenchmarkGPClassifyFit(b *testing.B) {
 				}
 				lml, evals, iters, inner = -res.F, float64(n), float64(res.MajorIterations), float64(c.iters)
 			}
-			cpu := (cpuTime() - c0).Seconds() / float64(b.N)
+			cpu := (cputime.Used() - c0).Seconds() / float64(b.N)
 			b.ReportMetric(cpu, "cpu-s/op")
 			b.ReportMetric(cpu/evals, "cpu-s/eval")
 			b.ReportMetric(evals, "evals")

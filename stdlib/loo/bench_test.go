@@ -1,21 +1,11 @@
 package loo_test
 
 import (
-	"math"
-	"syscall"
 	"testing"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
-
-// cpuTime is the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // BenchmarkLOOModel is loo(post) of a normal model with 10,000
 // observations and 4,000 draws: the pointwise log likelihood evaluated
@@ -32,7 +22,7 @@ model m {
 let post = sample(m, seed: 1, chains: 4, draws: 1000, warmup: 200)
 `)
 	b.ResetTimer()
-	before := cpuTime()
+	before := cputime.Used().Seconds()
 	for range b.N {
 		if _, err := in.Eval("bench.kml", "let l = loo(post)"); err != nil {
 			b.Fatal(err)
@@ -41,5 +31,5 @@ let post = sample(m, seed: 1, chains: 4, draws: 1000, warmup: 200)
 	// On a crowded machine the wall time says little: the CPU time per
 	// loo divided by the cores is the wall time the machine would give
 	// alone.
-	b.ReportMetric((cpuTime()-before)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Used().Seconds()-before)/float64(b.N), "cpu-s/op")
 }

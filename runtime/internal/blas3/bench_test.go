@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -24,7 +25,7 @@ import (
 func report(b *testing.B, flops float64, cpu0 time.Duration) {
 	total := flops * float64(b.N) / 1e9
 	b.ReportMetric(total/b.Elapsed().Seconds(), "GFLOP/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Used() - cpu0; cpu > 0 {
 		b.ReportMetric(total/cpu.Seconds(), "GFLOP/cpu-s")
 	}
 }
@@ -34,7 +35,7 @@ func BenchmarkDgemm(b *testing.B) {
 		r := rand.New(rand.NewPCG(1, 1))
 		x, y, z := randSlice(r, n*n), randSlice(r, n*n), make([]float64, n*n)
 		run := func(b *testing.B, impl blas.Float64) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				impl.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n)
 			}
@@ -57,7 +58,7 @@ func BenchmarkCholesky(b *testing.B) {
 		a := spd(n, 3)
 		run := func(b *testing.B) {
 			var ch mat.Cholesky
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				if !ch.Factorize(a) {
 					b.Fatal("not positive definite")
@@ -104,7 +105,7 @@ func BenchmarkPotrf(b *testing.B) {
 		for _, l := range cpufeat.Levels() {
 			b.Run(fmt.Sprintf("n=%d/%v", n, l), func(b *testing.B) {
 				defer cpufeat.Use(l)()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Used()
 				for b.Loop() {
 					copy(work.Data, src.Data)
 					if _, ok := lapack64.Potrf(work); !ok {
@@ -128,7 +129,7 @@ func BenchmarkInverse(b *testing.B) {
 		}
 		run := func(b *testing.B) {
 			var inv mat.SymDense
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				if err := ch.InverseTo(&inv); err != nil {
 					b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/runtime/internal/cpufeat"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkKernel(b *testing.B) {
 			const k = 256
 			ap, bp := make([]float64, s.mr*k), make([]float64, s.nr*k)
 			c := make([]float64, s.mr*s.nr)
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				s.kern(k, ap, bp, c, s.nr, 1)
 			}

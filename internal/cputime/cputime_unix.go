@@ -1,14 +1,15 @@
 //go:build unix
 
-package blas3
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the processor time the process has used, all threads.
-func cpuTime() time.Duration {
+// Used is the processor time (user and system) the process has used so
+// far, all threads; 0 if getrusage fails.
+func Used() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
