@@ -337,7 +337,12 @@ func (fk *fastKernel) lanes(body func(lane int, s *fastScratch, i0, i1 int)) {
 // tr Q = tr P; the second forms G_b = V_bᵀM + α_b(Bα)ᵀ as K_bz(L⁻ᵀM) + α_b(Bα)ᵀ by one DGEMM, with
 // α_b = (y_b − K_bz L⁻ᵀw)/σ², and contracts it with the kernel's
 // derivatives; Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ) is m × m work.
-func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad []float64) (float64, error) {
+//
+// With dtc it is LowRankLogMarginal instead, F + tr(K − Q)/(2σ²): without
+// the trace term, G_b = W_bBᵀ keeps the −B_bᵀ/σ² = −K_bz K_zz⁻¹/σ² that
+// cancelled, which is M' − K_zz⁻¹/σ² in place of M' (m × m work), Σ_b B_b
+// G_b loses L⁻ᵀPL⁻¹/σ², and the diagonal's and σ²'s trace parts go.
+func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad []float64, dtc bool) (float64, error) {
 	s, err := newStats(k, x, z, y)
 	if err != nil {
 		return 0, err
@@ -409,6 +414,9 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		return 0, err
 	}
 	bound := s.bound(noise)
+	if dtc {
+		bound += 0.5 * (s.trK - s.trQ) / noise
+	}
 	if grad == nil {
 		return bound, nil
 	}
@@ -420,6 +428,14 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	var mp mat.Dense
 	if err := linalg.IgnoreCondition(mp.Solve(s.L.T(), mm)); err != nil {
 		return 0, err
+	}
+	var kinv mat.Dense
+	if dtc {
+		// M' − K_zz⁻¹/σ², K_zz⁻¹ = L⁻ᵀL⁻¹ (of the jittered K_zz).
+		kinv.Mul(linv.T(), &linv)
+		var sc mat.Dense
+		sc.Scale(-1/noise, &kinv)
+		mp.Add(&mp, &sc)
 	}
 	mpRaw := linalg.RowMajor(&mp)
 	wp := mat.NewVecDense(m, nil)
@@ -472,19 +488,31 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		aa += lg.aa
 	}
 	tmp := make([]float64, nh)
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && !dtc; i++ {
 		xi := x.RawRowView(i)
 		k.GradHyper(tmp, xi, xi)
 		for h := range gsum {
 			gsum[h] -= 0.5 * tmp[h] / noise
 		}
 	}
-	// Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ).
+	// Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ), less L⁻ᵀPL⁻¹/σ² for DTC.
 	var pm, g2 mat.Dense
 	pm.Mul(s.P, mm)
 	pm.RankOne(&pm, 1, va, ba)
+	if dtc {
+		var pl mat.Dense
+		pl.Mul(s.P, &linv)
+		pl.Scale(-1/noise, &pl)
+		pm.Add(&pm, &pl)
+	}
 	if err := linalg.IgnoreCondition(g2.Solve(s.L.T(), &pm)); err != nil {
 		return 0, err
 	}
-	return bound, s.finishGrad(k, z, &g2, gsum, aa, noise, grad)
+	if err := s.finishGrad(k, z, &g2, gsum, aa, noise, grad); err != nil {
+		return 0, err
+	}
+	if dtc {
+		grad[nh] -= 0.5 * (s.trK - s.trQ) / (noise * noise)
+	}
+	return bound, nil
 }
