@@ -429,13 +429,16 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	if err := linalg.IgnoreCondition(mp.Solve(s.L.T(), mm)); err != nil {
 		return 0, err
 	}
-	var kinv mat.Dense
+	// L⁻¹ as a general matrix, so that its products are DGEMMs (gonum
+	// multiplies triangular and symmetric operands element by element).
+	var linvD *mat.Dense
 	if dtc {
 		// M' − K_zz⁻¹/σ², K_zz⁻¹ = L⁻ᵀL⁻¹ (of the jittered K_zz).
-		kinv.Mul(linv.T(), &linv)
-		var sc mat.Dense
-		sc.Scale(-1/noise, &kinv)
-		mp.Add(&mp, &sc)
+		linvD = mat.DenseCopyOf(&linv)
+		var kinv mat.Dense
+		kinv.Mul(linvD.T(), linvD)
+		kinv.Scale(-1/noise, &kinv)
+		mp.Add(&mp, &kinv)
 	}
 	mpRaw := linalg.RowMajor(&mp)
 	wp := mat.NewVecDense(m, nil)
@@ -497,11 +500,12 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	}
 	// Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ), less L⁻ᵀPL⁻¹/σ² for DTC.
 	var pm, g2 mat.Dense
-	pm.Mul(s.P, mm)
+	pd := mat.DenseCopyOf(s.P) // a DGEMM, not gonum's Go DSYMM
+	pm.Mul(pd, mm)
 	pm.RankOne(&pm, 1, va, ba)
 	if dtc {
 		var pl mat.Dense
-		pl.Mul(s.P, &linv)
+		pl.Mul(pd, linvD)
 		pl.Scale(-1/noise, &pl)
 		pm.Add(&pm, &pl)
 	}
