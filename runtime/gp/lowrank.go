@@ -25,12 +25,22 @@ import (
 // and B = K_zz⁻¹K_zn, ½tr(W ∂Q) = Σᵢⱼ (WBᵀ)ᵢⱼ ∂k(xᵢ, zⱼ) − ½Σⱼₗ (BWBᵀ)ⱼₗ
 // ∂k(zⱼ, zₗ), never forming an n×n matrix. A white kernel inside k
 // contributes nothing here (no data row is an inducing point's twin, in
-// general): the noise belongs in σ².
+// general): the noise belongs in σ². Sums of scaled stationary kernels
+// take SGPR's matrix form (sgprFast), streamed in row blocks, so memory is
+// O(m² + m·sgprFastBlock) there instead of O(nm).
 func LowRankLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad []float64) (float64, error) {
 	n, _ := x.Dims()
 	m, _ := z.Dims()
 	if len(y) != n {
 		return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), n)
+	}
+	if sgprFastPath && noise > 0 {
+		if err := kernels.CheckData(x, "the data"); err != nil {
+			return 0, err
+		}
+		if fk := newFastKernel(k, x, z); fk != nil {
+			return sgprFast(fk, k, x, z, y, noise, grad, true)
+		}
 	}
 	kzz, err := kernels.Gram(k, z)
 	if err != nil {

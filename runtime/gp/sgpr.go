@@ -245,7 +245,7 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 			if len(y) != fk.n {
 				return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
 			}
-			return sgprFast(fk, k, x, z, y, noise, grad)
+			return sgprFast(fk, k, x, z, y, noise, grad, false)
 		}
 	}
 	s, err := sgprPass(k, x, z, y, noise)

@@ -48,8 +48,11 @@ func sgprMLIIData(n int, idx int) (*mat.Dense, []float64) {
 // work for the per-evaluation cost). It logs the selection's and the
 // fit's processor and wall times, the number of evaluations (each the
 // bound with its gradient) and the processor time per evaluation, the
-// fitted values and the Go heap. One process per n under /usr/bin/time gives the CPU time
-// and the peak memory:
+// fitted values and the Go heap. KML_SGPR_SEEDS (comma-separated stream
+// indices of sgprMLIIData, default 71) fits several data sets, and
+// KML_SGPR_TRACE=1 prints every L-BFGS iteration (sgprTrace). One
+// process per n under /usr/bin/time gives the CPU time and the peak
+// memory:
 //
 //	KML_SGPR_N=100000 /usr/bin/time -v go test ./runtime/gp -run '^$' \
 //	    -bench SGPRMLII -benchtime 1x
@@ -79,82 +82,128 @@ func BenchmarkSGPRMLII(b *testing.B) {
 	if os.Getenv("KML_SGPR_Z") == "random" {
 		method = kernels.RandomRows
 	}
+	seeds := []int{71}
+	if s := os.Getenv("KML_SGPR_SEEDS"); s != "" {
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			seeds = append(seeds, v)
+		}
+	}
+	trace := os.Getenv("KML_SGPR_TRACE") != ""
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			for range b.N {
-				x, y := sgprMLIIData(n, 71)
-				runtime.GC()
-				start, cpu0 := time.Now(), cpuTime()
-				z, err := kernels.Landmarks(x, m, 1, method)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sel, selCPU := time.Since(start), cpuTime()-cpu0
-				evals := 0
-				var lastErr error
-				// θ = (log ℓ₁…ℓ₈, log a, log σ); f = −bound.
-				at := func(th []float64) (kernels.Kernel, float64) {
-					ell := make([]float64, 8)
-					for i := range ell {
-						ell[i] = math.Exp(th[i])
+		for _, seed := range seeds {
+			b.Run(fmt.Sprintf("n=%d/data=%d", n, seed), func(b *testing.B) {
+				for range b.N {
+					x, y := sgprMLIIData(n, seed)
+					runtime.GC()
+					start, cpu0 := time.Now(), cpuTime()
+					z, err := kernels.Landmarks(x, m, 1, method)
+					if err != nil {
+						b.Fatal(err)
 					}
-					rbf, _ := kernels.NewRBF(ell)
-					k, _ := kernels.NewScaled(math.Exp(th[8]), rbf)
-					return k, math.Exp(th[9])
-				}
-				var cacheX []float64
-				var cacheF float64
-				cacheG := make([]float64, 10)
-				eval := func(th []float64) float64 {
-					if cacheX != nil && slices.Equal(cacheX, th) {
+					sel, selCPU := time.Since(start), cpuTime()-cpu0
+					evals := 0
+					var lastErr error
+					// θ = (log ℓ₁…ℓ₈, log a, log σ); f = −bound.
+					at := func(th []float64) (kernels.Kernel, float64) {
+						ell := make([]float64, 8)
+						for i := range ell {
+							ell[i] = math.Exp(th[i])
+						}
+						rbf, _ := kernels.NewRBF(ell)
+						k, _ := kernels.NewScaled(math.Exp(th[8]), rbf)
+						return k, math.Exp(th[9])
+					}
+					var cacheX []float64
+					var cacheF float64
+					cacheG := make([]float64, 10)
+					eval := func(th []float64) float64 {
+						if cacheX != nil && slices.Equal(cacheX, th) {
+							return cacheF
+						}
+						evals++
+						k, sig := at(th)
+						g := make([]float64, 10)
+						v, err := SGPRLogMarginal(k, x, z, y, sig*sig, g)
+						if err != nil {
+							lastErr = err
+							v = math.Inf(-1)
+						}
+						// Chain rule to the logs: ∂/∂log ℓ = ℓ∂/∂ℓ, ∂/∂log a =
+						// a∂/∂a, ∂/∂log σ = 2σ²∂/∂σ².
+						h := k.Hyper(nil)
+						ell, a := h[1:], h[0]
+						for i := range ell {
+							cacheG[i] = -g[1+i] * ell[i]
+						}
+						cacheG[8] = -g[0] * a
+						cacheG[9] = -g[9] * 2 * sig * sig
+						cacheX, cacheF = append(cacheX[:0], th...), -v
 						return cacheF
 					}
-					evals++
-					k, sig := at(th)
-					g := make([]float64, 10)
-					v, err := SGPRLogMarginal(k, x, z, y, sig*sig, g)
-					if err != nil {
-						lastErr = err
-						v = math.Inf(-1)
+					prob := optimize.Problem{Func: eval, Grad: func(g, th []float64) { eval(th); copy(g, cacheG) }}
+					th0 := make([]float64, 10)
+					for i := 0; i < 8; i++ {
+						th0[i] = math.Log(3)
 					}
-					// Chain rule to the logs: ∂/∂log ℓ = ℓ∂/∂ℓ, ∂/∂log a =
-					// a∂/∂a, ∂/∂log σ = 2σ²∂/∂σ².
-					h := k.Hyper(nil)
-					ell, a := h[1:], h[0]
-					for i := range ell {
-						cacheG[i] = -g[1+i] * ell[i]
+					th0[9] = math.Log(0.5)
+					settings := &optimize.Settings{
+						GradientThreshold: gtol,
+						MajorIterations:   iters,
+						Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
 					}
-					cacheG[8] = -g[0] * a
-					cacheG[9] = -g[9] * 2 * sig * sig
-					cacheX, cacheF = append(cacheX[:0], th...), -v
-					return cacheF
+					if trace {
+						settings.Recorder = sgprTrace{n: n, seed: seed, evals: &evals}
+					}
+					res, err := optimize.Minimize(prob, th0, settings, &optimize.LBFGS{})
+					if res == nil {
+						b.Fatal(err, lastErr)
+					}
+					el, fitCPU := time.Since(start)-sel, cpuTime()-cpu0-selCPU
+					k, sig := at(res.X)
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					b.ReportMetric(el.Seconds(), "fit-s")
+					b.ReportMetric(fitCPU.Seconds(), "fit-cpu-s")
+					b.ReportMetric(float64(evals), "evals")
+					b.ReportMetric(fitCPU.Seconds()/float64(evals), "cpu-s/eval")
+					b.Logf("n = %d, m = %d: %s selection %.1f s (CPU %.1f s), fit %.1f s (CPU %.1f s), %d evaluations (CPU %.2f s each), %d iterations, status %v; bound %.6g, sigma %.4g, kernel %s; heap sys %.0f MB",
+						n, m, method, sel.Seconds(), selCPU.Seconds(), el.Seconds(), fitCPU.Seconds(), evals, fitCPU.Seconds()/float64(evals),
+						res.MajorIterations, res.Status, -res.F, sig, k, float64(ms.HeapSys)/1e6)
 				}
-				prob := optimize.Problem{Func: eval, Grad: func(g, th []float64) { eval(th); copy(g, cacheG) }}
-				th0 := make([]float64, 10)
-				for i := 0; i < 8; i++ {
-					th0[i] = math.Log(3)
-				}
-				th0[9] = math.Log(0.5)
-				res, err := optimize.Minimize(prob, th0, &optimize.Settings{
-					GradientThreshold: gtol,
-					MajorIterations:   iters,
-					Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
-				}, &optimize.LBFGS{})
-				if res == nil {
-					b.Fatal(err, lastErr)
-				}
-				el, fitCPU := time.Since(start)-sel, cpuTime()-cpu0-selCPU
-				k, sig := at(res.X)
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				b.ReportMetric(el.Seconds(), "fit-s")
-				b.ReportMetric(fitCPU.Seconds(), "fit-cpu-s")
-				b.ReportMetric(float64(evals), "evals")
-				b.ReportMetric(fitCPU.Seconds()/float64(evals), "cpu-s/eval")
-				b.Logf("n = %d, m = %d: %s selection %.1f s (CPU %.1f s), fit %.1f s (CPU %.1f s), %d evaluations (CPU %.2f s each), %d iterations, status %v; bound %.6g, sigma %.4g, kernel %s; heap sys %.0f MB",
-					n, m, method, sel.Seconds(), selCPU.Seconds(), el.Seconds(), fitCPU.Seconds(), evals, fitCPU.Seconds()/float64(evals),
-					res.MajorIterations, res.Status, -res.F, sig, k, float64(ms.HeapSys)/1e6)
-			}
-		})
+			})
+		}
 	}
+}
+
+// sgprTrace prints each L-BFGS iteration of BenchmarkSGPRMLII (with
+// KML_SGPR_TRACE set) as one line: "trace n data iteration evaluations
+// bound max|∂bound/∂θ| θ…", θ = (log ℓ₁…ℓ₈, log a, log σ); the stopping
+// study (studies/sgprstop) reads these lines.
+type sgprTrace struct {
+	n, seed int
+	evals   *int
+}
+
+func (sgprTrace) Init() error { return nil }
+
+func (t sgprTrace) Record(loc *optimize.Location, op optimize.Operation, st *optimize.Stats) error {
+	if op != optimize.MajorIteration && op != optimize.InitIteration {
+		return nil
+	}
+	gmax := 0.0
+	for _, g := range loc.Gradient {
+		gmax = max(gmax, math.Abs(g))
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "trace %d %d %d %d %.10g %.4g", t.n, t.seed, st.MajorIterations, *t.evals, -loc.F, gmax)
+	for _, v := range loc.X {
+		fmt.Fprintf(&sb, " %.8g", v)
+	}
+	fmt.Println(sb.String())
+	return nil
 }
