@@ -6,23 +6,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
-
-// cpuSeconds is the process's user and system CPU time in seconds.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // BenchmarkSGPRFit is the scaling table of issue 39 item 2: ML-II of
 // Titsias' bound (SGPRLogMarginal) on the first n rows of testData(10⁵,
@@ -62,7 +53,7 @@ func BenchmarkSGPRFit(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			var evals int
 			var best, greedy float64
-			before := cpuSeconds()
+			before := cputime.Used().Seconds()
 			for range b.N {
 				ell := make([]float64, d)
 				for i := range ell {
@@ -70,12 +61,12 @@ func BenchmarkSGPRFit(b *testing.B) {
 				}
 				rbf, _ := kernels.NewRBF(ell)
 				k0, _ := kernels.NewScaled(1, rbf)
-				g0 := cpuSeconds()
+				g0 := cputime.Used().Seconds()
 				z, err := GreedyVariance(k0, mat.DenseCopyOf(x.Slice(0, min(n, 10000), 0, d)), m, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				greedy = cpuSeconds() - g0
+				greedy = cputime.Used().Seconds() - g0
 				p := k0.NumHyper() + 1 // scale, 8 lengthscales, σ²
 				grad := make([]float64, p)
 				evals = 0
@@ -131,7 +122,7 @@ func BenchmarkSGPRFit(b *testing.B) {
 				}
 				best = -res.F / float64(n)
 			}
-			cpu := (cpuSeconds() - before) / float64(b.N)
+			cpu := (cputime.Used().Seconds() - before) / float64(b.N)
 			b.ReportMetric(cpu, "cpu-s/op")
 			b.ReportMetric(float64(evals), "evals")
 			b.ReportMetric(greedy, "greedy-cpu-s")
