@@ -131,14 +131,7 @@ func (l Lik) tiltedSimpson(dphi []float64, rule *simpsonRule, y, m, v float64) (
 		k := ks[i]
 		h := (b - a) / float64(k)
 		for j := 0; j <= k; j++ {
-			w := 2.0
-			switch {
-			case j == 0 || j == k:
-				w = 1
-			case j%2 == 1:
-				w = 4
-			}
-			nodes = append(nodes, node{a + h*float64(j), w * h / 3})
+			nodes = append(nodes, node{a + h*float64(j), simpsonWeight(j, k) * h / 3})
 		}
 	}
 	np := len(l.Params)
@@ -542,4 +535,17 @@ func (l Lik) normaliser(d0 []float64, y float64) float64 {
 		return l.countNormaliser(d0, y)
 	}
 	return l.logProb(d0, y, y)
+}
+
+// simpsonWeight is composite Simpson's weight of node j of k intervals
+// (k even), before the factor h/3: 1 at the ends, 4 at odd nodes, 2 at
+// even ones.
+func simpsonWeight(j, k int) float64 {
+	switch {
+	case j == 0 || j == k:
+		return 1
+	case j%2 == 1:
+		return 4
+	}
+	return 2
 }

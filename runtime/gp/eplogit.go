@@ -70,14 +70,7 @@ func tiltedLogit(rule *simpsonRule, y, m, v float64) (logZ, mean, vr float64) {
 				d = math.Exp(lin*h - (r*h+0.5*h*h)/v)
 				et = math.Exp(-sgn * f)
 			}
-			w := 2.0
-			switch {
-			case j == 0 || j == k:
-				w = 1
-			case j%2 == 1:
-				w = 4
-			}
-			e := w * h / 3 * g / (1 + et)
+			e := simpsonWeight(j, k) * h / 3 * g / (1 + et)
 			z += e
 			s1 += e * r
 			s2 += e * r * r
