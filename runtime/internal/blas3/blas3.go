@@ -77,9 +77,6 @@ func scale(beta float64, m, n int, c []float64, ldc int) {
 // minSyrk is n·n·k below which Dsyrk uses gonum's code.
 var minSyrk = 32 * 32 * 32
 
-// syrkBlock is the number of rows of C in a block row of Dsyrk.
-const syrkBlock = 128
-
 // Dsyrk computes the uplo triangle of C = α·A·Aᵀ + β·C (tA NoTrans, A n×k)
 // or C = α·Aᵀ·A + β·C (tA Trans, A k×n); see gonum's Dsyrk.
 func (impl Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
@@ -123,36 +120,5 @@ func syrk(upper bool, n, k int, alpha float64, a view, beta float64, c []float64
 	if alpha == 0 || k == 0 {
 		return
 	}
-	buf := pool.Get().(*buffers)
-	defer pool.Put(buf)
-	for i0 := 0; i0 < n; i0 += syrkBlock {
-		if interrupt.Raised() {
-			return // the exported routine panics
-		}
-		i1 := min(i0+syrkBlock, n)
-		nb := i1 - i0
-		ai := a.sub(i0, 0)
-		// The block row strictly off the diagonal.
-		if upper && i1 < n {
-			gemm(nb, n-i1, k, alpha, ai, a.sub(i1, 0).t(), c[i0*ldc+i1:], ldc)
-		}
-		if !upper && i0 > 0 {
-			gemm(nb, i0, k, alpha, ai, a.t(), c[i0*ldc:], ldc)
-		}
-		// The diagonal block, through scratch.
-		t := grow(buf.t, nb*nb)
-		buf.t = t
-		clear(t)
-		gemm(nb, nb, k, alpha, ai, ai.t(), t, nb)
-		for i := range nb {
-			lo, hi := 0, i+1
-			if upper {
-				lo, hi = i, nb
-			}
-			ci := c[(i0+i)*ldc+i0+lo : (i0+i)*ldc+i0+hi]
-			for j, v := range t[i*nb+lo : i*nb+hi] {
-				ci[j] += v
-			}
-		}
-	}
+	syrkPacked(current(), upper, n, k, alpha, a, c, ldc)
 }

@@ -44,9 +44,10 @@
 // own panels, so both cores work and no two goroutines write the same part
 // of C.
 //
-// DSYRK cuts the triangle of C into blocks of 128 rows: the part of each
-// block row strictly off the diagonal is one DGEMM, the diagonal block is a
-// DGEMM into scratch of which the triangle is added. DTRSM is blocked by 64:
+// DSYRK packs op(A)ᵀ's KC×NC slab once for every block row of C (MC rows)
+// that reaches it, and hands the block rows out to the workers, longest
+// first; micro-tiles outside the triangle are skipped and those crossing
+// the diagonal go through the scratch tile (syrk.go). DTRSM is blocked by 64:
 // for each diagonal block, the part of B already solved is subtracted with
 // one DGEMM (the solve is left-looking, so that DGEMM has the long inner
 // dimension), then the block is multiplied by the explicit inverse of the
