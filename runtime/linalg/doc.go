@@ -2,9 +2,10 @@
 // packages share: the Cholesky factorisation of a small row-major SPD matrix,
 // the Cholesky factorisation with escalating diagonal jitter, the Gaussian
 // process predictive given such a factor, the row-major copy of a
-// *mat.Dense, and the tiled, parallel symmetry check and lower-triangle
-// copy before the Cholesky of a user's matrix (SymLower, or CopyLower for a
-// matrix known to be exactly symmetric).
+// *mat.Dense, the tiled, parallel symmetry check and lower-triangle copy
+// before the Cholesky of a user's matrix (SymLower), and the Cholesky of a
+// matrix known to be exactly symmetric straight from its storage
+// (CholLowerFrom).
 //
 // Matrices of the model's dimension (metrics, Jacobian Gram matrices) are
 // row-major []float64 and the functions on them write into buffers the caller

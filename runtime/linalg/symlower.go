@@ -87,44 +87,6 @@ func SymLower(dst []float64, a blas64.General, tol float64) (i, j int, err error
 	return 0, 0, nil
 }
 
-// CopyLower copies the lower triangle of the n×n matrix a (the diagonal
-// included) into dst, row-major with stride n, leaving the strict upper
-// triangle of dst as it was, and reports whether every element copied is
-// finite. It is SymLower for a matrix known to be exactly symmetric (so
-// its lower triangle is finite exactly when all of it is): one sequential
-// read of half of a, on every processor from n = 256 on, checking for an
-// interrupt before each block of 64 rows.
-func CopyLower(dst []float64, a blas64.General) (finite bool) {
-	n := a.Rows
-	if a.Cols != n || len(dst) < n*n {
-		panic("linalg: CopyLower needs a square matrix and n² elements of dst")
-	}
-	workers := 1
-	if n >= symParMin {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	bad := make([]bool, par.NumBlocks(n, symTile))
-	par.Blocks(n, symTile, workers, func(b, lo, hi int) {
-		interrupt.Check()
-		for i := lo; i < hi; i++ {
-			row := dst[i*n : i*n+i+1]
-			copy(row, a.Data[i*a.Stride:i*a.Stride+i+1])
-			for _, x := range row {
-				if x-x != 0 {
-					bad[b] = true
-					return
-				}
-			}
-		}
-	})
-	for _, b := range bad {
-		if b {
-			return false
-		}
-	}
-	return true
-}
-
 // symFar reports whether x and y, not equal, are not both finite or differ
 // by more than tol relative to the larger of 1 and their magnitudes.
 func symFar(x, y, tol float64) bool {

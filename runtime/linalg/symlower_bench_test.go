@@ -12,9 +12,8 @@ import (
 	"github.com/kml-lang/kml/internal/cputime"
 )
 
-// BenchmarkSymLower and BenchmarkCopyLower are chol's pass before the
-// factorisation for an unmarked and a marked (exactly symmetric) matrix,
-// into a reused n² buffer (reuse) and into a fresh one, as chol's result is
+// BenchmarkSymLower is chol's pass before the factorisation of a matrix
+// not marked exactly symmetric, into a reused n² buffer (reuse) and into a fresh one, as chol's result is
 // (fresh: the allocation, its zeroing and page faults included). Each
 // reports cpu-ms/op, the processor time on all threads per call.
 func BenchmarkSymLower(b *testing.B) {
@@ -23,8 +22,6 @@ func BenchmarkSymLower(b *testing.B) {
 		return err == nil
 	})
 }
-
-func BenchmarkCopyLower(b *testing.B) { benchLower(b, CopyLower) }
 
 func benchLower(b *testing.B, pass func(dst []float64, a blas64.General) bool) {
 	for _, n := range []int{1000, 2000} {

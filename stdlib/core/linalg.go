@@ -255,14 +255,14 @@ const symTol = 1e-10
 
 // cholBuiltin factors A = L Lᵀ with one n² buffer, the result: A is
 // checked for NaN, infinities and symmetry and its lower triangle copied
-// into the result in one pass (linalg.SymLower: tiled, on every core), or,
-// when A is a value marked exactly symmetric (eval.Mat.Symmetric: a Gram
-// matrix, eye, sums and multiples of these), only for NaN and infinities
-// in the lower triangle as it is copied (linalg.CopyLower: half the reads,
-// all sequential), and LAPACK's potrf (blas3's)
-// factors it in place as the lower triangle of a row-major matrix, which
-// is the layout the value needs, so nothing is transposed or copied
-// again. mat.Cholesky.Factorize would copy the triangle once more (288 MB
+// into the result in one pass (linalg.SymLower: tiled, on every core), and
+// LAPACK's potrf (blas3's) factors it in place as the lower triangle of a
+// row-major matrix, which is the layout the value needs, so nothing is
+// transposed or copied again. When A is a value marked exactly symmetric
+// (eval.Mat.Symmetric: a Gram matrix, eye, sums and multiples of these),
+// there is no check and no copy pass: the factorisation reads A's lower
+// triangle itself (linalg.CholLowerFrom), and only when it fails is A
+// searched for a NaN or an infinity, to say which failure it was. mat.Cholesky.Factorize would copy the triangle once more (288 MB
 // at n = 6000, with no Ctrl-C check) and estimate a condition number chol
 // does not report.
 func cholBuiltin(a *eval.Args) (eval.Value, error) {
@@ -280,16 +280,21 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 	raw := m.RawMatrix()
 	// The strict upper triangle stays as make leaves it, zero.
 	out := make([]float64, n*n)
-	if v, ok := a.Value("A").(*eval.Mat); ok && v.Symmetric() {
-		if !linalg.CopyLower(out, raw) {
-			return nil, a.Errorf("A", "A %v", finiteMatrix(m))
+	var ok bool
+	if v, isMat := a.Value("A").(*eval.Mat); isMat && v.Symmetric() {
+		ok = linalg.CholLowerFrom(out, raw)
+		if !ok {
+			if err := finiteMatrix(m); err != nil {
+				return nil, a.Errorf("A", "A %v", err)
+			}
 		}
 	} else {
 		if err := symLower(a, out, m); err != nil {
 			return nil, err
 		}
+		_, ok = lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: out})
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: out}); !ok {
+	if !ok {
 		return nil, a.Errorf("A", "A is not positive definite; a kernel matrix usually needs a ridge, A + eps * eye(n)")
 	}
 	return eval.NewMat(mat.NewDense(n, n, out)), nil

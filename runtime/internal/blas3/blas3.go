@@ -120,5 +120,5 @@ func syrk(upper bool, n, k int, alpha float64, a view, beta float64, c []float64
 	if alpha == 0 || k == 0 {
 		return
 	}
-	syrkPacked(current(), upper, n, k, alpha, a, c, ldc)
+	syrkPacked(current(), upper, n, k, alpha, a, c, ldc, nil, 0)
 }

@@ -89,7 +89,7 @@ func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
 		return impl.Implementation.Dpotrf(ul, n, a, lda)
 	}
 	if n <= potrfLeaf {
-		return impl.potrfAhead(ul, n, a, lda)
+		return impl.potrfAhead(ul, n, a, lda, nil, 0)
 	}
 	bi := blas64.Implementation()
 	h := n / 2

@@ -37,8 +37,16 @@ var potrfBlock = 128
 // An interrupt makes the BLAS routine that sees it panic with
 // interrupt.Stop; a panic on the other goroutine is recovered and raised
 // again on the caller once both are back.
-func (impl Lapack) potrfAhead(ul blas.Uplo, n int, a []float64, lda int) bool {
+//
+// With src non-nil (lower only), a's lower triangle is first set to src's
+// (leading dimension lds): the first two panels are copied before the
+// first step, and the rest inside the first trailing update, tile by tile
+// (syrkPacked), so the copy costs no pass over memory of its own.
+func (impl Lapack) potrfAhead(ul blas.Uplo, n int, a []float64, lda int, src []float64, lds int) bool {
 	nb := potrfBlock
+	if src != nil {
+		copyLower(a, lda, src, lds, n, min(2*nb, n))
+	}
 	if n <= nb {
 		return impl.Implementation.Dpotrf(ul, n, a, lda)
 	}
@@ -74,9 +82,12 @@ func (impl Lapack) potrfAhead(ul blas.Uplo, n int, a []float64, lda int) bool {
 		if k2 < n {
 			wg.Go(func() {
 				defer func() { caught = recover() }()
-				if upper {
+				switch {
+				case src != nil && k0 == 0:
+					syrkFrom(n-k2, kb, -1, a[k2*lda:], lda, a[k2*lda+k2:], lda, src[k2*lds+k2:], lds)
+				case upper:
 					bi.Dsyrk(blas.Upper, blas.Trans, n-k2, kb, -1, a[k0*lda+k2:], lda, 1, a[k2*lda+k2:], lda)
-				} else {
+				default:
 					bi.Dsyrk(blas.Lower, blas.NoTrans, n-k2, kb, -1, a[k2*lda+k0:], lda, 1, a[k2*lda+k2:], lda)
 				}
 			})
@@ -104,4 +115,72 @@ func (impl Lapack) potrfAhead(ul blas.Uplo, n int, a []float64, lda int) bool {
 		}
 	}
 	return true
+}
+
+// copyLower sets the first cols columns of the lower triangle of the n×n
+// matrix a (leading dimension lda) to src's (leading dimension lds).
+func copyLower(a []float64, lda int, src []float64, lds int, n, cols int) {
+	for i := range n {
+		w := min(i+1, cols)
+		copy(a[i*lda:i*lda+w], src[i*lds:i*lds+w])
+	}
+}
+
+// PotrfLowerFrom is Dpotrf of the lower triangle of src (n×n, leading
+// dimension lds) into the lower triangle of dst (leading dimension ldd),
+// as LAPACK's Dpotrf on a copy but without the copy's own pass: src's
+// triangle is read once, by the factorisation's first steps (potrfAhead).
+// dst's strict upper triangle is not written, and src is not written at
+// all. It reports whether the matrix is positive definite; a NaN or an
+// infinity in src's lower triangle makes it fail too: the diagonal is
+// checked first, and a non-finite element below it makes its row of the
+// factor non-finite, whose squares reach that row's pivot (NaN or −∞).
+func PotrfLowerFrom(n int, dst []float64, ldd int, src []float64, lds int) bool {
+	interrupt.Check()
+	if n == 0 {
+		return true
+	}
+	if ldd < n || lds < n || len(dst) < (n-1)*ldd+n || len(src) < (n-1)*lds+n {
+		panic("blas3: PotrfLowerFrom: bad dimensions")
+	}
+	for i := range n {
+		if x := src[i*lds+i]; x-x != 0 {
+			return false
+		}
+	}
+	return Lapack{}.potrfFrom(n, dst, ldd, src, lds)
+}
+
+// potrfFrom is Dpotrf (lower) from src into a, by halves above potrfLeaf
+// as Dpotrf is: the second half's rows are copied for the DTRSM, and the
+// trailing block reads src inside its DSYRK.
+func (impl Lapack) potrfFrom(n int, a []float64, lda int, src []float64, lds int) bool {
+	if n <= potrfLeaf {
+		return impl.potrfAhead(blas.Lower, n, a, lda, src, lds)
+	}
+	h := n / 2
+	if !impl.potrfFrom(h, a, lda, src, lds) {
+		return false
+	}
+	for i := h; i < n; i++ {
+		copy(a[i*lda:i*lda+h], src[i*lds:i*lds+h])
+	}
+	a21, a22 := a[h*lda:], a[h*lda+h:]
+	blas64.Implementation().Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, n-h, h, 1, a, lda, a21, lda)
+	syrkFrom(n-h, h, -1, a21, lda, a22, lda, src[h*lds+h:], lds)
+	interrupt.Check()
+	return impl.Dpotrf(blas.Lower, n-h, a22, lda)
+}
+
+// syrkFrom is Dsyrk (lower, A n×k not transposed, β = 1) on C after C's
+// lower triangle is set to src's: the copy is done inside syrkPacked where
+// Dsyrk would use it, else before gonum's Dsyrk, so the result is Dsyrk's
+// on a copy, to the bit.
+func syrkFrom(n, k int, alpha float64, a []float64, lda int, c []float64, ldc int, src []float64, lds int) {
+	if n*n*k < minSyrk {
+		copyLower(c, ldc, src, lds, n, n)
+		blas64.Implementation().Dsyrk(blas.Lower, blas.NoTrans, n, k, alpha, a, lda, 1, c, ldc)
+		return
+	}
+	syrkPacked(current(), false, n, k, alpha, view{a, lda, false}, c, ldc, src, lds)
 }

@@ -129,3 +129,78 @@ func TestPotrfInterrupted(t *testing.T) {
 	}
 	check(t, "Dpotrf after the interrupts", got, want, 0)
 }
+
+// TestPotrfLowerFrom checks that factoring from a source matrix gives,
+// to the bit, what Dpotrf gives on a copy of its lower triangle: the copy
+// is only moved into the first trailing update (and into the halves above
+// potrfLeaf, here lowered to 40), so the arithmetic is the same. Panels of
+// 5, 16 and 128, odd orders and strides, with the size thresholds as they
+// ship (small trailing updates go to gonum's Dsyrk, as Dpotrf's do) and,
+// with them off, every vector level with default and small blocks, serial
+// and parallel; dst's strict upper triangle and
+// padding must stay as they were, src must not change, and a NaN or an
+// infinity anywhere in src's lower triangle, or a negative pivot, must
+// make it fail.
+func TestPotrfLowerFrom(t *testing.T) {
+	defer func(b, l int) { potrfBlock, potrfLeaf = b, l }(potrfBlock, potrfLeaf)
+	t.Run("defaults", testPotrfLowerFrom) // the size thresholds as they ship
+	configs(t, testPotrfLowerFrom)
+}
+
+func testPotrfLowerFrom(t *testing.T) {
+	{
+		r := rand.New(rand.NewPCG(43, 44))
+		for _, nb := range []int{5, 16, 128} {
+			potrfBlock = nb
+			for _, leaf := range []int{2048, 40} {
+				potrfLeaf = leaf
+				for _, n := range []int{1, 5, 6, 11, 17, 33, 129, 263} {
+					lds, ldd := n+r.IntN(3), n+r.IntN(3)
+					src := spdSlice(r, n, lds)
+					for i := range n { // the upper triangle of src is not read
+						for j := i + 1; j < n; j++ {
+							src[i*lds+j] = math.NaN()
+						}
+					}
+					orig := slices.Clone(src)
+					want := make([]float64, (n-1)*ldd+n)
+					for i := range n {
+						copy(want[i*ldd:i*ldd+i+1], src[i*lds:i*lds+i+1])
+					}
+					dst := make([]float64, len(want))
+					for i := range n {
+						for j := i + 1; j < ldd && i*ldd+j < len(dst); j++ {
+							want[i*ldd+j], dst[i*ldd+j] = math.Pi, math.Pi
+						}
+					}
+					what := fmt.Sprintf("n=%d lds=%d ldd=%d panels of %d leaf %d", n, lds, ldd, nb, leaf)
+					if !(Lapack{}).Dpotrf(blas.Lower, n, want, ldd) || !PotrfLowerFrom(n, dst, ldd, src, lds) {
+						t.Fatalf("%s: not positive definite", what)
+					}
+					for i := range want {
+						if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("%s: element %d is %v, Dpotrf on a copy gives %v", what, i, dst[i], want[i])
+						}
+					}
+					for i := range src {
+						if math.Float64bits(src[i]) != math.Float64bits(orig[i]) {
+							t.Fatalf("%s: src[%d] changed", what, i)
+						}
+					}
+					for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1e9} {
+						i := r.IntN(n)
+						j := r.IntN(i + 1)
+						if bad == -1e9 {
+							j = i
+						}
+						s := slices.Clone(src)
+						s[i*lds+j] = bad
+						if PotrfLowerFrom(n, make([]float64, len(dst)), ldd, s, lds) {
+							t.Fatalf("%s: %v at [%d, %d] was factored", what, bad, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -23,7 +23,12 @@ import (
 // Every element of C is computed by one worker, by the same kernel calls
 // in the same order whatever the number of workers, so the result does not
 // depend on GOMAXPROCS or on scheduling.
-func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float64, ldc int) {
+//
+// With src non-nil (leading dimension lds), C's triangle is first set to
+// src's, a block row at a time just before the first slice of the depth is
+// added into it, rather than in a pass of its own (potrfFrom): the rows
+// are then still in cache when the kernels read them.
+func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float64, ldc int, src []float64, lds int) {
 	mr, nr, mb := s.mr, s.nr, s.mc
 	ncMax := s.nc
 	workers := runtime.GOMAXPROCS(0)
@@ -77,6 +82,19 @@ func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float
 					}
 					i0 := r * mb
 					i1 := min(i0+mb, n)
+					if src != nil && pc == 0 {
+						// The block row's part of the triangle, row by row
+						// (sequential reads), while it is about to be used.
+						for i := i0; i < i1; i++ {
+							lo, hi := jc, min(jc+jn, i+1)
+							if upper {
+								lo, hi = max(jc, i), jc+jn
+							}
+							if lo < hi {
+								copy(c[i*ldc+lo:i*ldc+hi], src[i*lds+lo:i*lds+hi])
+							}
+						}
+					}
 					packA(buf.a, a, i0, i1-i0, pc, kc, mr)
 					syrkMacro(s, upper, i0, i1-i0, jc, jn, kc, alpha, buf.a, pb, c[i0*ldc+jc:], ldc, buf.t)
 				}
