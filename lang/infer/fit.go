@@ -187,7 +187,7 @@ func Optimize(ctx context.Context, th *eval.Thread, c *model.Compiled, s inferen
 	if c.Dim() > 0 {
 		post.Check(r.X)
 	}
-	opt := &Optimum{Values: rec, Warnings: c.TakeWarnings()}
+	opt := &Optimum{Values: rec, Warnings: c.TakeWarnings(), Evaluations: r.Evaluations}
 	if !r.Converged && c.Dim() > 0 {
 		opt.Warnings = append(opt.Warnings, fmt.Sprintf("optimize did not converge (%s); the result may not be a maximum", r.Status))
 	}
@@ -212,6 +212,9 @@ func absentFromLikelihood(d *model.Density, c *model.Compiled, x []float64) []st
 	}
 	grad := make([]float64, dim)
 	for k, shift := range []float64{0, 0.37, -0.61} {
+		if k > 0 && !anyAbsent(c, zero) {
+			return nil // every parameter moves the objective at x
+		}
 		q := make([]float64, dim)
 		for i := range q {
 			q[i] = x[i] + shift*float64(1+(i+k)%3)
@@ -234,6 +237,21 @@ func absentFromLikelihood(d *model.Density, c *model.Compiled, x []float64) []st
 		}
 	}
 	return out
+}
+
+// anyAbsent reports whether some free parameter's gradient is zero in
+// every coordinate so far (zero).
+func anyAbsent(c *model.Compiled, zero []bool) bool {
+	for _, s := range c.FreeSlots() {
+		all := true
+		for i := s.Off; i < s.Off+s.Free; i++ {
+			all = all && zero[i]
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // Profile is c's objective along a grid of the free scalar parameter
