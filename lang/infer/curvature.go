@@ -57,8 +57,8 @@ func curvatureWarnings(d *model.Density, c *model.Compiled, x []float64) []strin
 			}
 			return f
 		}
-		f2 := scaled(2)
-		if f4 := scaled(4); f2 >= f0 && f4 >= f2 {
+		// Scaled by 4 only when scaling by 2 gave no lower objective.
+		if f2 := scaled(2); f2 >= f0 && scaled(4) >= f2 {
 			var up, down []int
 			for _, i := range idx {
 				if x[i] > 0 {

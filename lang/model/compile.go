@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
@@ -41,6 +42,8 @@ type Compiled struct {
 
 	mu    sync.Mutex
 	cache map[any]any
+	// evals counts its densities' walks and replays (Evaluations).
+	evals atomic.Int64
 	// warned holds the model warnings already given, so each shows once.
 	warned map[string]bool
 	// warnings are the messages observation families raised while the

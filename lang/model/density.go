@@ -29,6 +29,12 @@ type Density struct {
 	rec    recording
 	// status is ReplayStatus, set when replay is decided.
 	status string
+	// inPlace (Optimizing) verifies the replay at the caller's points;
+	// verified counts those compared so far; memo remembers the last
+	// points replayed (replay.go).
+	inPlace  bool
+	verified int
+	memo     pointMemo
 	// OnDerivedRow, when set (by tests), is called for every draw whose
 	// derived quantities DerivedChain writes, saying whether it replayed.
 	OnDerivedRow func(replayed bool)
@@ -43,6 +49,11 @@ func (c *Compiled) NewDensity(th *eval.Thread) *Density {
 func (c *Compiled) NewDensityFor(in *eval.Interpreter) *Density {
 	return c.NewDensity(in.NewThread(nil))
 }
+
+// Evaluations is the number of times c's densities have computed the log
+// density, by a walk of the model or a replay of its recording: the work a
+// fit has done (a test's view).
+func (c *Compiled) Evaluations() int64 { return c.evals.Load() }
 
 // Dim is the number of free reals.
 func (d *Density) Dim() int { return d.c.dim }
@@ -98,6 +109,7 @@ func (d *Density) Run(q []float64, obs Observer) error {
 // nil, telling obs what it meets; obs's scope says which statements run.
 func (d *Density) run(q, grad []float64, obs Observer) (float64, error) {
 	c := d.c
+	c.evals.Add(1)
 	scope := obs.Scope()
 	d.ev.Checking = scope == ScopeCheck
 	t := d.tape

@@ -263,9 +263,9 @@ func replayData(in *eval.Interpreter, r *rand.Rand) error {
 // value is walked.
 func TestReplayModels(t *testing.T) {
 	for i, m := range replayModels {
-		var ds [2]*model.Density
+		var ds [3]*model.Density
 		var dim int
-		for k, walk := range []bool{false, true} {
+		for k, walk := range []bool{false, true, false} {
 			in := eval.New(eval.Options{})
 			if err := replayData(in, rand.New(rand.NewPCG(uint64(i), 2))); err != nil {
 				t.Fatal(err)
@@ -281,7 +281,14 @@ func TestReplayModels(t *testing.T) {
 			c.NoReplay = walk
 			ds[k], dim = c.NewDensityFor(in), c.Dim()
 		}
+		ds[2].Optimizing()
 		replayWalkAgree(t, m.name, ds[0], ds[1], dim, uint64(i))
+		// Verified at its own points, with its memo (replayWalkAgree
+		// asks for the value again at each point).
+		replayWalkAgree(t, m.name+" optimizing", ds[2], ds[1], dim, uint64(i))
+		if ds[2].Replaying() != m.replays || ds[2].ReplayStatus() != ds[0].ReplayStatus() {
+			t.Errorf("%s: optimizing density replaying %v (%s), the other %v (%s)", m.name, ds[2].Replaying(), ds[2].ReplayStatus(), ds[0].Replaying(), ds[0].ReplayStatus())
+		}
 		if ds[0].Replaying() != m.replays {
 			t.Errorf("%s: replaying %v, want %v", m.name, ds[0].Replaying(), m.replays)
 		}
@@ -292,6 +299,45 @@ func TestReplayModels(t *testing.T) {
 		}
 		if st := ds[1].ReplayStatus(); st != "walked: replay is turned off (KML_REPLAY=0)" {
 			t.Errorf("%s: NoReplay status %q", m.name, st)
+		}
+	}
+}
+
+// A model whose walk draws a number (no seed: from the run's stream) is
+// replayable, but its replay repeats the first walk's draw: both ways of
+// deciding, at invented points and at the caller's own (Optimizing), find
+// that the replay differs from a walk, and the density walks.
+func TestReplayMismatchCaught(t *testing.T) {
+	const src = `model m {
+  a ~ normal(0, 1)
+  e = draw(normal(0, 1))
+  y ~ normal(a + e, 1)
+}`
+	for _, optimizing := range []bool{false, true} {
+		in := eval.New(eval.Options{})
+		if err := replayData(in, rand.New(rand.NewPCG(7, 2))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.Eval("m.kml", src); err != nil {
+			t.Fatal(err)
+		}
+		mv, _ := in.Lookup("m")
+		c, err := model.CompileFor(in, mv.(*eval.Model), nil, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := c.NewDensityFor(in)
+		if optimizing {
+			d.Optimizing()
+		}
+		g := make([]float64, c.Dim())
+		for k := range 6 {
+			if _, err := d.LogDensity(g, []float64{0.1 * float64(k)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := d.ReplayStatus(); d.Replaying() || !strings.Contains(st, "differs from a") {
+			t.Errorf("optimizing %v: replaying %v, status %q", optimizing, d.Replaying(), st)
 		}
 	}
 }

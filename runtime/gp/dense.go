@@ -17,9 +17,13 @@ import (
 // fullSym returns both triangles of the symmetric s in row-major n×n
 // storage.
 func fullSym(s *mat.SymDense) []float64 {
+	return fullSymTo(make([]float64, s.SymmetricDim()*s.SymmetricDim()), s)
+}
+
+// fullSymTo is fullSym into d, of n·n.
+func fullSymTo(d []float64, s *mat.SymDense) []float64 {
 	raw := s.RawSymmetric()
 	n := raw.N
-	d := make([]float64, n*n)
 	for i := 0; i < n; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
 		for j := i; j < n; j++ {
@@ -32,7 +36,11 @@ func fullSym(s *mat.SymDense) []float64 {
 
 // gemm returns the n×n product a·b of row-major n×n matrices.
 func gemm(n int, a, b []float64) []float64 {
-	c := make([]float64, n*n)
+	return gemmTo(make([]float64, n*n), n, a, b)
+}
+
+// gemmTo is gemm into c, of n·n.
+func gemmTo(c []float64, n int, a, b []float64) []float64 {
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 		blas64.General{Rows: n, Cols: n, Stride: n, Data: a},
 		blas64.General{Rows: n, Cols: n, Stride: n, Data: b},
@@ -48,11 +56,12 @@ func diagSandwich(K, R *mat.SymDense) []float64 {
 
 // diagSandwichFull is diagSandwich on full row-major storage (fullSym).
 func diagSandwichFull(n int, kf, rf []float64) []float64 {
-	kr := gemm(n, kf, rf)
+	kr := gemmTo(square(n), n, kf, rf)
 	d := make([]float64, n)
 	for i := range d {
 		d[i] = linalg.Dot(kr[i*n:(i+1)*n], kf[i*n:(i+1)*n])
 	}
+	release(kr)
 	return d
 }
 

@@ -118,8 +118,10 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 	asc := newtonAscent{cur: psi(alpha, f)}
 	b := make([]float64, n)
 	sw := make([]float64, n)
-	B := mat.NewSymDense(n, nil)
-	kf := fullSym(K)
+	B := mat.NewSymDense(n, square(n))
+	kf := fullSymTo(square(n), K)
+	defer release(B.RawSymmetric().Data)
+	defer release(kf)
 	kd := make([]float64, n)
 	df := make([]float64, n)
 	na := make([]float64, n)
@@ -221,7 +223,12 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
 	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
 	// (∂f̂ = (I + KW)⁻¹∂K α̂) and ∂f̂/∂φ as (Ku)ᵀ∂(∇log P)/∂φ.
-	kf, rf := fullSym(K), fullSym(R)
+	kf, rf := fullSymTo(square(n), K), fullSymTo(square(n), R)
+	defer release(kf)
+	defer release(rf)
+	if !needs.Predictive {
+		release(R.RawSymmetric().Data) // rf is all that is read of it
+	}
 	krk := diagSandwichFull(n, kf, rf)
 	s2 := make([]float64, n)
 	sigma := make([]float64, n)
@@ -269,14 +276,17 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 
 // laplaceDet returns log|I + KW| and, if needR, R = W(I + KW)⁻¹ (a
 // symmetric matrix): by the Cholesky factor of B = I + W^½KW^½ when
-// W ≥ 0, otherwise by the LU factor of I + KW.
+// W ≥ 0, otherwise by the LU factor of I + KW. R is nil unless needR.
 func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDense, error) {
 	n := K.SymmetricDim()
 	neg := false
 	for _, v := range w {
 		neg = neg || v < 0
 	}
-	R := mat.NewSymDense(n, nil)
+	var R *mat.SymDense
+	if needR {
+		R = mat.NewSymDense(n, square(n))
+	}
 	var logdet float64
 	if !neg {
 		sw := make([]float64, n)
@@ -285,7 +295,8 @@ func laplaceDet(K *mat.SymDense, w []float64, needR bool) (float64, *mat.SymDens
 		}
 		// B's factor and inverse in place by blas3's potrf and potri,
 		// without mat.Cholesky's condition estimate.
-		B := mat.NewSymDense(n, nil)
+		B := mat.NewSymDense(n, square(n))
+		defer release(B.RawSymmetric().Data)
 		fillB(B, K, sw)
 		t, ok := potrf(B.RawSymmetric())
 		if !ok {

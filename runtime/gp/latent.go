@@ -154,7 +154,17 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	if err != nil {
 		return 0, err
 	}
-	K, err := kernels.Gram(k, x)
+	// K and the gradient's weights W are scratch (squares): no
+	// approximation's Posterior keeps K, and W is read by ContractSym
+	// alone.
+	var K *mat.SymDense
+	if n > 0 {
+		K = mat.NewSymDense(n, square(n))
+		defer release(K.RawSymmetric().Data)
+		err = kernels.GramInto(K, k, x, 0)
+	} else {
+		K, err = kernels.Gram(k, x)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -180,6 +190,7 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	clear(grad)
 	nh := k.NumHyper()
 	ContractSym(grad[:nh], k, x, p.W)
+	release(p.W.RawSymmetric().Data)
 	copy(grad[nh:], p.DLik)
 	if s.Kind == MKL {
 		for _, i := range s.Weights {

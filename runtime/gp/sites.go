@@ -143,22 +143,29 @@ func logSigmoid(x float64) float64 { return -dist.Softplus(-x) }
 
 // logProb is the exact log P(y | u) with its derivative in the
 // likelihood's parameters added to dp.
+//
+// Each case has a buffer of its own: one shared by all escapes (the
+// families' LogProbGrad is an interface call), and the logistic's case,
+// which runs for every observation at every Newton step, then allocated
+// it at every call.
 func (l Lik) logProb(dp []float64, y, u float64) float64 {
-	var buf [3]float64
 	switch l.Kind {
 	case Laplace:
+		var buf [2]float64
 		f, _ := dist.Lookup("laplace")
 		lp, _ := f.LogProbGrad(buf[:2], y, []float64{u, l.Params[0]})
 		dp[0] += buf[1]
 		return lp
 	case StudentT:
+		var buf [3]float64
 		f, _ := dist.Lookup("student_t")
 		lp, _ := f.LogProbGrad(buf[:3], y, []float64{l.Params[0], u, l.Params[1]})
 		dp[0] += buf[0]
 		dp[1] += buf[2]
 		return lp
 	case Poisson, NegBinomial:
-		return l.countLogProb(dp, y, u, l.countNormaliser(buf[:1], y), buf[:1])
+		var buf [1]float64
+		return l.countLogProb(dp, y, u, l.countNormaliser(buf[:], y), buf[:])
 	default:
 		return logSigmoid(y * u)
 	}

@@ -41,8 +41,12 @@ type StartResult struct {
 	Value      float64
 	Converged  bool
 	Iterations int
-	Status     string
-	Err        error
+	// Evaluations counts the log densities the start asked for at points
+	// it had not just evaluated: the search for a finite start and
+	// L-BFGS's (its calls for a value and a gradient at one point are one).
+	Evaluations int
+	Status      string
+	Err         error
 }
 
 // Result is the best start and the record of all of them.
@@ -52,6 +56,8 @@ type Result struct {
 	GradNorm   float64
 	Converged  bool
 	Iterations int
+	// Evaluations is the sum of the starts' Evaluations.
+	Evaluations int
 	// Status is the best start's reason for stopping.
 	Status string
 	Starts []StartResult
@@ -114,6 +120,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	}
 	b := res.Starts[best]
 	res.X, res.Value, res.Converged, res.Iterations, res.Status = b.X, b.Value, b.Converged, b.Iterations, b.Status
+	for _, st := range res.Starts {
+		res.Evaluations += st.Evaluations
+	}
 	grad := make([]float64, dim)
 	if _, err := objs[0].LogDensity(grad, b.X); err == nil {
 		for i, g := range grad {
@@ -146,7 +155,8 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 			fixed[i] = s.Init[i]
 		}
 	}
-	full, _, lastErr := drawInit(o, fixed, rnd, 2, false)
+	full, tries, lastErr := drawInit(o, fixed, rnd, 2, false)
+	evals := int(tries)
 	if full == nil {
 		msg := "no starting point with a finite log density after 100 draws in (-2, 2)"
 		if lastErr != nil {
@@ -175,6 +185,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 		// gonum calls this on a goroutine of its own, which nothing
 		// else guards: a panic (a bug in a model, or a dense kernel
 		// stopped by runtime/interrupt) must become an error here.
+		evals++
 		lp, err := safeEval(o, grad, full)
 		if err != nil || math.IsNaN(lp) {
 			lp = math.Inf(-1)
@@ -213,7 +224,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 	for j, i := range freeIdx {
 		full[i] = r.X[j]
 	}
-	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations, Status: r.Status.String()}
+	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations, Evaluations: evals, Status: r.Status.String()}
 	st.Converged = r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence
 	if err != nil && !st.Converged {
 		st.Status += ": " + err.Error()
