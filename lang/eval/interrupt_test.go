@@ -29,15 +29,17 @@ func startEval(src string) (*eval.Interpreter, <-chan error) {
 // Both interpreters build B = n·I + xxᵀ with x = (1..n)/n at n = 4000
 // and factor it (a few seconds of CPU each; 6000, until issue 37, made the
 // test take minutes at load 40); begun together, they reach their
-// factorisations together. The
-// one kept factors twice, so that it is still factoring when the other is
-// interrupted however the two are scheduled, and its factor L is checked
-// against B through L·Lᵀ.
+// factorisations together. The one
+// to stop factors twice, so that on a crowded machine it cannot be done
+// before the other has finished building B (which made WaitDense wait in
+// vain, at load 11); the one kept factors three times, so that it is
+// still factoring when the other is interrupted however the two are
+// scheduled, and its factor L is checked against B through L·Lᵀ.
 const (
 	keepN      = 4000
 	build      = "let x = seq(1, 4000) / 4000\nlet B = eye(4000) * 4000 + outer(x, x)\n"
-	cholToStop = build + "let L = chol(B)\n"
-	cholToKeep = build + "let L1 = chol(B)\nlet L = chol(B)\n"
+	cholToStop = build + "let L0 = chol(B)\nlet L = chol(B)\n"
+	cholToKeep = build + "let L1 = chol(B)\nlet L2 = chol(B)\nlet L = chol(B)\n"
 )
 
 // TestInterruptOneOfTwo: two interpreters in one process each run a large
