@@ -281,10 +281,8 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 			adj[par[lo]] += a * d[lo]
 			adj[par[lo+1]] += a * d[lo+1]
 		default:
-			ps, ds := par[lo:hi], d[lo:hi]
-			ds = ds[:len(ps)]
-			for j, p := range ps {
-				adj[p] += a * ds[j]
+			for j := lo; j < hi; j++ {
+				adj[par[j]] += a * d[j]
 			}
 		}
 	}
