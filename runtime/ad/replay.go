@@ -189,9 +189,11 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 		case kDiv, kPow:
 			val[i], d[lo], d[lo+1] = eval2(k, val[par[lo]], val[par[lo+1]])
 		case kSum:
+			// Index loops: re-slicing par costs more than the few
+			// edges a node has.
 			s := 0.0
-			for _, p := range par[lo:off[i+1]] {
-				s += val[p]
+			for j := lo; j < off[i+1]; j++ {
+				s += val[par[j]]
 			}
 			val[i] = s
 		case kFunc:
@@ -199,8 +201,8 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			nf++
 			hi := off[i+1]
 			xs := t.scratch(int(hi - lo))
-			for j, p := range par[lo:hi] {
-				xs[j] = val[p]
+			for j := lo; j < hi; j++ {
+				xs[j-lo] = val[par[j]]
 			}
 			dd := d[lo:hi]
 			clear(dd)
