@@ -200,9 +200,15 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 			fn := t.fns[nf]
 			nf++
 			hi := off[i+1]
-			xs := t.scratch(int(hi - lo))
-			for j := lo; j < hi; j++ {
-				xs[j-lo] = val[par[j]]
+			var xs []float64
+			if f := int(fn.first); f >= 0 {
+				// Consecutive parents: their values as they lie.
+				xs = val[f : f+int(hi-lo) : f+int(hi-lo)]
+			} else {
+				xs = t.scratch(int(hi - lo))
+				for j := lo; j < hi; j++ {
+					xs[j-lo] = val[par[j]]
+				}
 			}
 			dd := d[lo:hi]
 			clear(dd)

@@ -33,12 +33,17 @@ type Tape struct {
 
 // Fn computes a node's value from its parents' values x and writes the
 // partial derivatives with respect to them into d (len(d) == len(x)). It
-// must depend on nothing but x and what it captured when it was recorded.
+// must depend on nothing but x and what it captured when it was recorded,
+// and must not write into x: a replay may hand it the tape's own values.
 type Fn func(x, d []float64) float64
 
+// fnNode is a Func node and its function; first is its first parent when
+// the parents are consecutive nodes in order (first, first+1, ...), whose
+// values a replay then passes as they lie on the tape, else −1.
 type fnNode struct {
-	v Var
-	f Fn
+	v     Var
+	f     Fn
+	first Var
 }
 
 // NewTape returns an empty tape.
@@ -131,7 +136,17 @@ func (t *Tape) Func(parents []Var, f Fn) Var {
 	t.off = append(t.off, int32(len(t.par)))
 	t.mark(kFunc, 0)
 	v := Var(len(t.val) - 1)
-	t.fns = append(t.fns, fnNode{v: v, f: f})
+	first := Var(-1)
+	if n > 0 {
+		first = parents[0]
+		for i, p := range parents {
+			if p != first+Var(i) {
+				first = -1
+				break
+			}
+		}
+	}
+	t.fns = append(t.fns, fnNode{v: v, f: f, first: first})
 	return v
 }
 
