@@ -29,6 +29,10 @@ type Tape struct {
 	kind []kind
 	cst  []float64
 	why  firstTaint
+	// lead is the number of leading nodes without parents recorded by
+	// Node (the inputs, typically): the reverse sweep stops above them,
+	// as they pass no adjoint on.
+	lead int
 }
 
 // Fn computes a node's value from its parents' values x and writes the
@@ -66,6 +70,7 @@ func (t *Tape) Reset() {
 	t.kind = t.kind[:0]
 	t.cst = t.cst[:0]
 	t.why.cause = 0
+	t.lead = 0
 }
 
 // Len is the number of nodes on the tape.
@@ -109,6 +114,8 @@ func (t *Tape) Node(value float64, parents []Var, partials []float64) Var {
 		if t.why.cause == 0 {
 			t.note(OpaqueNode, v)
 		}
+	} else if int(v) == t.lead {
+		t.lead++
 	}
 	return v
 }
@@ -271,7 +278,7 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 	if k >= 0 {
 		nextRun = int(t.runs[k].hi) - 1
 	}
-	for i := n - 1; i >= 0; i-- {
+	for i := n - 1; i >= t.lead; i-- {
 		if i == nextRun {
 			r := t.runs[k]
 			r.op.backward(t, adj[r.lo:r.hi], adj)
