@@ -157,8 +157,11 @@ func (e *elementwise) backward(t *Tape, out, adj []float64) {
 
 // backwardFast is backward for '+', '-' and '*', with each operand's
 // element found by a stride (0 for one element applying to all) rather
-// than tested per element. g·1 is g and g·(−1) is −g exactly, so the
-// adjoints are backward's to the bit.
+// than tested per element, and the operation and the operands' kinds
+// switched on once rather than per element. g·1 is g and g·(−1) is −g
+// exactly, so the adjoints are backward's to the bit; each result's
+// contributions are added in backward's order (a's before b's, results
+// last to first), which matters when a and b share a node.
 func (e *elementwise) backwardFast(t *Tape, out, adj []float64) {
 	val := t.val
 	av, bv, af, bf := e.a.Vs, e.b.Vs, e.a.F, e.b.F
@@ -169,43 +172,57 @@ func (e *elementwise) backwardFast(t *Tape, out, adj []float64) {
 		return 1
 	}
 	sa, sb := stride(e.a.len()), stride(e.b.len())
-	for i := len(out) - 1; i >= 0; i-- {
-		g := out[i]
-		if g == 0 {
-			continue
-		}
-		switch e.op {
-		case '+':
-			if av != nil {
-				adj[av[i*sa]] += g
+	switch {
+	case e.op == '*' && av != nil && bv != nil:
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				x, z := val[av[i*sa]], val[bv[i*sb]]
+				adj[av[i*sa]] += g * z
+				adj[bv[i*sb]] += g * x
 			}
-			if bv != nil {
+		}
+	case e.op == '*' && av != nil:
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[av[i*sa]] += g * bf[i*sb]
+			}
+		}
+	case e.op == '*':
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[bv[i*sb]] += g * af[i*sa]
+			}
+		}
+	case av != nil && bv != nil && e.op == '+':
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[av[i*sa]] += g
 				adj[bv[i*sb]] += g
 			}
-		case '-':
-			if av != nil {
+		}
+	case av != nil && bv != nil: // '-'
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
 				adj[av[i*sa]] += g
-			}
-			if bv != nil {
 				adj[bv[i*sb]] += -g
 			}
-		case '*':
-			var x, z float64
-			if av != nil {
-				x = val[av[i*sa]]
-			} else {
-				x = af[i*sa]
+		}
+	case av != nil: // '+' or '-' with b constant
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[av[i*sa]] += g
 			}
-			if bv != nil {
-				z = val[bv[i*sb]]
-			} else {
-				z = bf[i*sb]
+		}
+	case e.op == '+': // a constant
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[bv[i*sb]] += g
 			}
-			if av != nil {
-				adj[av[i*sa]] += g * z
-			}
-			if bv != nil {
-				adj[bv[i*sb]] += g * x
+		}
+	default: // '-', a constant
+		for i := len(out) - 1; i >= 0; i-- {
+			if g := out[i]; g != 0 {
+				adj[bv[i*sb]] += -g
 			}
 		}
 	}

@@ -158,3 +158,119 @@ func TestElementwiseMatchesScalarNodes(t *testing.T) {
 		}
 	}
 }
+
+// backwardPerElement is backwardFast as it was before its loops were
+// specialised: the operation and the operands' kinds tested per element.
+func backwardPerElement(e *elementwise, t *Tape, out, adj []float64) {
+	val := t.val
+	av, bv, af, bf := e.a.Vs, e.b.Vs, e.a.F, e.b.F
+	stride := func(n int) int {
+		if n == 1 {
+			return 0
+		}
+		return 1
+	}
+	sa, sb := stride(e.a.len()), stride(e.b.len())
+	for i := len(out) - 1; i >= 0; i-- {
+		g := out[i]
+		if g == 0 {
+			continue
+		}
+		switch e.op {
+		case '+':
+			if av != nil {
+				adj[av[i*sa]] += g
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += g
+			}
+		case '-':
+			if av != nil {
+				adj[av[i*sa]] += g
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += -g
+			}
+		case '*':
+			var x, z float64
+			if av != nil {
+				x = val[av[i*sa]]
+			} else {
+				x = af[i*sa]
+			}
+			if bv != nil {
+				z = val[bv[i*sb]]
+			} else {
+				z = bf[i*sb]
+			}
+			if av != nil {
+				adj[av[i*sa]] += g * z
+			}
+			if bv != nil {
+				adj[bv[i*sb]] += g * x
+			}
+		}
+	}
+}
+
+// backwardFast's specialised loops add the same adjoints in the same order
+// as the per-element loop, to the bit: operands that share nodes (so the
+// order of a's and b's contributions matters), broadcast operands, zero,
+// signed-zero and non-finite adjoints and values.
+func TestElementwiseBackwardFastSameBits(t *testing.T) {
+	r := rng.New(17, rng.Stream(0x6266)) // "bf"
+	odd := []float64{0, math.Copysign(0, -1), math.Inf(1), math.NaN(), 1e308}
+	num := func() float64 {
+		if r.IntN(8) == 0 {
+			return odd[r.IntN(len(odd))]
+		}
+		return r.NormFloat64()
+	}
+	for trial := 0; trial < 2000; trial++ {
+		tape := NewTape()
+		pool := make([]Var, 1+r.IntN(4))
+		for i := range pool {
+			pool[i] = tape.Input(num())
+		}
+		n := 1 + r.IntN(6)
+		operand := func() Operand {
+			k := n
+			if r.IntN(3) == 0 {
+				k = 1
+			}
+			if r.IntN(3) == 0 {
+				f := make([]float64, k)
+				for i := range f {
+					f[i] = num()
+				}
+				return Operand{F: f}
+			}
+			vs := make([]Var, k)
+			for i := range vs {
+				vs[i] = pool[r.IntN(len(pool))]
+			}
+			return Operand{Vs: vs}
+		}
+		a, b := operand(), operand()
+		if a.Vs == nil && b.Vs == nil {
+			b = Operand{Vs: []Var{pool[0]}}
+		}
+		e := &elementwise{op: Arith("+-*"[r.IntN(3)]), a: a, b: b}
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = num()
+		}
+		adj1 := make([]float64, len(pool))
+		for i := range adj1 {
+			adj1[i] = num()
+		}
+		adj2 := append([]float64(nil), adj1...)
+		backwardPerElement(e, tape, out, adj1)
+		e.backwardFast(tape, out, adj2)
+		for i := range adj1 {
+			if math.Float64bits(adj1[i]) != math.Float64bits(adj2[i]) && !(math.IsNaN(adj1[i]) && math.IsNaN(adj2[i])) {
+				t.Fatalf("trial %d, op %c, a %+v, b %+v, out %v: adjoints %v, per element %v", trial, e.op, a, b, out, adj2, adj1)
+			}
+		}
+	}
+}

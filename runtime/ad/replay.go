@@ -189,18 +189,26 @@ func (t *Tape) Replay(in []Var, x []float64) (ok bool) {
 		case kDiv, kPow:
 			val[i], d[lo], d[lo+1] = eval2(k, val[par[lo]], val[par[lo+1]])
 		case kSum:
+			// Index loops: re-slicing par costs more than the few
+			// edges a node has.
 			s := 0.0
-			for _, p := range par[lo:off[i+1]] {
-				s += val[p]
+			for j := lo; j < off[i+1]; j++ {
+				s += val[par[j]]
 			}
 			val[i] = s
 		case kFunc:
 			fn := t.fns[nf]
 			nf++
 			hi := off[i+1]
-			xs := t.scratch(int(hi - lo))
-			for j, p := range par[lo:hi] {
-				xs[j] = val[p]
+			var xs []float64
+			if f := int(fn.first); f >= 0 {
+				// Consecutive parents: their values as they lie.
+				xs = val[f : f+int(hi-lo) : f+int(hi-lo)]
+			} else {
+				xs = t.scratch(int(hi - lo))
+				for j := lo; j < hi; j++ {
+					xs[j-lo] = val[par[j]]
+				}
 			}
 			dd := d[lo:hi]
 			clear(dd)

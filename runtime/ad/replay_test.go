@@ -275,3 +275,63 @@ func TestGuard(t *testing.T) {
 		t.Error("Replay fails back at a point where both guards hold again")
 	}
 }
+
+// A Func whose parents are consecutive nodes in order is replayed on the
+// tape's own values, any other on a copy; both give a fresh recording's
+// value and gradient, and the function sees its parents' values in order.
+func TestReplayFuncParents(t *testing.T) {
+	for _, c := range []struct {
+		pick  []int // parents, as indices of the inputs
+		first int   // the fnNode's first, as an input index; −1 none
+	}{
+		{[]int{0, 1, 2, 3}, 0},
+		{[]int{1, 2}, 1},
+		{[]int{2}, 2},
+		{[]int{0, 2}, -1},
+		{[]int{1, 0}, -1},
+		{[]int{3, 3}, -1},
+		{nil, -1},
+	} {
+		record := func(tp *Tape, x []float64) ([]Var, Var) {
+			in := make([]Var, len(x))
+			for i := range x {
+				in[i] = tp.Input(x[i])
+			}
+			parents := make([]Var, len(c.pick))
+			for j, k := range c.pick {
+				parents[j] = in[k]
+			}
+			// Σ (j+1)·x_j², the order visible in the weights.
+			f := tp.Func(parents, func(x, d []float64) float64 {
+				s := 0.0
+				for j, v := range x {
+					s += float64(j+1) * v * v
+					d[j] = 2 * float64(j+1) * v
+				}
+				return s
+			})
+			return in, tp.Add(f, tp.Mul(in[0], in[3]))
+		}
+		tape := NewTape()
+		in, out := record(tape, []float64{1, 2, 3, 4})
+		want := Var(-1)
+		if c.first >= 0 {
+			want = in[c.first]
+		}
+		if got := tape.fns[0].first; got != want {
+			t.Errorf("parents %v: first %d, want %d", c.pick, got, want)
+		}
+		x := []float64{0.5, -1.5, 2.25, 3}
+		if !tape.Replay(in, x) {
+			t.Fatalf("parents %v: replay failed", c.pick)
+		}
+		g, h := make([]float64, 4), make([]float64, 4)
+		tape.Gradient(g, out, in)
+		fresh := NewTape()
+		fin, fout := record(fresh, x)
+		fresh.Gradient(h, fout, fin)
+		if tape.Peek(out) != fresh.Peek(fout) || !slices.Equal(g, h) {
+			t.Errorf("parents %v: replay %v %v, fresh %v %v", c.pick, tape.Peek(out), g, fresh.Peek(fout), h)
+		}
+	}
+}

@@ -29,16 +29,25 @@ type Tape struct {
 	kind []kind
 	cst  []float64
 	why  firstTaint
+	// lead is the number of leading nodes without parents recorded by
+	// Node (the inputs, typically): the reverse sweep stops above them,
+	// as they pass no adjoint on.
+	lead int
 }
 
 // Fn computes a node's value from its parents' values x and writes the
 // partial derivatives with respect to them into d (len(d) == len(x)). It
-// must depend on nothing but x and what it captured when it was recorded.
+// must depend on nothing but x and what it captured when it was recorded,
+// and must not write into x: a replay may hand it the tape's own values.
 type Fn func(x, d []float64) float64
 
+// fnNode is a Func node and its function; first is its first parent when
+// the parents are consecutive nodes in order (first, first+1, ...), whose
+// values a replay then passes as they lie on the tape, else −1.
 type fnNode struct {
-	v Var
-	f Fn
+	v     Var
+	f     Fn
+	first Var
 }
 
 // NewTape returns an empty tape.
@@ -61,6 +70,7 @@ func (t *Tape) Reset() {
 	t.kind = t.kind[:0]
 	t.cst = t.cst[:0]
 	t.why.cause = 0
+	t.lead = 0
 }
 
 // Len is the number of nodes on the tape.
@@ -104,6 +114,8 @@ func (t *Tape) Node(value float64, parents []Var, partials []float64) Var {
 		if t.why.cause == 0 {
 			t.note(OpaqueNode, v)
 		}
+	} else if int(v) == t.lead {
+		t.lead++
 	}
 	return v
 }
@@ -131,7 +143,17 @@ func (t *Tape) Func(parents []Var, f Fn) Var {
 	t.off = append(t.off, int32(len(t.par)))
 	t.mark(kFunc, 0)
 	v := Var(len(t.val) - 1)
-	t.fns = append(t.fns, fnNode{v: v, f: f})
+	first := Var(-1)
+	if n > 0 {
+		first = parents[0]
+		for i, p := range parents {
+			if p != first+Var(i) {
+				first = -1
+				break
+			}
+		}
+	}
+	t.fns = append(t.fns, fnNode{v: v, f: f, first: first})
 	return v
 }
 
@@ -256,7 +278,7 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 	if k >= 0 {
 		nextRun = int(t.runs[k].hi) - 1
 	}
-	for i := n - 1; i >= 0; i-- {
+	for i := n - 1; i >= t.lead; i-- {
 		if i == nextRun {
 			r := t.runs[k]
 			r.op.backward(t, adj[r.lo:r.hi], adj)
@@ -281,10 +303,8 @@ func (t *Tape) Gradient(dst []float64, out Var, wrt []Var) {
 			adj[par[lo]] += a * d[lo]
 			adj[par[lo+1]] += a * d[lo+1]
 		default:
-			ps, ds := par[lo:hi], d[lo:hi]
-			ds = ds[:len(ps)]
-			for j, p := range ps {
-				adj[p] += a * ds[j]
+			for j := lo; j < hi; j++ {
+				adj[par[j]] += a * d[j]
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package ad
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -121,5 +122,43 @@ func TestConstSubIsNegAddConst(t *testing.T) {
 				t.Errorf("c = %v, x = %v: ConstSub %v (d %v), AddConst(Neg) %v (d %v)", c, x, a.Peek(va), ga[0], b.Peek(vb), gb[0])
 			}
 		}
+	}
+}
+
+// The reverse sweep stops above the leading inputs (Tape.lead): the
+// gradient of an input, and of expressions over inputs recorded before and
+// after other operations, is the same as with the lead ignored.
+func TestGradientAboveLeadingInputs(t *testing.T) {
+	tp := NewTape()
+	a, b := tp.Input(2), tp.Input(3)
+	ab := tp.Mul(a, b)
+	c := tp.Input(5) // after an operation: not leading
+	k := tp.Node(7, nil, nil)
+	out := tp.Add(tp.Mul(ab, c), tp.MulConst(k, 1))
+	if tp.lead != 2 {
+		t.Fatalf("lead %d, want 2", tp.lead)
+	}
+	g := make([]float64, 4)
+	tp.Gradient(g, out, []Var{a, b, c, k})
+	if want := []float64{15, 10, 6, 1}; !slices.Equal(g, want) {
+		t.Errorf("gradient %v, want %v", g, want)
+	}
+	tp.Gradient(g, b, []Var{a, b, c, k})
+	if want := []float64{0, 1, 0, 0}; !slices.Equal(g, want) {
+		t.Errorf("gradient of an input %v, want %v", g, want)
+	}
+	// With the lead ignored the sweep gives the same numbers.
+	lead := tp.lead
+	tp.lead = 0
+	h := make([]float64, 4)
+	tp.Gradient(h, out, []Var{a, b, c, k})
+	tp.lead = lead
+	tp.Gradient(g, out, []Var{a, b, c, k})
+	if !slices.Equal(g, h) {
+		t.Errorf("gradient %v, without the lead %v", g, h)
+	}
+	tp.Reset()
+	if tp.lead != 0 {
+		t.Errorf("lead %d after Reset", tp.lead)
 	}
 }

@@ -147,6 +147,9 @@ func (f family) Check(p []float64) error {
 var (
 	inf        = math.Inf(1)
 	logSqrt2Pi = 0.5 * math.Log(2*math.Pi)
+	// logPi is log π, taken once: the same bits as math.Log(math.Pi) in
+	// an expression, without a logarithm per call.
+	logPi = math.Log(math.Pi)
 )
 
 // Softplus is log(1 + e^u) without overflow.

@@ -45,7 +45,7 @@ type cauchy struct{ family }
 
 func (cauchy) LogProb(x float64, p []float64) float64 {
 	z := (x - p[0]) / p[1]
-	return -math.Log(math.Pi) - math.Log(p[1]) - math.Log1p(z*z)
+	return -logPi - math.Log(p[1]) - math.Log1p(z*z)
 }
 func (f cauchy) LogProbGrad(dp []float64, x float64, p []float64) (float64, float64) {
 	s := p[1]

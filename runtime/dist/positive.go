@@ -145,7 +145,7 @@ func (halfCauchy) LogProb(x float64, p []float64) float64 {
 		return -inf
 	}
 	z := x / p[0]
-	return math.Ln2 - math.Log(math.Pi) - math.Log(p[0]) - math.Log1p(z*z)
+	return math.Ln2 - logPi - math.Log(p[0]) - math.Log1p(z*z)
 }
 func (f halfCauchy) LogProbGrad(dp []float64, x float64, p []float64) (float64, float64) {
 	if x < 0 {

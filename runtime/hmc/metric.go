@@ -47,6 +47,7 @@ func (m *metric) setDense(minv []float64) bool {
 // velocity writes dst = M⁻¹p, the derivative of the kinetic energy ("p♯").
 func (m *metric) velocity(dst, p []float64) {
 	if !m.dense {
+		dst, p = dst[:len(m.diag)], p[:len(m.diag)]
 		for i, v := range m.diag {
 			dst[i] = v * p[i]
 		}

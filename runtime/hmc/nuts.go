@@ -123,20 +123,25 @@ func (s *sampler) hamiltonian(z *point) float64 {
 }
 
 // leapfrog moves z by one step of size eps.
+// 0.5·eps·g is (0.5·eps)·g, so the half step is taken once; the slices
+// are cut to one length so the loops carry no bounds checks.
 func (s *sampler) leapfrog(z *point, eps float64) {
-	for i := range z.p {
-		z.p[i] += 0.5 * eps * z.grad[i]
+	half := 0.5 * eps
+	p, g, v := z.p, z.grad[:len(z.p)], s.v[:len(z.p)]
+	for i := range p {
+		p[i] += half * g[i]
 	}
-	s.metric.velocity(s.v, z.p)
-	for i := range z.q {
-		z.q[i] += eps * s.v[i]
+	s.metric.velocity(s.v, p)
+	q := z.q[:len(v)]
+	for i := range q {
+		q[i] += eps * v[i]
 	}
 	z.lp = s.logDensity(z.grad, z.q)
 	if math.IsInf(z.lp, -1) {
 		return
 	}
-	for i := range z.p {
-		z.p[i] += 0.5 * eps * z.grad[i]
+	for i := range p {
+		p[i] += half * g[i]
 	}
 }
 
@@ -160,8 +165,17 @@ func logSumExp(a, b float64) float64 {
 }
 
 func add(dst, a, b []float64) {
+	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] + b[i]
+	}
+}
+
+// addTo is dst += a.
+func addTo(dst, a []float64) {
+	a = a[:len(dst)]
+	for i := range dst {
+		dst[i] += a[i]
 	}
 }
 
@@ -271,11 +285,10 @@ func (s *sampler) buildTree(depth int, propose *point, pSharpBeg, pSharpEnd, rho
 			*sumMetroProb += math.Exp(h0 - h)
 		}
 		propose.copyFrom(s.z)
-		s.metric.velocity(pSharpBeg, s.z.p)
+		// hamiltonian left M⁻¹p for this very p in s.v.
+		copy(pSharpBeg, s.v)
 		copy(pSharpEnd, pSharpBeg)
-		for i, v := range s.z.p {
-			rho[i] += v
-		}
+		addTo(rho, s.z.p)
 		copy(pBeg, s.z.p)
 		copy(pEnd, s.z.p)
 		return !*divergent
@@ -302,9 +315,7 @@ func (s *sampler) buildTree(depth int, propose *point, pSharpBeg, pSharpEnd, rho
 		propose.copyFrom(lv.propFinal)
 	}
 	add(lv.rhoSubtree, lv.rhoInit, lv.rhoFinal)
-	for i, v := range lv.rhoSubtree {
-		rho[i] += v
-	}
+	addTo(rho, lv.rhoSubtree)
 	persist := criterion(pSharpBeg, pSharpEnd, lv.rhoSubtree)
 	add(lv.rhoExtended, lv.rhoInit, lv.pFinalBeg)
 	persist = persist && criterion(pSharpBeg, lv.pSharpFinalBeg, lv.rhoExtended)

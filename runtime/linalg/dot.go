@@ -4,6 +4,7 @@ package linalg
 // long as a.
 func Dot(a, b []float64) float64 {
 	s := 0.0
+	b = b[:len(a)]
 	for i, v := range a {
 		s += v * b[i]
 	}

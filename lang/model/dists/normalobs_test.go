@@ -190,3 +190,108 @@ func TestNormalSumLeavesErrorsToTheGenericLoop(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// The lean sums of the common layouts (normalSumLean) give the general
+// sum's value and partials to the bit, on random shapes and at replayed
+// points that include non-finite and out-of-support values, where both must
+// give NaN (the replay then reports that a walk must answer).
+func TestNormalSumLeanSameBits(t *testing.T) {
+	defer func() { normalSumGeneral = false }()
+	r := rng.New(16, rng.Stream(0x6c65616e)) // "lean"
+	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, -1, 1e300, -1e300, 5e-324}
+	lean := 0
+	for trial := 0; trial < 300; trial++ {
+		c := normalCase{n: 1 + r.IntN(6), xAD: r.IntN(2) == 0, muVec: r.IntN(2) == 0, muAD: r.IntN(2) == 0,
+			sigmaAD: r.IntN(2) == 0, sigmaVec: r.IntN(2) == 0}
+		if !(c.xAD || c.muAD || c.sigmaAD) {
+			c.muAD = true
+		}
+		c.x = make([]float64, c.n)
+		for i := range c.x {
+			c.x[i] = 3 * r.NormFloat64()
+		}
+		wm, ws := 1, 1
+		if c.muVec && r.IntN(4) > 0 {
+			wm = c.n
+		}
+		if c.sigmaVec && r.IntN(4) > 0 {
+			ws = c.n
+		}
+		if c.muVec && c.sigmaVec && wm != ws {
+			wm, ws = c.n, c.n
+		}
+		c.mu = make([]float64, wm)
+		for i := range c.mu {
+			c.mu[i] = r.NormFloat64()
+		}
+		c.sigma = make([]float64, ws)
+		for i := range c.sigma {
+			c.sigma[i] = 0.3 + 2*r.Float64()
+		}
+		var q []float64
+		if c.xAD {
+			q = append(q, c.x...)
+		}
+		if c.muAD {
+			q = append(q, c.mu...)
+		}
+		if c.sigmaAD {
+			for _, s := range c.sigma {
+				q = append(q, math.Log(s))
+			}
+		}
+		type rec struct {
+			tape *ad.Tape
+			in   []ad.Var
+			out  ad.Var
+		}
+		record := func(general bool) rec {
+			normalSumGeneral = general
+			tape := ad.NewTape()
+			in, lp, err := c.record(tape, q)
+			if err != nil {
+				t.Fatalf("%+v: %v", c, err)
+			}
+			if ok, why := tape.Replayable(); !ok {
+				t.Fatalf("%+v: not replayable: %v", c, why)
+			}
+			return rec{tape, in, lp.(*eval.ADNum).V}
+		}
+		gen, fast := record(true), record(false)
+		if fast.tape.Len() != gen.tape.Len() {
+			t.Fatalf("%+v: %d nodes, general %d", c, fast.tape.Len(), gen.tape.Len())
+		}
+		if c.xAD && !c.muAD && !c.sigmaAD || !c.xAD && c.muAD && c.muVec && (!c.sigmaAD || !c.sigmaVec) {
+			lean++
+		}
+		p := make([]float64, len(q))
+		g1, g2 := make([]float64, len(q)), make([]float64, len(q))
+		for k := 0; k < 20; k++ {
+			for i := range p {
+				p[i] = q[i] + r.NormFloat64()
+				if r.IntN(10) == 0 {
+					p[i] = odd[r.IntN(len(odd))]
+				}
+			}
+			ok1 := gen.tape.Replay(gen.in, p)
+			ok2 := fast.tape.Replay(fast.in, p)
+			v1, v2 := gen.tape.Peek(gen.out), fast.tape.Peek(fast.out)
+			if ok1 != ok2 || math.Float64bits(v1) != math.Float64bits(v2) && !(math.IsNaN(v1) && math.IsNaN(v2)) {
+				t.Fatalf("%+v at %v: lean %v (ok %v), general %v (ok %v)", c, p, v2, ok2, v1, ok1)
+			}
+			if !ok1 {
+				continue
+			}
+			gen.tape.Gradient(g1, gen.out, gen.in)
+			fast.tape.Gradient(g2, fast.out, fast.in)
+			for i := range g1 {
+				if math.Float64bits(g1[i]) != math.Float64bits(g2[i]) {
+					t.Fatalf("%+v at %v: lean gradient %v, general %v", c, p, g2, g1)
+				}
+			}
+		}
+	}
+	if lean < 50 {
+		t.Errorf("only %d of 300 cases had a lean layout", lean)
+	}
+}

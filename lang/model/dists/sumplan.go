@@ -25,6 +25,10 @@ type sumPlan struct {
 	parents  []ad.Var
 	p, dp    []float64
 	bad      int // the element eval last failed at
+	// passed is the number of leading elements whose parameters, all
+	// data (no parameter on the tape), passed the family's check in an
+	// earlier eval: the same numbers pass again, so replays skip it.
+	passed int
 }
 
 // planParam is one parameter: constant values (one, or one per element),
@@ -105,9 +109,14 @@ func (pl *sumPlan) eval(vals, dd []float64) (total float64, bad int) {
 				p[j] = pp.f[min(i, len(pp.f)-1)]
 			}
 		}
-		if (i == 0 || pl.width > 1) && pl.fam.Check(p) != nil {
-			pl.bad = i
-			return 0, i
+		if (i == 0 || pl.width > 1) && i >= pl.passed {
+			if pl.fam.Check(p) != nil {
+				pl.bad = i
+				return 0, i
+			}
+			if !pl.anyAD {
+				pl.passed = i + 1
+			}
 		}
 		var lp, dx float64
 		if dd == nil || !(pl.xad || pl.anyAD) {
