@@ -27,6 +27,7 @@ const (
 	epGLWidth  = 3.0
 	epGLDrop   = 8.0
 	epGLRange  = 40.0
+	epGLMost   = 200 // panels on either side, a guard
 )
 
 // epReset is how many nodes tiltedLogitTrap carries its products across
@@ -121,13 +122,16 @@ func tiltedLogitRule(y, m, v float64, n int, width, drop, rng float64) (logZ, me
 	}
 	for _, dir := range [2]float64{1, -1} {
 		p := 0.0 // offset from c
-		for u(p) > uc-rng {
+		for panels := 0; u(p) > uc-rng && panels < epGLMost; panels++ {
 			tv := -dc // the vertex of u's quadratic on p's side of 0
 			if t := c + p; t < 0 || t == 0 && dir < 0 {
 				tv = v - dc
 			}
-			d := p - tv
-			q := tv + dir*math.Sqrt(d*d+2*v*drop)
+			// Where u has fallen by drop from p, moving away from the
+			// vertex: |q − tv|² = |p − tv|² + 2v·drop, the step written
+			// without cancellation (at v = 10³⁰ it is about drop/|u'(p)|).
+			d := math.Abs(p - tv)
+			q := p + dir*2*v*drop/(math.Sqrt(d*d+2*v*drop)+d)
 			if w := p + dir*width*sd; (q-w)*dir > 0 {
 				q = w
 			}
@@ -136,6 +140,11 @@ func tiltedLogitRule(y, m, v float64, n int, width, drop, rng float64) (logZ, me
 				if k -= c; (k-p)*dir > 0 && (q-k)*dir > 0 {
 					q = k
 				}
+			}
+			if !((q-p)*dir > 0) {
+				// c + p has no digits left for a step (|c| past 10¹⁵ at
+				// a variance past 10³⁰): the panels end here.
+				break
 			}
 			if dir > 0 {
 				panel(p, q)

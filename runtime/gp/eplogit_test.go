@@ -207,3 +207,29 @@ func TestTiltedLogit(t *testing.T) {
 	}
 	t.Logf("largest error against the reference: log Z %.1e, mean %.1e sd, variance %.1e relative", worst[0], worst[1], worst[2])
 }
+
+// TestTiltedLogitHuge: at cavity variances far past any in
+// tiltedCavities (10²⁰ to 10³³, which L-BFGS's line searches reach when
+// EP's evidence keeps rising with the amplitude), the logistic is a step
+// on the cavity's scale, so the tilted distribution is the cavity cut at
+// 0: with α = y·m/√v and λ = φ(α)/Φ(α), Ẑ = Φ(α), mean m + y√v·λ and
+// variance v(1 − λ(λ + α)), to O(1/√v). tiltedLogit must agree to 10⁻⁹
+// (log Ẑ absolute, the mean in sds, the variance relative) and end.
+func TestTiltedLogitHuge(t *testing.T) {
+	for _, v := range []float64{1e20, 1e26, 1e33} {
+		sd := math.Sqrt(v)
+		for _, a := range []float64{-1, 0, 0.5, 2} {
+			for _, y := range []float64{-1, 1} {
+				m := y * a * sd
+				phi := math.Exp(-a*a/2) / math.Sqrt(2*math.Pi)
+				cdf := 0.5 * math.Erfc(-a/math.Sqrt2)
+				lam := phi / cdf
+				z, mn, vr, _ := tiltedLogit(y, m, v)
+				ez, em, ev := tiltedErr(z, mn, vr, math.Log(cdf), m+y*sd*lam, v*(1-lam*(lam+a)))
+				if !(ez <= 1e-9 && em <= 1e-9 && ev <= 1e-9) {
+					t.Errorf("y %g, cavity N(%g, %g): log Z %.12g, mean %.12g, variance %.12g; cut-off cavity %.12g %.12g %.12g", y, m, v, z, mn, vr, math.Log(cdf), m+y*sd*lam, v*(1-lam*(lam+a)))
+				}
+			}
+		}
+	}
+}
