@@ -27,11 +27,16 @@ type EP struct{}
 // 700 and 7000 under a kernel of variance 5 keep moving by about 10⁻¹⁰,
 // 10⁻⁸ and 3·10⁻⁶); after at most epMax sweeps a run that has not
 // settled is repeated with the damping factors of epDamping in turn.
+// GPML recomputes Σ after every sweep; fitEP does so once the largest move
+// is at most epExact (and before it ends), keeping Σ by the rank-one
+// updates alone while the sites still move by more, where their rounding
+// (about 10⁻¹³ relative per sweep) is far below the moves.
 const (
 	epTol   = 1e-11
 	epFloor = 1e-5
 	epStall = 20
 	epMax   = 500
+	epExact = 1e-3
 )
 
 var epDamping = []float64{1, 0.5, 0.25}
@@ -53,7 +58,8 @@ const (
 // tilted returns log Ẑ = log ∫ P(y | f) N(f | m, v) df and the mean and
 // variance of the tilted distribution, and adds to dphi the derivatives of
 // log Ẑ with respect to the likelihood's parameters (E[∂log P/∂φ] under the
-// tilted distribution). The integral is by the composite Simpson rule on
+// tilted distribution). The logistic's is by tiltedLogit; the others' by
+// the composite Simpson rule on
 // [m − 12√v, m + 12√v], in pieces split at the likelihood's centre c (so
 // the Laplace's kink is a node) and at c ± 30 scales: fine nodes near c,
 // where the likelihood changes on its own scale, coarse ones beyond. A
@@ -61,12 +67,17 @@ const (
 // count of 3000 outweighs a cavity 30 sd away), so its range is the
 // tilted distribution's own (countTilted).
 func (l Lik) tilted(dphi []float64, y, m, v float64) (logZ, mean, vr float64) {
-	r := l.tiltedRule(y, m, v)
 	if l.Kind == Logit {
-		return tiltedLogit(&r, y, m, v)
+		logZ, mean, vr, _ = epTiltedLogit(y, m, v)
+		return logZ, mean, vr
 	}
+	r := l.tiltedRule(y, m, v)
 	return l.tiltedSimpson(dphi, &r, y, m, v)
 }
+
+// epTiltedLogit is the logistic's tilted integral tilted uses:
+// tiltedLogit, or in TestEPGolden its Gauss–Legendre panels alone.
+var epTiltedLogit = tiltedLogit
 
 // simpsonRule is the composite Simpson rule of one tilted integral: the
 // pieces [cuts[i], cuts[i+1]] for i < pieces, with ks[i] (even) intervals
@@ -247,19 +258,28 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	}
 	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
+	prev := math.Inf(1)
 	for sweep := 1; sweep <= epMax; sweep++ {
-		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, false)
+		// Σ is recomputed after a sweep once the sites move by at most
+		// epExact, and kept by the rank-one updates alone before.
+		exact := prev <= epExact
+		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, !exact)
 		if err != nil {
 			return nil, err
 		}
-		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu)
-		if err != nil {
-			return nil, err
-		}
+		prev = moved
 		if moved < best {
 			best, gained = moved, sweep
 		}
-		if moved <= epTol || best <= epFloor && sweep-gained >= epStall {
+		done := moved <= epTol || best <= epFloor && sweep-gained >= epStall
+		if !exact && !done {
+			continue
+		}
+		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post)
+		if err != nil {
+			return nil, err
+		}
+		if done {
 			R, err := rFn()
 			if err != nil {
 				return nil, err
@@ -274,10 +294,25 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	return nil, ErrEP
 }
 
-// epSweeper holds one sweep's work space (fitEP).
+// epSweeper holds one sweep's work space (fitEP), and epPosterior's.
 type epSweeper struct {
 	n                           int
 	pend, scaled, cs, coef, col []float64
+	post                        epWork
+}
+
+// epWork is epPosterior's work space: T̃^½, B and V.
+type epWork struct{ sw, b, v []float64 }
+
+// get returns the work space for n, allocated on first use.
+func (w *epWork) get(n int) (sw, b, v []float64) {
+	if w == nil {
+		return make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+	}
+	if len(w.sw) != n {
+		w.sw, w.b, w.v = make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+	}
+	return w.sw, w.b, w.v
 }
 
 func newEPSweeper(n int) *epSweeper {
@@ -355,8 +390,9 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 // site precision, as K − KRK from laplaceDet's LU path. It returns
 // log|I + KT̃| and a function that gives R = T̃(I + KT̃)⁻¹ = T̃^½B⁻¹T̃^½,
 // which the caller asks for once, at convergence (it overwrites the
-// factor).
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64) (float64, func() (*mat.SymDense, error), error) {
+// factor). ws, if not nil, is the work space B and V are kept in (the
+// function returned reads it).
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64, ws *epWork) (float64, func() (*mat.SymDense, error), error) {
 	n := len(tau)
 	neg := false
 	for _, v := range tau {
@@ -380,12 +416,10 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float
 		}
 		logdet, rFn = ld, func() (*mat.SymDense, error) { return R, nil }
 	} else {
-		sw := make([]float64, n)
+		sw, b, v := ws.get(n)
 		for i := range sw {
 			sw[i] = math.Sqrt(tau[i])
 		}
-		b := make([]float64, n*n)
-		v := make([]float64, n*n)
 		for i := 0; i < n; i++ {
 			ki := k.Data[i*k.Stride:]
 			for j := 0; j < n; j++ {

@@ -63,7 +63,7 @@ func TestEPRankOne(t *testing.T) {
 				t.Errorf("kind %d, sweep %d: Σ or μ off the dense (K⁻¹ + T̃)⁻¹ by %.2e (largest |Σ_ij| %.3g)", l.Kind, sweep, worst, scale)
 			}
 			t.Logf("kind %d, sweep %d: largest difference %.2e of %.3g", l.Kind, sweep, worst, scale)
-			if _, _, err := epPosterior(K, tau, nu, sigma, mu); err != nil {
+			if _, _, err := epPosterior(K, tau, nu, sigma, mu, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
