@@ -33,6 +33,9 @@ type Settings struct {
 	GradTol float64
 	// Workers bounds the starts run at once; default GOMAXPROCS.
 	Workers int
+	// LineSearchMax caps the objective evaluations of one line search
+	// (LineSearch); 0 is DefaultLineSearchMax, < 0 no cap.
+	LineSearchMax int
 }
 
 // StartResult is the outcome of one start.
@@ -41,8 +44,11 @@ type StartResult struct {
 	Value      float64
 	Converged  bool
 	Iterations int
-	Status     string
-	Err        error
+	// Evaluations counts the objective's evaluations (each with its
+	// gradient).
+	Evaluations int
+	Status      string
+	Err         error
 }
 
 // Result is the best start and the record of all of them.
@@ -52,6 +58,8 @@ type Result struct {
 	GradNorm   float64
 	Converged  bool
 	Iterations int
+	// Evaluations sums the objective's evaluations over the starts.
+	Evaluations int
 	// Status is the best start's reason for stopping.
 	Status string
 	Starts []StartResult
@@ -76,6 +84,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	}
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	if s.LineSearchMax == 0 {
+		s.LineSearchMax = DefaultLineSearchMax
 	}
 	objs, err := NewModels(newObj, min(s.Workers, s.Starts))
 	if err != nil {
@@ -111,6 +122,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	}
 	if best < 0 {
 		return nil, fmt.Errorf("every start failed; the first: %w", res.Starts[0].Err)
+	}
+	for _, st := range res.Starts {
+		res.Evaluations += st.Evaluations
 	}
 	b := res.Starts[best]
 	res.X, res.Value, res.Converged, res.Iterations, res.Status = b.X, b.Value, b.Converged, b.Iterations, b.Status
@@ -162,6 +176,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 	var cacheX []float64
 	var cacheF float64
 	cacheG := make([]float64, dim)
+	evals := 0
 	eval := func(x []float64) float64 {
 		if ctx.Err() != nil {
 			return math.Inf(1) // fails every line search, ending the run
@@ -175,6 +190,7 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 		// gonum calls this on a goroutine of its own, which nothing
 		// else guards: a panic (a bug in a model, or a dense kernel
 		// stopped by runtime/interrupt) must become an error here.
+		evals++
 		lp, err := safeEval(o, grad, full)
 		if err != nil || math.IsNaN(lp) {
 			lp = math.Inf(-1)
@@ -203,7 +219,8 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
 		Recorder:          rec,
 	}
-	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	ls := &LineSearch{Max: max(s.LineSearchMax, 0)}
+	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{Linesearcher: ls})
 	if ctx.Err() != nil {
 		return StartResult{Err: ctx.Err(), Value: math.NaN()}
 	}
@@ -213,9 +230,17 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 	for j, i := range freeIdx {
 		full[i] = r.X[j]
 	}
-	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations, Status: r.Status.String()}
+	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations,
+		Evaluations: evals, Status: r.Status.String()}
 	st.Converged = r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence
-	if err != nil && !st.Converged {
+	switch {
+	case errors.Is(err, ErrRoundingLimit):
+		// The last search found no step that changes the objective beyond
+		// its rounding error: as converged as the objective can tell.
+		st.Converged, st.Status = true, "RoundingLimit"
+	case errors.Is(err, ErrLineSearchMax):
+		st.Status += fmt.Sprintf(": %v (maxls = %d)", err, ls.Max)
+	case err != nil && !st.Converged:
 		st.Status += ": " + err.Error()
 	}
 	if math.IsInf(r.F, 0) || math.IsNaN(r.F) {
