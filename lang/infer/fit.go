@@ -131,7 +131,7 @@ func checkDraws(d *model.Density, res *hmc.Result) {
 // Optimum is what Optimize found.
 type Optimum struct {
 	// Values holds every parameter at the optimum (held ones as given),
-	// then logp, converged, iterations and grad_norm.
+	// then logp, converged, iterations, grad_norm, evaluations and maxls.
 	Values *eval.Record
 	// Warnings are for the user: the families' findings at the optimum and
 	// a failure to converge.
@@ -147,6 +147,9 @@ type Optimum struct {
 func Optimize(ctx context.Context, th *eval.Thread, c *model.Compiled, s inference.Settings) (*Optimum, error) {
 	if s.GradTol == 0 && model.HasLatent(c.Model) {
 		s.GradTol = model.GPGradTol
+	}
+	if s.LineSearchMax == 0 {
+		s.LineSearchMax = inference.DefaultLineSearchMax
 	}
 	var r *inference.Result
 	// post is the Density the checks after the fit evaluate: the first
@@ -183,7 +186,8 @@ func Optimize(ctx context.Context, th *eval.Thread, c *model.Compiled, s inferen
 	}
 	rec := c.Values(r.X)
 	rec.Set("logp", eval.Num(r.Value)).Set("converged", eval.Bool(r.Converged)).
-		Set("iterations", eval.Num(r.Iterations)).Set("grad_norm", eval.Num(r.GradNorm))
+		Set("iterations", eval.Num(r.Iterations)).Set("grad_norm", eval.Num(r.GradNorm)).
+		Set("evaluations", eval.Num(r.Evaluations)).Set("maxls", eval.Num(s.LineSearchMax))
 	if c.Dim() > 0 {
 		post.Check(r.X)
 	}

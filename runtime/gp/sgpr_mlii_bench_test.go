@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/kml-lang/kml/internal/cputime"
+	"github.com/kml-lang/kml/runtime/inference"
 	"github.com/kml-lang/kml/runtime/kernels"
 	"github.com/kml-lang/kml/runtime/rng"
 )
@@ -43,7 +44,8 @@ func sgprMLIIData(n int, idx int) (*mat.Dense, []float64) {
 // sgprMLIIData's n = KML_SGPR_N rows (comma-separated, default 10000),
 // kernel a·rbf(ℓ₁…ℓ₈), maximised over log ℓ, log a and log σ from ℓ = 3,
 // a = 1, σ = 0.5 (the example's init) by gonum's L-BFGS with optimize()'s
-// settings (gradient threshold KML_SGPR_GTOL, default optimize()'s 1e-6;
+// settings (its line search, inference.LineSearch, with maxls 30 and the
+// rounding stop, KML_SGPR_LSMAX and KML_SGPR_LSTOL below; gradient threshold KML_SGPR_GTOL, default optimize()'s 1e-6;
 // function convergence 1e-12 over 50 iterations; at most KML_SGPR_ITERS
 // iterations, default optimize()'s 1000; fewer give a fixed amount of
 // work for the per-evaluation cost). It logs the selection's and the
@@ -95,6 +97,24 @@ func BenchmarkSGPRMLII(b *testing.B) {
 		}
 	}
 	trace := os.Getenv("KML_SGPR_TRACE") != ""
+	// KML_SGPR_LSMAX caps each line search's evaluations (default
+	// optimize()'s maxls, 30; −1: no cap) and KML_SGPR_LSTOL is the
+	// rounding stop's τ (default 0: optimize()'s, inference.RoundingTol;
+	// −1: off); with both −1 the line search is gonum's Bisection, as
+	// before 2026-11-29. KML_SGPR_LSTRACE=1 prints every evaluation of
+	// a line search ("ls n data search evaluations step rise predicted
+	// bound₀": the bound's rise over the start and the first-order
+	// prediction −step·g₀).
+	lsMax := envInt(b, "KML_SGPR_LSMAX", inference.DefaultLineSearchMax)
+	lsTol := 0.0
+	if s := os.Getenv("KML_SGPR_LSTOL"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lsTol = v
+	}
+	lsTrace := os.Getenv("KML_SGPR_LSTRACE") != ""
 	for _, n := range sizes {
 		for _, seed := range seeds {
 			b.Run(fmt.Sprintf("n=%d/data=%d", n, seed), func(b *testing.B) {
@@ -160,7 +180,18 @@ func BenchmarkSGPRMLII(b *testing.B) {
 					if trace {
 						settings.Recorder = sgprTrace{n: n, seed: seed, evals: &evals}
 					}
-					res, err := optimize.Minimize(prob, th0, settings, &optimize.LBFGS{})
+					ls := &inference.LineSearch{Max: lsMax, Tol: lsTol}
+					if lsTrace {
+						search, last := 0, math.NaN()
+						ls.Trace = func(step, f, f0, g0 float64) {
+							if f0 != last || step == 1 && search == 0 {
+								search++
+							}
+							last = f0
+							fmt.Printf("ls %d %d %d %d %.6g %.6g %.6g %.17g\n", n, seed, search, evals, step, -(f - f0), -step*g0, -f0)
+						}
+					}
+					res, err := optimize.Minimize(prob, th0, settings, &optimize.LBFGS{Linesearcher: ls})
 					if res == nil {
 						b.Fatal(err, lastErr)
 					}
@@ -172,9 +203,9 @@ func BenchmarkSGPRMLII(b *testing.B) {
 					b.ReportMetric(fitCPU.Seconds(), "fit-cpu-s")
 					b.ReportMetric(float64(evals), "evals")
 					b.ReportMetric(fitCPU.Seconds()/float64(evals), "cpu-s/eval")
-					b.Logf("n = %d, m = %d: %s selection %.1f s (CPU %.1f s), fit %.1f s (CPU %.1f s), %d evaluations (CPU %.2f s each), %d iterations, status %v; bound %.6g, sigma %.4g, kernel %s; heap sys %.0f MB",
+					b.Logf("n = %d, m = %d: %s selection %.1f s (CPU %.1f s), fit %.1f s (CPU %.1f s), %d evaluations (CPU %.2f s each), %d iterations, status %v (%v); bound %.6g, sigma %.4g, kernel %s; heap sys %.0f MB",
 						n, m, method, sel.Seconds(), selCPU.Seconds(), el.Seconds(), fitCPU.Seconds(), evals, fitCPU.Seconds()/float64(evals),
-						res.MajorIterations, res.Status, -res.F, sig, k, float64(ms.HeapSys)/1e6)
+						res.MajorIterations, res.Status, err, -res.F, sig, k, float64(ms.HeapSys)/1e6)
 				}
 			})
 		}

@@ -33,6 +33,9 @@ type Settings struct {
 	GradTol float64
 	// Workers bounds the starts run at once; default GOMAXPROCS.
 	Workers int
+	// LineSearchMax caps the objective evaluations of one line search
+	// (LineSearch); 0 is DefaultLineSearchMax, < 0 no cap.
+	LineSearchMax int
 }
 
 // StartResult is the outcome of one start.
@@ -83,6 +86,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
+	if s.LineSearchMax == 0 {
+		s.LineSearchMax = DefaultLineSearchMax
+	}
 	objs, err := NewModels(newObj, min(s.Workers, s.Starts))
 	if err != nil {
 		return nil, err
@@ -117,6 +123,9 @@ func Maximize(ctx context.Context, newObj func() (Model, error), s Settings) (*R
 	}
 	if best < 0 {
 		return nil, fmt.Errorf("every start failed; the first: %w", res.Starts[0].Err)
+	}
+	for _, st := range res.Starts {
+		res.Evaluations += st.Evaluations
 	}
 	b := res.Starts[best]
 	res.X, res.Value, res.Converged, res.Iterations, res.Status = b.X, b.Value, b.Converged, b.Iterations, b.Status
@@ -214,7 +223,8 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
 		Recorder:          rec,
 	}
-	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	ls := &LineSearch{Max: max(s.LineSearchMax, 0)}
+	r, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{Linesearcher: ls})
 	if ctx.Err() != nil {
 		return StartResult{Err: ctx.Err(), Value: math.NaN()}
 	}
@@ -226,7 +236,14 @@ func runStart(ctx context.Context, o Model, k int, s Settings, rec optimize.Reco
 	}
 	st := StartResult{X: append([]float64(nil), full...), Value: -r.F, Iterations: r.MajorIterations, Evaluations: evals, Status: r.Status.String()}
 	st.Converged = r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence
-	if err != nil && !st.Converged {
+	switch {
+	case errors.Is(err, ErrRoundingLimit):
+		// The last search found no step that changes the objective beyond
+		// its rounding error: as converged as the objective can tell.
+		st.Converged, st.Status = true, "RoundingLimit"
+	case errors.Is(err, ErrLineSearchMax):
+		st.Status += fmt.Sprintf(": %v (maxls = %d)", err, ls.Max)
+	case err != nil && !st.Converged:
 		st.Status += ": " + err.Error()
 	}
 	if math.IsInf(r.F, 0) || math.IsNaN(r.F) {
