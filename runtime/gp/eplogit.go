@@ -88,21 +88,7 @@ func tiltedLogit(y, m, v float64) (logZ, mean, vr float64, nodes int) {
 func tiltedLogitRule(y, m, v float64, n int, width, drop, rng float64) (logZ, mean, vr float64, nodes int) {
 	mp := y * m
 	sd := math.Sqrt(v)
-	// c and dc = c − m', exactly; nodes are placed by their offset o from
-	// c, so that t − m' = dc + o keeps its digits at narrow cavities far
-	// from 0.
-	c, dc := mp, 0.0
-	switch {
-	case mp >= 0:
-	case mp+v < 0:
-		c, dc = mp+v, v
-	default:
-		c, dc = 0, -mp
-	}
-	u := func(o float64) float64 {
-		r := dc + o
-		return math.Min(c+o, 0) - r*r/(2*v)
-	}
+	c, dc, u := logitCentre(mp, v)
 	uc := u(0)
 	g := glRules[n]
 	var z, s1, s2 float64
@@ -177,18 +163,7 @@ var epGLCutsAll = [...]float64{-32, -16, -8, -4, -2, -1, 0, 1, 2, 4, 8, 16, 32}
 // recomputed exactly every epReset nodes.
 func tiltedLogitTrap(y, m, v, h, rng float64, most int) (logZ, mean, vr float64, nodes int, ok bool) {
 	mp := y * m
-	c, dc := mp, 0.0
-	switch {
-	case mp >= 0:
-	case mp+v < 0:
-		c, dc = mp+v, v
-	default:
-		c, dc = 0, -mp
-	}
-	u := func(o float64) float64 {
-		r := dc + o
-		return math.Min(c+o, 0) - r*r/(2*v)
-	}
+	c, dc, u := logitCentre(mp, v)
 	uc := u(0)
 	T := uc - rng
 	// The ends: on t ≥ 0, u = −(dc + o)²/2v; on t ≤ 0, u has its vertex at
@@ -254,4 +229,24 @@ func tiltedLogitTrap(y, m, v, h, rng float64, most int) (logZ, mean, vr float64,
 	mu := s1 / z
 	vr = s2/z - mu*mu
 	return uc + math.Log(z) - 0.5*math.Log(2*math.Pi*v), y * (c + mu), vr, nodes, true
+}
+
+// logitCentre is where the tilted logistic's concave exponent u peaks, c
+// (m' if m' ≥ 0, m' + v if that is < 0, 0 otherwise), with dc = c − m'
+// exactly, and u as a function of the offset o from c: nodes are placed
+// by their offset, so that t − m' = dc + o keeps its digits at narrow
+// cavities far from 0 (tiltedLogitRule, tiltedLogitTrap).
+func logitCentre(mp, v float64) (c, dc float64, u func(o float64) float64) {
+	c = mp
+	switch {
+	case mp >= 0:
+	case mp+v < 0:
+		c, dc = mp+v, v
+	default:
+		c, dc = 0, -mp
+	}
+	return c, dc, func(o float64) float64 {
+		r := dc + o
+		return math.Min(c+o, 0) - r*r/(2*v)
+	}
 }
