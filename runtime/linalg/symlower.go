@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	"github.com/kml-lang/kml/runtime/internal/rawmem"
 	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
@@ -26,32 +27,35 @@ var (
 	ErrNotFinite    = errors.New("linalg: matrix has a NaN or infinite element")
 )
 
-// SymLower copies the lower triangle of the n×n matrix a (the diagonal
-// included) into dst, row-major with stride n, leaving the strict upper
-// triangle of dst as it was, and checks in the same pass that every
-// element of a is finite and that a is symmetric:
+// SymLower returns a new n×n row-major buffer (stride n) with the lower
+// triangle of the n×n matrix a (the diagonal included) and a strict upper
+// triangle of zeros, and checks in the same pass that every element of a
+// is finite and that a is symmetric:
 // |a[i,j] − a[j,i]| ≤ tol·max(1, |a[i,j]|, |a[j,i]|) for every i > j.
 //
 // It is the pass before a Cholesky factorisation of a user's matrix, so
-// it must cost little beside it: one read of a, the comparison going tile
-// by tile, each 64×64 tile below the diagonal against its mirror above, so
-// that both are read from cache rather than one of them a column at a time
-// through memory; equal elements cost one subtraction and one comparison
-// (the finiteness check rides on it: x − y is 0 only when both are
-// finite); and it runs on every processor from n = 256 on (blocks of 64
-// rows, each writing only its rows of dst). Before each block it checks
-// for an interrupt (runtime/interrupt.Check: a panic with interrupt.Stop
-// on the caller).
+// it must cost little beside it: one read of a and one write of the
+// buffer, which is never cleared first (rawmem: make would clear all n²
+// elements on one core before this pass writes them again); the
+// comparison goes tile by tile, each 64×64 tile below the diagonal against
+// its mirror above, so that both are read from cache rather than one of
+// them a column at a time through memory; equal elements cost one
+// subtraction and one comparison (the finiteness check rides on it: x − y
+// is 0 only when both are finite); and it runs on every processor from
+// n = 256 on (blocks of 64 rows, each writing only its rows). Before each
+// block it checks for an interrupt (runtime/interrupt.Check: a panic with
+// interrupt.Stop on the caller).
 //
 // The error is ErrNotFinite when some element of a is NaN or ±Inf (this
 // takes precedence; the caller finds which), else ErrNotSymmetric with
 // i > j the first pair that differs in row order (the pair a serial
-// row-by-row scan finds first). dst is then incomplete.
-func SymLower(dst []float64, a blas64.General, tol float64) (i, j int, err error) {
+// row-by-row scan finds first). There is then no buffer.
+func SymLower(a blas64.General, tol float64) (dst []float64, i, j int, err error) {
 	n := a.Rows
-	if a.Cols != n || len(dst) < n*n {
-		panic("linalg: SymLower needs a square matrix and n² elements of dst")
+	if a.Cols != n {
+		panic("linalg: SymLower needs a square matrix")
 	}
+	dst = rawmem.Float64s(n * n)
 	workers := 1
 	if n >= symParMin {
 		workers = runtime.GOMAXPROCS(0)
@@ -61,6 +65,7 @@ func SymLower(dst []float64, a blas64.General, tol float64) (i, j int, err error
 		interrupt.Check()
 		for i := lo; i < hi; i++ {
 			copy(dst[i*n:i*n+i+1], a.Data[i*a.Stride:i*a.Stride+i+1])
+			clear(dst[i*n+i+1 : i*n+n])
 			if d := a.Data[i*a.Stride+i]; d-d != 0 {
 				bad[b] = true
 				return
@@ -81,10 +86,11 @@ func SymLower(dst []float64, a blas64.General, tol float64) (i, j int, err error
 	})
 	for b := range bad {
 		if bad[b] {
-			return symFirst(a, b*symTile, tol)
+			i, j, err := symFirst(a, b*symTile, tol)
+			return nil, i, j, err
 		}
 	}
-	return 0, 0, nil
+	return dst, 0, 0, nil
 }
 
 // symFar reports whether x and y, not equal, are not both finite or differ

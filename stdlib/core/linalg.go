@@ -253,18 +253,20 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 // symTol is the relative tolerance of chol's symmetry check.
 const symTol = 1e-10
 
-// cholBuiltin factors A = L Lᵀ with one n² buffer, the result: A is
-// checked for NaN, infinities and symmetry and its lower triangle copied
-// into the result in one pass (linalg.SymLower: tiled, on every core), and
-// LAPACK's potrf (blas3's) factors it in place as the lower triangle of a
-// row-major matrix, which is the layout the value needs, so nothing is
-// transposed or copied again. When A is a value marked exactly symmetric
-// (eval.Mat.Symmetric: a Gram matrix, eye, sums and multiples of these),
-// there is no check and no copy pass: the factorisation reads A's lower
-// triangle itself (linalg.CholLowerFrom), and only when it fails is A
-// searched for a NaN or an infinity, to say which failure it was. mat.Cholesky.Factorize would copy the triangle once more (288 MB
-// at n = 6000, with no Ctrl-C check) and estimate a condition number chol
-// does not report.
+// cholBuiltin factors A = L Lᵀ with one n² buffer, the result, which is
+// never cleared first (the passes below write every element, the zeros
+// above the diagonal included): A is checked for NaN, infinities and
+// symmetry and its lower triangle copied into the result in one pass
+// (linalg.SymLower: tiled, on every core), and LAPACK's potrf (blas3's)
+// factors it in place as the lower triangle of a row-major matrix, which
+// is the layout the value needs, so nothing is transposed or copied again.
+// When A is a value marked exactly symmetric (eval.Mat.Symmetric: a Gram
+// matrix, eye, sums and multiples of these), there is no check and no
+// copy pass: the factorisation reads A's lower triangle itself
+// (linalg.CholLowerFrom), and only when it fails is A searched for a NaN
+// or an infinity, to say which failure it was. mat.Cholesky.Factorize
+// would copy the triangle once more (288 MB at n = 6000, with no Ctrl-C
+// check) and estimate a condition number chol does not report.
 func cholBuiltin(a *eval.Args) (eval.Value, error) {
 	m, err := squareArg(a, "A")
 	if err != nil {
@@ -278,18 +280,17 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	raw := m.RawMatrix()
-	// The strict upper triangle stays as make leaves it, zero.
-	out := make([]float64, n*n)
+	var out []float64
 	var ok bool
 	if v, isMat := a.Value("A").(*eval.Mat); isMat && v.Symmetric() {
-		ok = linalg.CholLowerFrom(out, raw)
+		out, ok = linalg.CholLowerFrom(raw)
 		if !ok {
 			if err := finiteMatrix(m); err != nil {
 				return nil, a.Errorf("A", "A %v", err)
 			}
 		}
 	} else {
-		if err := symLower(a, out, m); err != nil {
+		if out, err = symLower(a, m); err != nil {
 			return nil, err
 		}
 		_, ok = lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: out})
@@ -301,15 +302,15 @@ func cholBuiltin(a *eval.Args) (eval.Value, error) {
 }
 
 // symLower is linalg.SymLower with its errors as chol reports them.
-func symLower(a *eval.Args, out []float64, m *mat.Dense) error {
+func symLower(a *eval.Args, m *mat.Dense) ([]float64, error) {
 	raw := m.RawMatrix()
-	switch i, j, err := linalg.SymLower(out, raw, symTol); err {
+	switch out, i, j, err := linalg.SymLower(raw, symTol); err {
 	case nil:
-		return nil
+		return out, nil
 	case linalg.ErrNotFinite:
-		return a.Errorf("A", "A %v", finiteMatrix(m))
+		return nil, a.Errorf("A", "A %v", finiteMatrix(m))
 	default:
 		x, y := raw.Data[i*raw.Stride+j], raw.Data[j*raw.Stride+i]
-		return a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
+		return nil, a.Errorf("A", "A is not symmetric: A[%d, %d] = %s but A[%d, %d] = %s", i+1, j+1, eval.FormatNumber(x), j+1, i+1, eval.FormatNumber(y))
 	}
 }

@@ -118,11 +118,16 @@ func (impl Lapack) potrfAhead(ul blas.Uplo, n int, a []float64, lda int, src []f
 }
 
 // copyLower sets the first cols columns of the lower triangle of the n×n
-// matrix a (leading dimension lda) to src's (leading dimension lds).
+// matrix a (leading dimension lda) to src's (leading dimension lds), and
+// the strict upper part of each row wholly inside them, the first cols
+// rows, to zero.
 func copyLower(a []float64, lda int, src []float64, lds int, n, cols int) {
 	for i := range n {
 		w := min(i+1, cols)
 		copy(a[i*lda:i*lda+w], src[i*lds:i*lds+w])
+		if i < cols {
+			clear(a[i*lda+i+1 : i*lda+n])
+		}
 	}
 }
 
@@ -130,11 +135,15 @@ func copyLower(a []float64, lda int, src []float64, lds int, n, cols int) {
 // dimension lds) into the lower triangle of dst (leading dimension ldd),
 // as LAPACK's Dpotrf on a copy but without the copy's own pass: src's
 // triangle is read once, by the factorisation's first steps (potrfAhead).
-// dst's strict upper triangle is not written, and src is not written at
-// all. It reports whether the matrix is positive definite; a NaN or an
-// infinity in src's lower triangle makes it fail too: the diagonal is
-// checked first, and a non-finite element below it makes its row of the
-// factor non-finite, whose squares reach that row's pivot (NaN or −∞).
+// dst's strict upper triangle is set to zero in the same passes, so dst
+// may hold anything before (linalg.CholLowerFrom gives it memory that was
+// never zeroed); its padding past column n and src are not written.
+//
+// It reports whether the matrix is positive definite, leaving dst
+// unspecified when not; a NaN or an infinity in src's lower triangle makes
+// it fail too: the diagonal is checked first, and a non-finite element
+// below it makes its row of the factor non-finite, whose squares reach
+// that row's pivot (NaN or −∞).
 func PotrfLowerFrom(n int, dst []float64, ldd int, src []float64, lds int) bool {
 	interrupt.Check()
 	if n == 0 {
@@ -152,8 +161,9 @@ func PotrfLowerFrom(n int, dst []float64, ldd int, src []float64, lds int) bool 
 }
 
 // potrfFrom is Dpotrf (lower) from src into a, by halves above potrfLeaf
-// as Dpotrf is: the second half's rows are copied for the DTRSM, and the
-// trailing block reads src inside its DSYRK.
+// as Dpotrf is: the second half's rows are copied for the DTRSM, the
+// first half's right of it set to zero, and the trailing block reads src
+// inside its DSYRK.
 func (impl Lapack) potrfFrom(n int, a []float64, lda int, src []float64, lds int) bool {
 	if n <= potrfLeaf {
 		return impl.potrfAhead(blas.Lower, n, a, lda, src, lds)
@@ -161,6 +171,9 @@ func (impl Lapack) potrfFrom(n int, a []float64, lda int, src []float64, lds int
 	h := n / 2
 	if !impl.potrfFrom(h, a, lda, src, lds) {
 		return false
+	}
+	for i := range h {
+		clear(a[i*lda+h : i*lda+n])
 	}
 	for i := h; i < n; i++ {
 		copy(a[i*lda:i*lda+h], src[i*lds:i*lds+h])

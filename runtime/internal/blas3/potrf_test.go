@@ -137,8 +137,8 @@ func TestPotrfInterrupted(t *testing.T) {
 // 5, 16 and 128, odd orders and strides, with the size thresholds as they
 // ship (small trailing updates go to gonum's Dsyrk, as Dpotrf's do) and,
 // with them off, every vector level with default and small blocks, serial
-// and parallel; dst's strict upper triangle and
-// padding must stay as they were, src must not change, and a NaN or an
+// and parallel; dst's strict upper triangle, NaN before, must be zero
+// after and its padding as it was, src must not change, and a NaN or an
 // infinity anywhere in src's lower triangle, or a negative pivot, must
 // make it fail.
 func TestPotrfLowerFrom(t *testing.T) {
@@ -167,10 +167,17 @@ func testPotrfLowerFrom(t *testing.T) {
 					for i := range n {
 						copy(want[i*ldd:i*ldd+i+1], src[i*lds:i*lds+i+1])
 					}
+					// dst's strict upper triangle holds garbage, which
+					// must become zero, and its padding π, which must stay.
 					dst := make([]float64, len(want))
 					for i := range n {
 						for j := i + 1; j < ldd && i*ldd+j < len(dst); j++ {
-							want[i*ldd+j], dst[i*ldd+j] = math.Pi, math.Pi
+							dst[i*ldd+j] = math.Pi
+							if j < n {
+								dst[i*ldd+j] = math.NaN()
+							} else {
+								want[i*ldd+j] = math.Pi
+							}
 						}
 					}
 					what := fmt.Sprintf("n=%d lds=%d ldd=%d panels of %d leaf %d", n, lds, ldd, nb, leaf)

@@ -24,11 +24,16 @@ import (
 // in the same order whatever the number of workers, so the result does not
 // depend on GOMAXPROCS or on scheduling.
 //
-// With src non-nil (leading dimension lds), C's triangle is first set to
-// src's, a block row at a time just before the first slice of the depth is
-// added into it, rather than in a pass of its own (potrfFrom): the rows
-// are then still in cache when the kernels read them.
+// With src non-nil (leading dimension lds; lower only), C's lower
+// triangle is first set to src's and its strict upper triangle to zero, a
+// block row at a time just before the first slice of the depth is added
+// into it, rather than in a pass of its own (potrfFrom): the rows are then
+// still in cache when the kernels read them, and the writes of the zeros
+// overlap the kernels' arithmetic on the other rows.
 func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float64, ldc int, src []float64, lds int) {
+	if src != nil && upper {
+		panic("blas3: syrkPacked copies into a lower triangle only")
+	}
 	mr, nr, mb := s.mr, s.nr, s.mc
 	ncMax := s.nc
 	workers := runtime.GOMAXPROCS(0)
@@ -84,14 +89,15 @@ func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float
 					i1 := min(i0+mb, n)
 					if src != nil && pc == 0 {
 						// The block row's part of the triangle, row by row
-						// (sequential reads), while it is about to be used.
+						// (sequential reads), while it is about to be used;
+						// in the first panel, which every row meets, the
+						// row's strict upper part is set to zero.
 						for i := i0; i < i1; i++ {
-							lo, hi := jc, min(jc+jn, i+1)
-							if upper {
-								lo, hi = max(jc, i), jc+jn
+							if hi := min(jc+jn, i+1); jc < hi {
+								copy(c[i*ldc+jc:i*ldc+hi], src[i*lds+jc:i*lds+hi])
 							}
-							if lo < hi {
-								copy(c[i*ldc+lo:i*ldc+hi], src[i*lds+lo:i*lds+hi])
+							if jc == 0 {
+								clear(c[i*ldc+i+1 : i*ldc+n])
 							}
 						}
 					}
