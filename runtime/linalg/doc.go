@@ -3,9 +3,10 @@
 // the Cholesky factorisation with escalating diagonal jitter, the Gaussian
 // process predictive given such a factor, the row-major copy of a
 // *mat.Dense, the tiled, parallel symmetry check and lower-triangle copy
-// before the Cholesky of a user's matrix (SymLower), and the Cholesky of a
+// before the Cholesky of a user's matrix (SymLower), the Cholesky of a
 // matrix known to be exactly symmetric straight from its storage
-// (CholLowerFrom).
+// (CholLowerFrom), and the LU factorisation of a user's matrix with its
+// condition estimate (FactorLU).
 //
 // Matrices of the model's dimension (metrics, Jacobian Gram matrices) are
 // row-major []float64 and the functions on them write into buffers the caller

@@ -33,7 +33,7 @@ func registerLinalg(reg *eval.Registry) {
 			}
 			return eval.Num(mat.Trace(m)), nil
 		}, adTrace},
-		{"det(A)", "The determinant of a square matrix (by LU); an error when A is numerically singular (its reciprocal condition number, estimated in the 1-norm, below n·ε), where the determinant is rounding noise.", func(a *eval.Args) (eval.Value, error) {
+		{"det(A)", "The determinant of a square matrix (by LU); an error when A is numerically singular (its reciprocal condition number, estimated in the ∞-norm, below n·ε), where the determinant is rounding noise.", func(a *eval.Args) (eval.Value, error) {
 			ld, sign, err := luLogDet(a)
 			if err != nil {
 				return nil, err
@@ -173,23 +173,39 @@ func outerBuiltin(a *eval.Args) (eval.Value, error) {
 
 // luLogDet is log |det A| and the sign of det A for argument A, by LU, or
 // an error when A is numerically singular: its reciprocal condition number
-// (LAPACK's 1-norm estimate, gonum's LU.Cond inverted) below n·ε, ε the
-// float64 machine epsilon. Below that the computed determinant is not the
+// (LAPACK's ∞-norm estimate, linalg.LU.RCond, as gonum's LU.Cond) below
+// n·ε, ε the float64 machine epsilon. Below that the computed determinant is not the
 // determinant of any nearby matrix to even one digit: [[1, 1], [1, 1 + 1e-15]]
 // has det 1e-15 and LU gives 1.11e-15.
 func luLogDet(a *eval.Args) (logAbs, sign float64, err error) {
-	m, err := SquareArg(a, "A")
+	f, err := factorLU(a)
 	if err != nil {
 		return 0, 0, err
 	}
-	n, _ := m.Dims()
-	var lu mat.LU
-	lu.Factorize(m)
-	if rcond := 1 / lu.Cond(); !(rcond >= float64(n)*eps) {
-		return 0, 0, a.Errorf("A", "A is singular (or nearly: its reciprocal condition number %.2g is below n·ε = %.2g), so its determinant is rounding noise; a kernel matrix usually needs a ridge, A + eps * eye(n)", rcond, float64(n)*eps)
+	if rcond := f.RCond(); !(rcond >= float64(f.N)*eps) {
+		return 0, 0, a.Errorf("A", "A is singular (or nearly: its reciprocal condition number %.2g is below n·ε = %.2g), so its determinant is rounding noise; a kernel matrix usually needs a ridge, A + eps * eye(n)", rcond, float64(f.N)*eps)
 	}
-	logAbs, sign = lu.LogDet()
+	logAbs, sign = f.LogDet()
 	return logAbs, sign, nil
+}
+
+// factorLU is linalg.FactorLU of the square matrix A, with chol's
+// messages for a matrix that is not square or not finite: the check for
+// NaN and infinities rides on the factorisation's copy of A, and A is
+// searched only when it fails, to say where.
+func factorLU(a *eval.Args) (*linalg.LU, error) {
+	m, err := squareArg(a, "A")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Step(nil); err != nil {
+		return nil, err
+	}
+	f, ok := linalg.FactorLU(m.RawMatrix())
+	if !ok {
+		return nil, a.Errorf("A", "A %v", finiteMatrix(m))
+	}
+	return f, nil
 }
 
 // eps is the float64 machine epsilon, 2⁻⁵².
@@ -199,7 +215,7 @@ const eps = 0x1p-52
 const singular = "A is singular (or nearly: its condition number is too large); a kernel matrix usually needs a ridge, A + eps * eye(n)"
 
 func invBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := SquareArg(a, "A")
+	m, err := squareArg(a, "A")
 	if err != nil {
 		return nil, err
 	}
@@ -207,15 +223,22 @@ func invBuiltin(a *eval.Args) (eval.Value, error) {
 	if err := a.CheckDense(n, n, "the inverse", "solve(A, b) gives A⁻¹b without it"); err != nil {
 		return nil, err
 	}
-	var inv mat.Dense
-	if err := inv.Inverse(m); err != nil {
+	f, err := factorLU(a)
+	if err != nil {
+		return nil, err
+	}
+	// mat.Dense.Inverse's test, as before: singular when the condition
+	// number passes mat.ConditionTolerance.
+	rcond := f.RCond()
+	inv, ok := f.Inverse()
+	if !ok || rcond == 0 || 1/rcond > mat.ConditionTolerance {
 		return nil, a.Errorf("A", "%s", singular)
 	}
-	return eval.NewMat(&inv), nil
+	return eval.NewMat(mat.NewDense(n, n, inv)), nil
 }
 
 func solveBuiltin(a *eval.Args) (eval.Value, error) {
-	m, err := SquareArg(a, "A")
+	m, err := squareArg(a, "A")
 	if err != nil {
 		return nil, err
 	}
@@ -230,24 +253,26 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 	if err := finiteMatrix(b); err != nil {
 		return nil, a.Errorf("b", "b %v", err)
 	}
-	if _, k := b.Dims(); k > 1 {
+	_, k := b.Dims()
+	if k > 1 {
 		if err := a.CheckDense(n, k, "the solution", ""); err != nil {
 			return nil, err
 		}
 	}
-	var lu mat.LU
-	lu.Factorize(m)
-	if lu.Cond() > 1/(2.2e-16) || math.IsInf(lu.Cond(), 0) {
+	f, err := factorLU(a)
+	if err != nil {
+		return nil, err
+	}
+	// mat.LU.SolveTo's test, as before.
+	if cond := 1 / f.RCond(); cond > 1/(2.2e-16) || math.IsInf(cond, 0) {
 		return nil, a.Errorf("A", "%s", singular)
 	}
-	var x mat.Dense
-	if err := lu.SolveTo(&x, false, b); err != nil {
-		return nil, a.Errorf("A", "%s", singular)
-	}
+	x := mat.DenseCopyOf(b)
+	f.Solve(x.RawMatrix())
 	if _, isVec := a.Value("b").(*eval.Vec); isVec {
-		return &eval.Vec{Data: mat.Col(nil, 0, &x)}, nil
+		return &eval.Vec{Data: x.RawMatrix().Data}, nil
 	}
-	return eval.NewMat(&x), nil
+	return eval.NewMat(x), nil
 }
 
 // symTol is the relative tolerance of chol's symmetry check.
