@@ -259,20 +259,67 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, err
 		}
 	}
-	f, err := factorLU(a)
-	if err != nil {
-		return nil, err
-	}
-	// mat.LU.SolveTo's test, as before.
-	if cond := 1 / f.RCond(); cond > 1/(2.2e-16) || math.IsInf(cond, 0) {
-		return nil, a.Errorf("A", "%s", singular)
-	}
 	x := mat.DenseCopyOf(b)
-	f.Solve(x.RawMatrix())
+	if tri, ok := triangle(m); ok {
+		// By substitution, as on the tape (runtime/ad's Solve): a
+		// triangular A is singular when its diagonal has a zero.
+		if err := finiteMatrix(m); err != nil {
+			return nil, a.Errorf("A", "A %v", err)
+		}
+		for i := range n {
+			if m.At(i, i) == 0 {
+				return nil, a.Errorf("A", "%s", singular)
+			}
+		}
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, x.RawMatrix())
+	} else {
+		f, err := factorLU(a)
+		if err != nil {
+			return nil, err
+		}
+		// mat.LU.SolveTo's test, as before.
+		if cond := 1 / f.RCond(); cond > 1/(2.2e-16) || math.IsInf(cond, 0) {
+			return nil, a.Errorf("A", "%s", singular)
+		}
+		f.Solve(x.RawMatrix())
+	}
 	if _, isVec := a.Value("b").(*eval.Vec); isVec {
 		return &eval.Vec{Data: x.RawMatrix().Data}, nil
 	}
 	return eval.NewMat(x), nil
+}
+
+// triangle returns the square m as a blas64.Triangular when all its
+// nonzeros are on and below the diagonal or on and above it. A full
+// matrix costs a few elements: each scan stops at its first nonzero.
+func triangle(m *mat.Dense) (blas64.Triangular, bool) {
+	raw := m.RawMatrix()
+	n := raw.Rows
+	zero := func(lower bool) bool {
+		for i := range n {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+			part := row[i+1:]
+			if lower {
+				part = row[:i]
+			}
+			for _, x := range part {
+				if x != 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	t := blas64.Triangular{N: n, Stride: raw.Stride, Data: raw.Data, Diag: blas.NonUnit}
+	switch {
+	case zero(false):
+		t.Uplo = blas.Lower
+	case zero(true):
+		t.Uplo = blas.Upper
+	default:
+		return t, false
+	}
+	return t, true
 }
 
 // symTol is the relative tolerance of chol's symmetry check.

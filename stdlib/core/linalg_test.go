@@ -175,3 +175,59 @@ let tiny = det([[1e-100, 0], [0, 1e-100]])
 		}
 	}
 }
+
+// TestSolveTriangular checks solve on data with a triangular A, which it
+// solves by substitution as the tape does: L·solve(L, b) = b for a
+// Cholesky factor L and its transpose (upper), with a vector and a matrix
+// b; a zero on the diagonal is singular, and only that, as on the tape;
+// and a NaN or an infinity in A,
+// triangular or not, is reported where it is, as for inv and logdet.
+func TestSolveTriangular(t *testing.T) {
+	in, _ := kmltest.Run(t, `
+let A = [[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]]
+let L = chol(A)
+let U = transpose(L)
+let b = [1, -2, 3]
+let x = solve(L, b)
+let y = solve(U, b)
+let Z = solve(L, [[1, 0], [0, 1], [1, 1]])
+let w = solve([[2, 0], [1, 1e-20]], [2, 2])
+`)
+	// By substitution, whatever the condition number (LU says singular).
+	if w := kmltest.Lookup[*eval.Vec](t, in, "w").Data; w[0] != 1 || w[1] != 1e20 {
+		t.Errorf("solve([[2, 0], [1, 1e-20]], [2, 2]) = %v, want [1, 1e20]", w)
+	}
+	L := kmltest.Lookup[*eval.Mat](t, in, "L").M
+	U := kmltest.Lookup[*eval.Mat](t, in, "U").M
+	b := mat.NewVecDense(3, []float64{1, -2, 3})
+	for _, c := range []struct {
+		name string
+		a    *mat.Dense
+	}{{"x", L}, {"y", U}} {
+		x := mat.NewVecDense(3, kmltest.Lookup[*eval.Vec](t, in, c.name).Data)
+		var ax mat.VecDense
+		ax.MulVec(c.a, x)
+		for i := range 3 {
+			if math.Abs(ax.AtVec(i)-b.AtVec(i)) > 1e-14 {
+				t.Errorf("%s: A·x = %v, want %v", c.name, mat.Formatted(&ax), mat.Formatted(b))
+			}
+		}
+	}
+	var lz mat.Dense
+	lz.Mul(L, kmltest.Lookup[*eval.Mat](t, in, "Z").M)
+	if want := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 1, 1}); !mat.EqualApprox(&lz, want, 1e-14) {
+		t.Errorf("L·solve(L, B) = %v", mat.Formatted(&lz))
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{"print(solve([[1, 0], [2, 0]], [1, 1]))", "A is singular"},
+		{"print(solve([[1, 0], [0 / 0, 1]], [1, 1]))", "A has a non-finite element NaN at [2, 1]"},
+		{"print(solve([[1, 2], [1 / 0, 1]], [1, 1]))", "A has a non-finite element +Inf at [2, 1]"},
+		{"print(inv([[1, 2], [3, 0 / 0]]))", "A has a non-finite element NaN at [2, 2]"},
+		{"print(logdet([[1, -1 / 0], [3, 1]]))", "A has a non-finite element -Inf at [1, 2]"},
+	} {
+		if got := kmltest.RunIn(t, dir, c.src); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.src, got, c.want)
+		}
+	}
+}
