@@ -22,8 +22,9 @@ import (
 // parameter at init, or where init does not give it at the value 0 on
 // the unconstrained scale maps to (1 for a positive one). The record holds every parameter, logp (the
 // ELBO over all the data at the end), elbo, iterations (the steps) and
-// the settings: inducing, batch, steps, epochs, gamma, lr, and quad (draws
-// for a multi-class GP's base normals).
+// the settings: inducing, batch, steps, total_steps (with those of the
+// fits it resumed), epochs, gamma, lr, and quad (draws for a multi-class
+// GP's base normals).
 func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init []float64, set model.SVGPSettings) (*Optimum, *model.SVGPRun, error) {
 	dim := c.Dim()
 	at := func(q []float64) (model.SVGPFitter, model.LatentObservation, []float64, error) {
@@ -109,7 +110,8 @@ func OptimizeSVGP(ctx context.Context, th *eval.Thread, c *model.Compiled, init 
 	rec.Set("logp", eval.Num(run.ELBO)).Set("elbo", eval.Num(run.ELBO)).
 		Set("iterations", eval.Num(float64(set.Steps))).
 		Set("inducing", eval.Num(float64(run.Inducing))).Set("batch", eval.Num(float64(run.Batch))).
-		Set("steps", eval.Num(float64(set.Steps))).Set("epochs", eval.Num(run.Epochs)).
+		Set("steps", eval.Num(float64(set.Steps))).Set("total_steps", eval.Num(float64(run.TotalSteps))).
+		Set("epochs", eval.Num(run.Epochs)).
 		Set("gamma", eval.Num(set.Gamma)).Set("lr", eval.Num(set.LR))
 	if run.Draws > 0 {
 		rec.Set("draws", eval.Num(float64(run.Draws)))

@@ -25,6 +25,10 @@ type SVGPSettings struct {
 	Batch, Steps int
 	Gamma, LR    float64
 	Seed         uint64
+	// Resume, when not nil, is the Fitted of an earlier run of the same
+	// model to continue (optimize's resume:): its q, parameters, Adam
+	// moments and place in the minibatches' shuffles, left unchanged.
+	Resume any
 }
 
 // SVGPRun is where a stochastic variational fit ended.
@@ -39,6 +43,8 @@ type SVGPRun struct {
 	// normals of the softmax's.
 	Inducing, Batch, Quad, Draws int
 	Epochs                       float64
+	// TotalSteps counts the steps of this run and of the runs it resumed.
+	TotalSteps int
 	// Fitted is the fitted approximation, which predict reads.
 	Fitted any
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -55,6 +56,9 @@ type SVGP struct {
 	// Trace holds the minibatch estimates of the ELBO, one per step of
 	// Fit (before the step's update).
 	Trace []float64
+	// loop is the last Fit's Adam and minibatch state, which a resumed
+	// Fit continues.
+	loop *svgpLoop[float64]
 }
 
 // SVGPSettings are the settings of SVGP.Fit.
@@ -77,6 +81,13 @@ type SVGPSettings struct {
 	// the likelihood's parameters Adam moves (each must be positive);
 	// nil: every positive one.
 	Learn []bool
+	// Resume continues the previous Fit: its Adam moments and step count
+	// and its place in the minibatches' shuffles, so that Steps a then
+	// Steps b give what one Fit of a + b steps gives, to the bit. It needs
+	// the same rows, Batch, Quad, Seed and Learn; Steps, Gamma and LR may
+	// change. Without it a Fit starts Adam and the shuffles afresh (from
+	// q(v) and the parameters as they are).
+	Resume bool
 }
 
 // DefaultSVGPQuad is the Gauss–Hermite rule's nodes when Quad is 0: as
@@ -442,6 +453,8 @@ type SVGPResult struct {
 	Epochs float64
 	// ELBO is the bound over all rows at the end.
 	ELBO float64
+	// Steps counts the steps of this Fit and of those it resumed.
+	Steps int
 }
 
 // Fit runs set.Steps steps on the rows of x (observations y, labels in
@@ -470,15 +483,18 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 		quad = DefaultSVGPQuad
 	}
 	rule := newGH(quad)
-	batches := newMinibatches(x, y, set)
-	b := batches.b
 	// The learnt parameters: logs of the kernel's positive hyperparameters
 	// and of the likelihood's parameters.
 	nh := s.K.NumHyper()
-	adam, err := newLogAdam(append(s.K.Hyper(nil), s.Lik.Params...), set.Learn)
+	set.Quad = quad
+	loop, err := startLoop(s.loop, x, y, append(s.K.Hyper(nil), s.Lik.Params...), set)
 	if err != nil {
 		return nil, err
 	}
+	// A Fit that fails half-way leaves nothing to resume.
+	s.loop = nil
+	batches, adam := loop.batches, loop.adam
+	b := batches.b
 	grad := make([]float64, len(adam.learn))
 	task := progress.Start(ctx, "steps", set.Steps)
 	defer task.Done()
@@ -530,7 +546,21 @@ func (s *SVGP) Fit(ctx context.Context, x *mat.Dense, y []float64, set SVGPSetti
 	if err != nil {
 		return nil, err
 	}
-	return &SVGPResult{Batch: b, Epochs: float64(set.Steps) * float64(b) / float64(n), ELBO: elbo}, nil
+	loop.steps += set.Steps
+	s.loop = loop
+	return &SVGPResult{Batch: b, Epochs: float64(set.Steps) * float64(b) / float64(n), ELBO: elbo, Steps: loop.steps}, nil
+}
+
+// Clone is an independent copy of s, which a resumed Fit of it leaves
+// unchanged: q(v), the parameters, the trace and the state a Fit resumes
+// are copied (the kernel and the inducing points are not written by a
+// Fit, and are shared).
+func (s *SVGP) Clone() *SVGP {
+	c := &SVGP{K: s.K, Lik: s.Lik, Z: s.Z, Lam: mat.NewSymDense(len(s.B), nil), B: slices.Clone(s.B), Trace: slices.Clone(s.Trace)}
+	c.Lik.Params = slices.Clone(s.Lik.Params)
+	c.Lam.CopySym(s.Lam)
+	c.loop = s.loop.clone()
+	return c
 }
 
 // Predict is q(f) at the rows of xnew, its means and variances, in row

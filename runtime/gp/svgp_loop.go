@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -33,6 +34,7 @@ type minibatches[T any] struct {
 	x    *mat.Dense
 	y    []T
 	b    int
+	src  *rand.PCG // rnd's generator, whose state clone copies
 	rnd  *rand.Rand
 	perm []int
 	pos  int // the next row of perm; n: a shuffle before the next batch
@@ -49,13 +51,29 @@ func newMinibatches[T any](x *mat.Dense, y []T, set SVGPSettings) *minibatches[T
 		mb.b = n
 		return mb
 	}
-	mb.rnd = rng.New(set.Seed, rng.SVGP)
+	mb.src = rng.Source(set.Seed, rng.SVGP)
+	mb.rnd = rand.New(mb.src)
 	mb.perm = make([]int, n)
 	for i := range mb.perm {
 		mb.perm[i] = i
 	}
 	mb.xb, mb.yb = mat.NewDense(mb.b, d, nil), make([]T, mb.b)
 	return mb
+}
+
+// clone is an independent copy of mb at its place in its shuffles.
+func (mb *minibatches[T]) clone() *minibatches[T] {
+	c := &minibatches[T]{x: mb.x, y: mb.y, b: mb.b, pos: mb.pos}
+	if mb.src == nil {
+		return c
+	}
+	src := *mb.src
+	c.src = &src
+	c.rnd = rand.New(c.src)
+	c.perm = append([]int(nil), mb.perm...)
+	_, d := mb.x.Dims()
+	c.xb, c.yb = mat.NewDense(c.b, d, nil), make([]T, c.b)
+	return c
 }
 
 // next is the next batch's rows and labels (x and y themselves when every
@@ -105,6 +123,11 @@ func newLogAdam(par []float64, learn []bool) (*logAdam, error) {
 	return a, nil
 }
 
+// clone is an independent copy of a.
+func (a *logAdam) clone() *logAdam {
+	return &logAdam{learn: append([]bool(nil), a.learn...), am: append([]float64(nil), a.am...), av: append([]float64(nil), a.av...), t: a.t}
+}
+
 // step moves par (in place) by one Adam step of size lr on log par, from
 // grad, the gradient in par itself.
 func (a *logAdam) step(par, grad []float64, lr float64) {
@@ -121,4 +144,47 @@ func (a *logAdam) step(par, grad []float64, lr float64) {
 		a.av[j] = beta2*a.av[j] + (1-beta2)*gj*gj
 		par[j] *= math.Exp(lr * (a.am[j] / c1) / (math.Sqrt(a.av[j]/c2) + eps))
 	}
+}
+
+// svgpLoop is what a stochastic variational fit carries from one Fit to
+// the next so that a resumed fit (SVGPSettings.Resume) continues as if it
+// had not stopped: Adam's moments and step count, the minibatches' place
+// in their shuffles, and the settings that must not change on the way.
+type svgpLoop[T any] struct {
+	adam    *logAdam
+	batches *minibatches[T]
+	n       int
+	set     SVGPSettings // Batch, Quad, Seed and Learn as started
+	steps   int          // steps taken, over every Fit
+}
+
+// startLoop returns the loop a Fit on x and y with set runs: a new one
+// from the parameters par, or, when set.Resume, prev continued (prev may
+// not be nil and must have the same rows and settings).
+func startLoop[T any](prev *svgpLoop[T], x *mat.Dense, y []T, par []float64, set SVGPSettings) (*svgpLoop[T], error) {
+	n, _ := x.Dims()
+	if !set.Resume {
+		adam, err := newLogAdam(par, set.Learn)
+		if err != nil {
+			return nil, err
+		}
+		return &svgpLoop[T]{adam: adam, batches: newMinibatches(x, y, set), n: n, set: set}, nil
+	}
+	if prev == nil {
+		return nil, fmt.Errorf("gp: there is no SVGP fit to resume: this one has not been fitted")
+	}
+	old := prev.set
+	if prev.n != n || old.Batch != set.Batch || old.Quad != set.Quad || old.Seed != set.Seed || !slices.Equal(old.Learn, set.Learn) {
+		return nil, fmt.Errorf("gp: a resumed SVGP fit needs the rows, batch, seed, quadrature and learnt parameters it started with (it had %d rows, batch %d, seed %d)", prev.n, old.Batch, old.Seed)
+	}
+	prev.batches.x, prev.batches.y = x, y
+	return prev, nil
+}
+
+// clone is an independent copy of l (nil for nil).
+func (l *svgpLoop[T]) clone() *svgpLoop[T] {
+	if l == nil {
+		return nil
+	}
+	return &svgpLoop[T]{adam: l.adam.clone(), batches: l.batches.clone(), n: l.n, set: l.set, steps: l.steps}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -58,6 +59,9 @@ type SVGPMulti struct {
 	Eps *mat.Dense
 	// Trace holds the minibatch estimates of the ELBO, one per step.
 	Trace []float64
+	// loop is the last Fit's Adam and minibatch state, which a resumed
+	// Fit continues (SVGPSettings.Resume).
+	loop *svgpLoop[int]
 }
 
 // DefaultSoftmaxDraws is the number of base normals when NewSVGPMulti is
@@ -353,12 +357,15 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 	if err := set.check(); err != nil {
 		return nil, err
 	}
-	batches := newMinibatches(x, y, set)
-	b := batches.b
-	adam, err := newLogAdam(s.K.Hyper(nil), set.Learn)
+	set.Quad = 0 // unused: the base normals
+	loop, err := startLoop(s.loop, x, y, s.K.Hyper(nil), set)
 	if err != nil {
 		return nil, err
 	}
+	// A Fit that fails half-way leaves nothing to resume.
+	s.loop = nil
+	batches, adam := loop.batches, loop.adam
+	b := batches.b
 	grad := make([]float64, len(adam.learn))
 	task := progress.Start(ctx, "steps", set.Steps)
 	defer task.Done()
@@ -427,7 +434,21 @@ func (s *SVGPMulti) Fit(ctx context.Context, x *mat.Dense, y []int, set SVGPSett
 	if err != nil {
 		return nil, err
 	}
-	return &SVGPResult{Batch: b, Epochs: float64(set.Steps) * float64(b) / float64(n), ELBO: elbo}, nil
+	loop.steps += set.Steps
+	s.loop = loop
+	return &SVGPResult{Batch: b, Epochs: float64(set.Steps) * float64(b) / float64(n), ELBO: elbo, Steps: loop.steps}, nil
+}
+
+// Clone is an independent copy of s, as SVGP.Clone.
+func (s *SVGPMulti) Clone() *SVGPMulti {
+	c := &SVGPMulti{K: s.K, Z: s.Z, C: s.C, Eps: s.Eps, Trace: slices.Clone(s.Trace)}
+	for k := range s.Lam {
+		lam := mat.NewSymDense(len(s.B[k]), nil)
+		lam.CopySym(s.Lam[k])
+		c.Lam, c.B = append(c.Lam, lam), append(c.B, slices.Clone(s.B[k]))
+	}
+	c.loop = s.loop.clone()
+	return c
 }
 
 // Predict is q(f) at the rows of xnew: for each class its means and

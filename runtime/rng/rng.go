@@ -103,5 +103,11 @@ func (s Stream) Index(i int) Stream { return s + Stream(i) }
 
 // New returns the random stream for seed and purpose s.
 func New(seed uint64, s Stream) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(s)))
+	return rand.New(Source(seed, s))
+}
+
+// Source is New's generator itself, for a caller that must copy its
+// state (a fit that can be resumed keeps a copy).
+func Source(seed uint64, s Stream) *rand.PCG {
+	return rand.NewPCG(seed, uint64(s))
 }

@@ -18,7 +18,7 @@ func registerFit(reg *eval.Registry) {
 	reg.Register(`sample(m, chains = 4, warmup = 1000, draws = 1000, seed?, adapt_delta = 0.8, max_depth = 10, metric = "diag", init = "pathfinder", fix?, approx = "vb")`,
 		`Draws from the posterior of model m with NUTS (Stan's algorithm and warm-up). Chains run in parallel; the same seed gives the same draws on any number of cores. metric: "diag" or "dense". init: "pathfinder" (default: starting points resampled from quasi-Newton Gaussian fits, so chains start where the mass is), "uniform" (Stan's: uniform in (-2, 2) on the unconstrained scale) or a record of starting values. fix: a record of parameters held at given values. approx: for a model with a latent GP and non-Gaussian observations, the approximation of the marginal likelihood the hyperparameters are sampled under: "vb" (the variational lower bound), "laplace" (Laplace's approximation) or "ep" (expectation propagation). Returns a posterior: summary(post), post.NAME (all draws), save(post, to: "draws.csv").`,
 		sampleBuiltin)
-	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb", method = "lbfgs", loss = "likelihood", C = 1, epsilon = 0.1, batch = 1024, steps = 2000, gamma = 0.1, lr = 0.01, maxls = 30)`,
+	reg.Register(`optimize(m, fix?, starts = 1, seed?, objective = "map", init?, p = 1, lambda = 1, approx = "vb", method = "lbfgs", loss = "likelihood", C = 1, epsilon = 0.1, batch = 1024, steps = 2000, gamma = 0.1, lr = 0.01, maxls = 30, resume?)`,
 		`Maximises model m's log density by L-BFGS on the unconstrained scale. objective: "map" (priors plus likelihood, default) or "ml" (ML-II: the likelihood alone; also "mlm"); for a model with a latent GP also "vb" (the variational bound), "mkl" (λ‖θ‖ₚᵖ in place of log|K|, with p and lambda) and "rr" (its ridge-regression form), and "map" is joint MAP over the hyperparameters and the latent function; approx: the approximation of "ml" for non-Gaussian observations, "vb" (the super-Gaussian variational lower bound), "laplace" (Laplace's approximation at the posterior mode; Student-t and bernoulli_logit observations) or "ep" (expectation propagation). fix: a record of parameters held at given values; starts: seeded multi-start, keeping the best. method: "lbfgs", or for a latent GP's "map" and "mkl" objectives "double_loop", the paper's Algorithm 1 (joint Newton steps in the kernel weights θ and the latent function, a log barrier for θ ≥ 0), when every free parameter is a weight of the kernel θ₁k₁ + ... + θ_M k_M (start θ = 1, or init) and the observations are normal or bernoulli_logit. maxls: the most evaluations of the objective one L-BFGS line search may make (default 30; SciPy's L-BFGS-B has 20); a line search also ends when no step along its direction can change the objective by more than 1e-13 of its value (its rounding error), and the start then counts as converged (status RoundingLimit). Returns a record with each parameter (constrained scale), logp (the maximised objective), converged, iterations, grad_norm, evaluations (of the objective, summed over the starts) and, for method "lbfgs", maxls; for a latent GP also objective, approx, method and model, for predict. loss: for "mkl" and "rr", "hinge" or "eps_insensitive" replaces the observation's −2 log P by C Σ ℓ(y_i, f_i), the SVM's hinge max(0, 1 − y_i f_i) (labels) or the paper's ε-insensitive max(0, |y_i − f_i|/epsilon − 1), with p ≥ 1 (p-norm MKL); the record then holds loss, C and epsilon. method: "svgp" (with objective: "ml") fits a latent GP by a stochastic variational GP (Hensman, Matthews and Ghahramani 2015) through the inducing points gp() gives (inducing:, select:; 512 k-means centres by default): natural-gradient steps of size gamma for the whitened q(u) and Adam steps of size lr for the logarithms of the kernel's and the likelihood's parameters (each a free parameter of its own), on minibatches of batch rows (seeded by seed), for steps steps; normal, student_t, bernoulli_logit, poisson_log and neg_binomial_2_log observations (the expectations by 20-node Gauss–Hermite quadrature, in closed form for normal and poisson_log; phi learnt like the others), and gp(X, K, classes: C) through categorical_logit (one q per class, E[log softmax] by 1000 fixed quasi-Monte Carlo base normals seeded by seed; keep gamma ≤ 0.5; the record holds draws in place of quad). Its record holds logp = elbo (the bound over all the data at the end), inducing, batch, steps, epochs, gamma, lr and quad, and predict uses the fitted q(u).`,
 		optimizeBuiltin)
 	reg.Register(`profile(m, objective = "map", p = 1, lambda = 1, approx = "vb", loss = "likelihood", C = 1, epsilon = 0.1, **)`,
@@ -173,6 +173,9 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		return nil, err
 	}
 	terms.Latent.ResolveOnly = method == "svgp"
+	if a.Value("resume") != nil && method != "svgp" {
+		return nil, a.Errorf("resume", `resume: continues a fit by method "svgp"; the other methods start from init:`)
+	}
 	th := a.Th
 	c, err := model.Compile(th, a.Pos, m, fixed, terms)
 	if err != nil {
@@ -224,6 +227,9 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if set.Resume, err = resumeArg(a, m); err != nil {
+			return nil, err
+		}
 		if opt, svgpRun, err = infer.OptimizeSVGP(a.Context(), th, c, s.Init, set); err != nil && a.Context().Err() == nil {
 			return nil, a.Errorf("method", "%v", err)
 		}
@@ -253,6 +259,28 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 		model.KeepLatentFit(opt.Values, fit)
 	}
 	return opt.Values, nil
+}
+
+// resumeArg reads resume:, a record optimize returned for model m by
+// method "svgp": its fitted approximation, which the new fit continues
+// (nil without resume:).
+func resumeArg(a *eval.Args, m *eval.Model) (any, error) {
+	v := a.Value("resume")
+	if v == nil {
+		return nil, nil
+	}
+	rec, ok := v.(*eval.Record)
+	var lf model.LatentFit
+	if ok {
+		lf, ok = model.LatentFitOf(rec)
+	}
+	if !ok || lf.Fitted == nil {
+		return nil, a.Errorf("resume", `resume: takes the result of optimize(..., method: "svgp"), got %s`, eval.Describe(v))
+	}
+	if lf.Model != m {
+		return nil, a.Errorf("resume", "resume: takes a fit of model %s, got one of model %s", m.Name, lf.Model.Name)
+	}
+	return lf.Fitted, nil
 }
 
 // svgpSettings reads method "svgp"'s settings: batch and steps whole

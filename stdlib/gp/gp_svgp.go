@@ -89,33 +89,45 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 			return nil, err
 		}
 	}
-	lik.Params = append([]float64(nil), start[nh:]...)
-	k, err := g.kernel.K.WithHyper(start[:nh])
+	var s *rgp.SVGP
+	if set.Resume != nil {
+		prev, ok := set.Resume.(*rgp.SVGP)
+		if !ok || prev.Lik.Kind != lik.Kind {
+			return nil, errNotResumable
+		}
+		s = prev.Clone()
+	} else {
+		lik.Params = append([]float64(nil), start[nh:]...)
+		k, err := g.kernel.K.WithHyper(start[:nh])
+		if err != nil {
+			return nil, err
+		}
+		// The selection (k-means over every row, or greedy) runs before
+		// the steps' own progress line: it has a line of its own.
+		task := progress.Start(ctx, "choosing inducing points", 0)
+		z, err := g.svgpInducing(k)
+		task.Done()
+		if err != nil {
+			return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
+		}
+		if s, err = rgp.NewSVGP(k, lik, z); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn, Resume: set.Resume != nil})
 	if err != nil {
 		return nil, err
 	}
-	// The selection (k-means over every row, or greedy) runs before the
-	// steps' own progress line: it has a line of its own.
-	task := progress.Start(ctx, "choosing inducing points", 0)
-	z, err := g.svgpInducing(k)
-	task.Done()
-	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
-	}
-	s, err := rgp.NewSVGP(k, lik, z)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn})
-	if err != nil {
-		return nil, err
-	}
-	m, _ := z.Dims()
+	m, _ := s.Z.Dims()
 	return &model.SVGPRun{
 		Params: append(s.K.Hyper(nil), s.Lik.Params...), ELBO: res.ELBO,
-		Inducing: m, Batch: res.Batch, Quad: rgp.DefaultSVGPQuad, Epochs: res.Epochs, Fitted: s,
+		Inducing: m, Batch: res.Batch, Quad: rgp.DefaultSVGPQuad, Epochs: res.Epochs, TotalSteps: res.Steps, Fitted: s,
 	}, nil
 }
+
+// errNotResumable is resume:'s error for a fit that is not this model's
+// by method "svgp".
+var errNotResumable = fmt.Errorf(`resume: takes the result of optimize(..., method: "svgp") on the same model`)
 
 // svgpClasses is SVGP for gp(..., classes: C) observed through
 // categorical_logit: runtime/gp's SVGPMulti, its base normals seeded by
@@ -125,29 +137,37 @@ func (g *gpLatent) svgpClasses(ctx context.Context, o model.LatentObservation, l
 	if err != nil {
 		return nil, err
 	}
-	k, err := g.kernel.K.WithHyper(start)
+	var s *rgp.SVGPMulti
+	if set.Resume != nil {
+		prev, ok := set.Resume.(*rgp.SVGPMulti)
+		if !ok || prev.C != g.classes {
+			return nil, errNotResumable
+		}
+		s = prev.Clone()
+	} else {
+		k, err := g.kernel.K.WithHyper(start)
+		if err != nil {
+			return nil, err
+		}
+		task := progress.Start(ctx, "choosing inducing points", 0)
+		z, err := g.svgpInducing(k)
+		task.Done()
+		if err != nil {
+			return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
+		}
+		if s, err = rgp.NewSVGPMulti(k, z, g.classes, 0, set.Seed); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn, Resume: set.Resume != nil})
 	if err != nil {
 		return nil, err
 	}
-	task := progress.Start(ctx, "choosing inducing points", 0)
-	z, err := g.svgpInducing(k)
-	task.Done()
-	if err != nil {
-		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
-	}
-	s, err := rgp.NewSVGPMulti(k, z, g.classes, 0, set.Seed)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn})
-	if err != nil {
-		return nil, err
-	}
-	m, _ := z.Dims()
+	m, _ := s.Z.Dims()
 	draws, _ := s.Eps.Dims()
 	return &model.SVGPRun{
 		Params: s.K.Hyper(nil), ELBO: res.ELBO,
-		Inducing: m, Batch: res.Batch, Draws: draws, Epochs: res.Epochs, Fitted: s,
+		Inducing: m, Batch: res.Batch, Draws: draws, Epochs: res.Epochs, TotalSteps: res.Steps, Fitted: s,
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package gp_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -251,5 +252,56 @@ let lfit = optimize(mcs, objective: "ml", method: "svgp", steps: 30, gamma: 0.5,
 	lfit := kmltest.Lookup[*eval.Record](t, in, "lfit")
 	if kmltest.Num(t, lfit, "ell") == 1 || kmltest.Num(t, lfit, "a") == 1 {
 		t.Errorf("the hyperparameters did not move from 1: %v", lfit)
+	}
+}
+
+// TestGPSVGPResume: optimize(..., resume: fit) continues a fit by method
+// "svgp": 12 steps then 18 resumed give what 30 steps at once give, to
+// the bit (every parameter, logp, and predict's means), total_steps
+// counts all 30, and the fit resumed from is left as it was (its values
+// equal a second 12-step fit's). resume: is refused for another model,
+// for a fit by L-BFGS, with method "lbfgs", and with another seed.
+func TestGPSVGPResume(t *testing.T) {
+	in, _ := kmltest.Run(t, svgpData+`
+let r12 = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 12, seed: 3)
+let r30 = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 18, seed: 3, resume: r12)
+let w30 = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 30, seed: 3)
+let again12 = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 12, seed: 3)
+let pr = predict(r30, xs)
+let pw = predict(w30, xs)
+`)
+	r30, w30 := kmltest.Lookup[*eval.Record](t, in, "r30"), kmltest.Lookup[*eval.Record](t, in, "w30")
+	for _, f := range []string{"ell", "a", "logp"} {
+		if a, b := kmltest.Num(t, r30, f), kmltest.Num(t, w30, f); a != b {
+			t.Errorf("%s: %v after 12 + 18 steps, %v after 30", f, a, b)
+		}
+	}
+	if n := kmltest.Num(t, r30, "total_steps"); n != 30 {
+		t.Errorf("total_steps %v, want 30", n)
+	}
+	pr, pw := kmltest.Lookup[*eval.Record](t, in, "pr"), kmltest.Lookup[*eval.Record](t, in, "pw")
+	a, b := kmltest.Field(t, pr, "f_mean").(*eval.Vec).Data, kmltest.Field(t, pw, "f_mean").(*eval.Vec).Data
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("predict's f_mean[%d]: %v resumed, %v at once", i, a[i], b[i])
+		}
+	}
+	r12, again := kmltest.Lookup[*eval.Record](t, in, "r12"), kmltest.Lookup[*eval.Record](t, in, "again12")
+	for _, f := range []string{"ell", "a", "logp"} {
+		if a, b := kmltest.Num(t, r12, f), kmltest.Num(t, again, f); a != b {
+			t.Errorf("the fit resumed from changed: %s %v, a fresh one %v", f, a, b)
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{`let o = optimize(sv, objective: "ml", method: "svgp", steps: 1, resume: r12)`, "resume: takes a fit of model sv, got one of model clf"},
+		{`let o = optimize(clf, objective: "ml", method: "svgp", steps: 1, resume: {a: 1})`, `resume: takes the result of optimize(..., method: "svgp")`},
+		{`let o = optimize(clf, objective: "ml", steps: 1, resume: r12)`, `resume: continues a fit by method "svgp"`},
+		{`let o = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 1, seed: 4, resume: r12)`, "needs the rows, batch, seed"},
+	} {
+		src := svgpData + "\nlet r12 = optimize(clf, objective: \"ml\", method: \"svgp\", batch: 20, steps: 12, seed: 3)\n" + c.src + "\n"
+		if got := kmltest.RunIn(t, dir, src); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.src, got, c.want)
+		}
 	}
 }
