@@ -27,17 +27,23 @@ type EP struct{}
 // 700 and 7000 under a kernel of variance 5 keep moving by about 10⁻¹⁰,
 // 10⁻⁸ and 3·10⁻⁶); after at most epMax sweeps a run that has not
 // settled is repeated with the damping factors of epDamping in turn.
-// GPML recomputes Σ after every sweep; fitEP does so once the largest move
-// is at most epExact (and before it ends), keeping Σ by the rank-one
-// updates alone while the sites still move by more, where their rounding
-// (about 10⁻¹³ relative per sweep) is far below the moves.
+// GPML recomputes Σ after every sweep; fitEP does so after every
+// epRefresh-th sweep and before it ends, keeping Σ by the rank-one updates
+// alone in between, whose rounding (about 10⁻¹³ relative per sweep) is far
+// below epTol's moves over epRefresh sweeps; and a run whose sites settle
+// in a sweep that did not start from a recomputed Σ recomputes it and
+// sweeps once more, so that the sweep that ends every run starts from the
+// exact posterior, as GPML's do.
 const (
 	epTol   = 1e-11
 	epFloor = 1e-5
 	epStall = 20
 	epMax   = 500
-	epExact = 1e-3
 )
+
+// epRefresh is fitEP's count of sweeps between recomputations of Σ; 1 is
+// GPML's rule (TestEPRefresh compares the two).
+var epRefresh = 10
 
 var epDamping = []float64{1, 0.5, 0.25}
 
@@ -197,9 +203,10 @@ type EPSites struct {
 // Algorithm 3.5): each site in turn is replaced by the one that makes the
 // posterior marginal match the tilted moments, damped by the factor d
 // (τ ← (1 − d)τ + dτ_new, likewise ν), with the posterior updated by a
-// rank-one correction and recomputed from B = I + T̃^½KT̃^½ after every
-// sweep. A Student-t observation far from the rest gets a negative site
-// precision (the tilted distribution is wider than the cavity); unlike
+// rank-one correction and recomputed from B = I + T̃^½KT̃^½ every
+// epRefresh sweeps and at the end. A Student-t observation far from the
+// rest gets a negative site precision (the tilted distribution is wider
+// than the cavity); unlike
 // GPML, which clips it to zero and so leaves that site's moments
 // unmatched (and the gradient of the fixed point wrong), it is kept, and
 // the posterior is recomputed through the LU factor of I + KT̃ (as
@@ -258,27 +265,32 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	}
 	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
-	prev := math.Inf(1)
+	fresh := true // Σ at the sweep's start is exact: K, the start's, or recomputed
 	for sweep := 1; sweep <= epMax; sweep++ {
-		// Σ is recomputed after a sweep once the sites move by at most
-		// epExact, and kept by the rank-one updates alone before.
-		exact := prev <= epExact
-		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, !exact)
+		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu)
 		if err != nil {
 			return nil, err
 		}
-		prev = moved
 		if moved < best {
 			best, gained = moved, sweep
 		}
 		done := moved <= epTol || best <= epFloor && sweep-gained >= epStall
-		if !exact && !done {
+		if !done && sweep%epRefresh != 0 {
+			w.flush(sigma)
+			fresh = false
 			continue
 		}
+		// The sweep's last block is not applied: Σ is recomputed.
+		w.drop()
 		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post)
 		if err != nil {
 			return nil, err
 		}
+		if done && !fresh {
+			fresh = true
+			continue // once more, from the exact Σ
+		}
+		fresh = true
 		if done {
 			R, err := rFn()
 			if err != nil {
@@ -296,7 +308,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 
 // epSweeper holds one sweep's work space (fitEP), and epPosterior's.
 type epSweeper struct {
-	n                           int
+	n, np                       int // np: the pending updates, rows of pend
 	pend, scaled, cs, coef, col []float64
 	post                        epWork
 }
@@ -322,13 +334,14 @@ func newEPSweeper(n int) *epSweeper {
 
 // sweep updates every site in turn at damping d, with Σ (sigma, full) and
 // μ kept current by the blocked rank-one updates, and returns the largest
-// relative move of a site's parameters. The last block is applied only
-// with all (fitEP recomputes Σ after the sweep instead).
-func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64, all bool) (float64, error) {
-	n, pend, scaled, cs, coef, col := w.n, w.pend, w.scaled, w.cs, w.coef, w.col
+// relative move of a site's parameters. The sweep's last block is left
+// pending: the caller applies it (flush) or recomputes Σ instead (drop).
+func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64) (float64, error) {
+	n, pend, cs, coef, col := w.n, w.pend, w.cs, w.coef, w.col
 	moved := 0.0
-	np := 0
+	w.np = 0
 	for i := 0; i < n; i++ {
+		np := w.np
 		copy(col, sigma[i*n:(i+1)*n])
 		if np > 0 {
 			for k := 0; k < np; k++ {
@@ -364,24 +377,35 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 		}
 		copy(pend[np*n:(np+1)*n], col)
 		cs[np] = c
-		np++
-		if np == epBlock && i < n-1 || all && i == n-1 {
-			for k := 0; k < np; k++ {
-				ck, src, dst := cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
-				for a, v := range src {
-					dst[a] = ck * v
-				}
-			}
-			blas64.Gemm(blas.Trans, blas.NoTrans, -1,
-				blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
-				blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
-				1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
-			np = 0
+		w.np++
+		if w.np == epBlock && i < n-1 {
+			w.flush(sigma)
 		}
 	}
-
 	return moved, nil
 }
+
+// flush applies the pending updates to Σ: Σ −= Sᵀ diag(c) S, one DGEMM.
+func (w *epSweeper) flush(sigma []float64) {
+	n, np, pend, scaled := w.n, w.np, w.pend, w.scaled
+	if np == 0 {
+		return
+	}
+	for k := 0; k < np; k++ {
+		ck, src, dst := w.cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
+		for a, v := range src {
+			dst[a] = ck * v
+		}
+	}
+	blas64.Gemm(blas.Trans, blas.NoTrans, -1,
+		blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
+		blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
+		1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
+	w.np = 0
+}
+
+// drop discards the pending updates (Σ is about to be recomputed).
+func (w *epSweeper) drop() { w.np = 0 }
 
 // epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ (both triangles of sigma,
 // row-major) and μ = Σν, as GPML's infEP does after every sweep: with

@@ -27,9 +27,10 @@ func TestEPRankOne(t *testing.T) {
 		sigma := fullSym(K)
 		w := newEPSweeper(n)
 		for sweep := 1; sweep <= 2; sweep++ {
-			if _, err := w.sweep(y, l, 1, tau, nu, sigma, mu, true); err != nil {
+			if _, err := w.sweep(y, l, 1, tau, nu, sigma, mu); err != nil {
 				t.Fatal(err)
 			}
+			w.flush(sigma)
 			var ki mat.SymDense
 			var ch mat.Cholesky
 			if !ch.Factorize(K) {
