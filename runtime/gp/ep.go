@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/blas3"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -245,10 +246,11 @@ const epBlock = 32
 // nil), one epSweeper.sweep at a time. The rank-one updates of Σ are those of
 // GPML's infEP, Σ ← Σ − c s sᵀ with s = Σ[:, i] and c = δτ/(1 + δτ Σ_ii),
 // applied epBlock at a time (Σ −= Sᵀ diag(c) S for the block's columns S,
-// one DGEMM through blas3): until then site i's column is the stored one
-// less the block's pending updates, Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]),
-// one DGEMV. The updates are GPML's in exact arithmetic; they cost n² per
-// site either way, but at level-3 speed rather than one row at a time.
+// to the upper triangle alone, one blas3.Dgemmt): until then site i's
+// column is the stored one less the block's pending updates,
+// Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]), one DGEMV. The updates are GPML's
+// in exact arithmetic; they cost n²/2 per site rather than n², at level-3
+// speed rather than one row at a time.
 func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPSites, error) {
 	n := K.SymmetricDim()
 	tau := make([]float64, n)
@@ -332,8 +334,10 @@ func newEPSweeper(n int) *epSweeper {
 		cs: make([]float64, epBlock), coef: make([]float64, epBlock), col: make([]float64, n)}
 }
 
-// sweep updates every site in turn at damping d, with Σ (sigma, full) and
-// μ kept current by the blocked rank-one updates, and returns the largest
+// sweep updates every site in turn at damping d, with Σ (sigma, row-major,
+// of which the updates keep the upper triangle; the lower is left as the
+// last recomputation wrote it) and μ kept current by the blocked rank-one
+// updates, and returns the largest
 // relative move of a site's parameters. The sweep's last block is left
 // pending: the caller applies it (flush) or recomputes Σ instead (drop).
 func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64) (float64, error) {
@@ -342,7 +346,11 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 	w.np = 0
 	for i := 0; i < n; i++ {
 		np := w.np
-		copy(col, sigma[i*n:(i+1)*n])
+		// Σ[:, i] from the upper triangle: down column i, then along row i.
+		for a := 0; a < i; a++ {
+			col[a] = sigma[a*n+i]
+		}
+		copy(col[i:], sigma[i*n+i:(i+1)*n])
 		if np > 0 {
 			for k := 0; k < np; k++ {
 				coef[k] = cs[k] * pend[k*n+i]
@@ -385,7 +393,8 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 	return moved, nil
 }
 
-// flush applies the pending updates to Σ: Σ −= Sᵀ diag(c) S, one DGEMM.
+// flush applies the pending updates to Σ's upper triangle:
+// Σ −= Sᵀ diag(c) S, one Dgemmt (half a DGEMM's work).
 func (w *epSweeper) flush(sigma []float64) {
 	n, np, pend, scaled := w.n, w.np, w.pend, w.scaled
 	if np == 0 {
@@ -397,10 +406,7 @@ func (w *epSweeper) flush(sigma []float64) {
 			dst[a] = ck * v
 		}
 	}
-	blas64.Gemm(blas.Trans, blas.NoTrans, -1,
-		blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
-		blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
-		1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
+	blas3.Dgemmt(blas.Upper, blas.Trans, blas.NoTrans, n, np, -1, scaled[:np*n], n, pend[:np*n], n, 1, sigma, n)
 	w.np = 0
 }
 
