@@ -220,9 +220,9 @@ func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
 }
 
 // epStart is a start for EP's sweeps other than the zero sites: the sites
-// and the posterior Σ (full, row-major) and μ they give.
+// and the posterior Σ (full, row-major) they give.
 type epStart struct {
-	tau, nu, sigma, mu []float64
+	tau, nu, sigma []float64
 }
 
 // fitEPFrom is FitEP from start (the zero sites when nil).
@@ -255,13 +255,12 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	n := K.SymmetricDim()
 	tau := make([]float64, n)
 	nu := make([]float64, n)
-	var sigma []float64 // Σ, both triangles, row-major
-	mu := make([]float64, n)
+	var sigma []float64      // Σ, both triangles, row-major
+	mu := make([]float64, n) // μ = Σν, from each recomputation
 	if start != nil {
 		copy(tau, start.tau)
 		copy(nu, start.nu)
 		sigma = append([]float64(nil), start.sigma...)
-		copy(mu, start.mu)
 	} else {
 		sigma = fullSym(K)
 	}
@@ -269,7 +268,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	best, gained := math.Inf(1), 0
 	fresh := true // Σ at the sweep's start is exact: K, the start's, or recomputed
 	for sweep := 1; sweep <= epMax; sweep++ {
-		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu)
+		moved, err := w.sweep(y, l, d, tau, nu, sigma)
 		if err != nil {
 			return nil, err
 		}
@@ -336,11 +335,13 @@ func newEPSweeper(n int) *epSweeper {
 
 // sweep updates every site in turn at damping d, with Σ (sigma, row-major,
 // of which the updates keep the upper triangle; the lower is left as the
-// last recomputation wrote it) and μ kept current by the blocked rank-one
-// updates, and returns the largest
-// relative move of a site's parameters. The sweep's last block is left
-// pending: the caller applies it (flush) or recomputes Σ instead (drop).
-func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64) (float64, error) {
+// last recomputation wrote it) kept current by the blocked rank-one
+// updates, and returns the largest relative move of a site's parameters.
+// Site i's cavity takes μ_i = Σ[i, :]ν from the column it reads, so μ is
+// not kept (GPML updates it with Σ at every site, n more products each).
+// The sweep's last block is left pending: the caller applies it (flush)
+// or recomputes Σ instead (drop).
+func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma []float64) (float64, error) {
 	n, pend, cs, coef, col := w.n, w.pend, w.cs, w.coef, w.col
 	moved := 0.0
 	w.np = 0
@@ -360,7 +361,7 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 		}
 		sii := col[i]
 		tauC := 1/sii - tau[i]
-		nuC := mu[i]/sii - nu[i]
+		nuC := linalg.Dot(col, nu)/sii - nu[i] // μ_i = Σ[i, :]ν
 		if !(tauC > 0) {
 			return 0, ErrEP
 		}
@@ -373,16 +374,10 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 		tNew = (1-d)*tau[i] + d*tNew
 		nNew = (1-d)*nu[i] + d*nNew
 		dt := tNew - tau[i]
-		dnu := nNew - nu[i]
 		moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
 		moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
 		tau[i], nu[i] = tNew, nNew
 		c := dt / (1 + dt*sii)
-		// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
-		sn := linalg.Dot(col, nu)
-		for a := range mu {
-			mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
-		}
 		copy(pend[np*n:(np+1)*n], col)
 		cs[np] = c
 		w.np++

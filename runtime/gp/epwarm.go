@@ -80,5 +80,5 @@ func (w *EPWarm) better(K *mat.SymDense, y []float64, l Lik) *epStart {
 	if !(warm >= zero) {
 		return nil
 	}
-	return &epStart{tau: w.tau, nu: w.nu, sigma: sigma, mu: s.Mu}
+	return &epStart{tau: w.tau, nu: w.nu, sigma: sigma}
 }
