@@ -34,7 +34,9 @@ type EP struct{}
 // below epTol's moves over epRefresh sweeps; and a run whose sites settle
 // in a sweep that did not start from a recomputed Σ recomputes it and
 // sweeps once more, so that the sweep that ends every run starts from the
-// exact posterior, as GPML's do.
+// exact posterior, as GPML's do. That sweep more is mostly avoided by also
+// recomputing Σ after a sweep whose moves, shrinking at the rate of the
+// last two sweeps, would reach epTol in the next.
 const (
 	epTol   = 1e-11
 	epFloor = 1e-5
@@ -198,6 +200,8 @@ type EPSites struct {
 	// logdet is log|I + KT̃| and r is T̃(I + KT̃)⁻¹.
 	logdet float64
 	r      *mat.SymDense
+	// recomputed counts the recomputations of Σ (TestEPRefresh).
+	recomputed int
 }
 
 // FitEP runs sequential EP for kernel matrix K and likelihood l (R&W
@@ -267,6 +271,8 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
 	fresh := true // Σ at the sweep's start is exact: K, the start's, or recomputed
+	prev := math.Inf(1)
+	recomputed := 0
 	for sweep := 1; sweep <= epMax; sweep++ {
 		moved, err := w.sweep(y, l, d, tau, nu, sigma)
 		if err != nil {
@@ -276,13 +282,18 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 			best, gained = moved, sweep
 		}
 		done := moved <= epTol || best <= epFloor && sweep-gained >= epStall
-		if !done && sweep%epRefresh != 0 {
+		// The moves shrinking at their last rate would settle in the next
+		// sweep: that sweep had better start from a recomputed Σ.
+		soon := sweep > 1 && moved < prev && moved*(moved/prev) <= epTol
+		prev = moved
+		if !done && !soon && sweep%epRefresh != 0 {
 			w.flush(sigma)
 			fresh = false
 			continue
 		}
 		// The sweep's last block is not applied: Σ is recomputed.
 		w.drop()
+		recomputed++
 		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post)
 		if err != nil {
 			return nil, err
@@ -297,7 +308,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 			if err != nil {
 				return nil, err
 			}
-			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
+			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R, recomputed: recomputed}
 			for i := range s.Var {
 				s.Var[i] = sigma[i*n+i]
 			}

@@ -155,8 +155,9 @@ func TestEPGradients(t *testing.T) {
 // gradient (its likelihood part and the kernel part's matrix bbᵀ − R) and
 // posterior to 10⁻⁹ (as TestEPGolden measures), on TestEPGolden's problems
 // and on examples/gp_classify.kml's data at its Laplace optimum (n = 207,
-// 20 sweeps); and the number of sweeps differs by at most one (the sweep
-// added when the sites settle on a Σ not recomputed).
+// 20 sweeps); the number of sweeps differs by at most one (the sweep added
+// when the sites settle on a Σ not recomputed), and Σ is recomputed at
+// most ⌊sweeps/r⌋ + 2 times (the last sweep and the one before it).
 func TestEPRefresh(t *testing.T) {
 	defer func(r int) { epRefresh = r }(epRefresh)
 	type problem struct {
@@ -178,6 +179,7 @@ func TestEPRefresh(t *testing.T) {
 	run := func() ([]epGolden, []int) {
 		var got []epGolden
 		var sweeps []int
+		r := epRefresh
 		for _, c := range ps {
 			s, err := FitEP(c.K, c.y, c.lik)
 			if err != nil {
@@ -188,6 +190,9 @@ func TestEPRefresh(t *testing.T) {
 			g.Grad = append(g.Grad, p.W.RawSymmetric().Data...)
 			got = append(got, g)
 			sweeps = append(sweeps, s.Sweeps)
+			if most := s.Sweeps/r + 2; s.recomputed > most && r > 1 {
+				t.Errorf("%s, refresh %d: Σ recomputed %d times in %d sweeps, want at most %d", c.name, r, s.recomputed, s.Sweeps, most)
+			}
 		}
 		return got, sweeps
 	}
