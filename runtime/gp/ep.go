@@ -46,7 +46,7 @@ const (
 
 // epRefresh is fitEP's count of sweeps between recomputations of Σ; 1 is
 // GPML's rule (TestEPRefresh compares the two).
-var epRefresh = 10
+var epRefresh = 20
 
 var epDamping = []float64{1, 0.5, 0.25}
 
