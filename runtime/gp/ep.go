@@ -294,7 +294,8 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 		// The sweep's last block is not applied: Σ is recomputed.
 		w.drop()
 		recomputed++
-		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post)
+		// At the end only Σ's diagonal is wanted.
+		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post, done && fresh)
 		if err != nil {
 			return nil, err
 		}
@@ -427,8 +428,11 @@ func (w *epSweeper) drop() { w.np = 0 }
 // log|I + KT̃| and a function that gives R = T̃(I + KT̃)⁻¹ = T̃^½B⁻¹T̃^½,
 // which the caller asks for once, at convergence (it overwrites the
 // factor). ws, if not nil, is the work space B and V are kept in (the
-// function returned reads it).
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64, ws *epWork) (float64, func() (*mat.SymDense, error), error) {
+// function returned reads it). With diag, on the Cholesky path, only Σ's
+// diagonal is set (the rest of sigma holds K), K_ii less the squared norm
+// of V's column i, and μ = Kν − Vᵀ(Vν): the DSYRK is left out, as at the
+// end of a run.
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64, ws *epWork, diag bool) (float64, func() (*mat.SymDense, error), error) {
 	n := len(tau)
 	neg := false
 	for _, v := range tau {
@@ -478,25 +482,28 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float
 		logdet = logDetUpper(t)
 		vg := blas64.General{Rows: n, Cols: n, Stride: n, Data: v}
 		blas64.Trsm(blas.Left, blas.Trans, 1, t, vg)
+		rFn = epR(t, sw)
+		if diag {
+			ss := make([]float64, n) // the squared column norms of V
+			for r := 0; r < n; r++ {
+				for i, x := range v[r*n : (r+1)*n] {
+					ss[i] += x * x
+				}
+			}
+			for i, x := range ss {
+				sigma[i*n+i] = k.Data[i*k.Stride+i] - x
+			}
+			vn := make([]float64, n)
+			blas64.Gemv(blas.NoTrans, 1, vg, blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: vn})
+			blas64.Symv(1, k, blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: mu})
+			blas64.Gemv(blas.Trans, -1, vg, blas64.Vector{N: n, Inc: 1, Data: vn}, 1, blas64.Vector{N: n, Inc: 1, Data: mu})
+			return logdet, rFn, nil
+		}
 		blas64.Syrk(blas.Trans, -1, vg, 1, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: sigma})
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
 				sigma[j*n+i] = sigma[i*n+j]
 			}
-		}
-		rFn = func() (*mat.SymDense, error) {
-			if !potri(t) {
-				return nil, ErrNotPD
-			}
-			R := mat.NewSymDense(n, nil)
-			r := R.RawSymmetric()
-			for i := 0; i < n; i++ {
-				bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
-				for j := i; j < n; j++ {
-					ri[j] = sw[i] * bi[j] * sw[j]
-				}
-			}
-			return R, nil
 		}
 	}
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma},
@@ -618,4 +625,24 @@ func simpsonWeight(j, k int) float64 {
 		return 4
 	}
 	return 2
+}
+
+// epR is epPosterior's function that gives R = T̃^½B⁻¹T̃^½ from B's
+// Cholesky factor t (overwritten) and sw = T̃^½.
+func epR(t blas64.Triangular, sw []float64) func() (*mat.SymDense, error) {
+	return func() (*mat.SymDense, error) {
+		n := t.N
+		if !potri(t) {
+			return nil, ErrNotPD
+		}
+		R := mat.NewSymDense(n, nil)
+		r := R.RawSymmetric()
+		for i := 0; i < n; i++ {
+			bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
+			for j := i; j < n; j++ {
+				ri[j] = sw[i] * bi[j] * sw[j]
+			}
+		}
+		return R, nil
+	}
 }

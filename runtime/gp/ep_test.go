@@ -212,3 +212,55 @@ func TestEPRefresh(t *testing.T) {
 		t.Logf("refresh every %d sweeps: largest difference %.2e; sweeps %v (every sweep: %v)", r, worst, sweeps, wantSweeps)
 	}
 }
+
+// TestEPPosteriorDiag: epPosterior's end-of-run form (Σ's diagonal from
+// V's column norms, μ = Kν − Vᵀ(Vν), no DSYRK) gives the diagonal and μ
+// of its full form to 10⁻¹² relative to max(1, |value|) at the sites EP
+// converges to on TestEPGolden's problems and on
+// examples/gp_classify.kml's data at Laplace's optimum (n = 207), and the
+// same log determinant.
+func TestEPPosteriorDiag(t *testing.T) {
+	type problem struct {
+		name string
+		K    *mat.SymDense
+		y    []float64
+		lik  Lik
+	}
+	var ps []problem
+	for _, c := range epGoldenCases(t) {
+		K, _ := kernels.Gram(c.k, c.x)
+		ps = append(ps, problem{c.name, K, c.y, c.lik})
+	}
+	x, y := digits38(t, 207)
+	rbf, _ := kernels.NewRBF([]float64{5.858})
+	k, _ := kernels.NewScaled(1105, rbf)
+	K, _ := kernels.Gram(k, x)
+	ps = append(ps, problem{"digits", K, y, Lik{Kind: Logit}})
+	for _, c := range ps {
+		s, err := FitEP(c.K, c.y, c.lik)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := len(c.y)
+		full, part := make([]float64, n*n), make([]float64, n*n)
+		muFull, muPart := make([]float64, n), make([]float64, n)
+		ldFull, _, err := epPosterior(c.K, s.Tau, s.Nu, full, muFull, nil, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ldPart, _, err := epPosterior(c.K, s.Tau, s.Nu, part, muPart, nil, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ldFull != ldPart {
+			t.Errorf("%s: log determinant %v, full form %v", c.name, ldPart, ldFull)
+		}
+		for i := 0; i < n; i++ {
+			for _, v := range [][2]float64{{part[i*n+i], full[i*n+i]}, {muPart[i], muFull[i]}} {
+				if d := math.Abs(v[0]-v[1]) / math.Max(1, math.Abs(v[1])); !(d <= 1e-12) {
+					t.Errorf("%s: element %d: %v, full form %v", c.name, i, v[0], v[1])
+				}
+			}
+		}
+	}
+}

@@ -67,7 +67,7 @@ func testEPRankOne(t *testing.T, n int) {
 				t.Errorf("n = %d, kind %d, sweep %d: Σ off the dense (K⁻¹ + T̃)⁻¹ by %.2e (largest |Σ_ij| %.3g)", n, l.Kind, sweep, worst, scale)
 			}
 			t.Logf("n = %d, kind %d, sweep %d: largest difference %.2e of %.3g", n, l.Kind, sweep, worst, scale)
-			if _, _, err := epPosterior(K, tau, nu, sigma, mu, nil); err != nil {
+			if _, _, err := epPosterior(K, tau, nu, sigma, mu, nil, false); err != nil {
 				t.Fatal(err)
 			}
 		}
