@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kml-lang/kml/runtime/internal/blas3"
 	"github.com/kml-lang/kml/runtime/linalg"
 )
 
@@ -27,17 +28,25 @@ type EP struct{}
 // 700 and 7000 under a kernel of variance 5 keep moving by about 10⁻¹⁰,
 // 10⁻⁸ and 3·10⁻⁶); after at most epMax sweeps a run that has not
 // settled is repeated with the damping factors of epDamping in turn.
-// GPML recomputes Σ after every sweep; fitEP does so once the largest move
-// is at most epExact (and before it ends), keeping Σ by the rank-one
-// updates alone while the sites still move by more, where their rounding
-// (about 10⁻¹³ relative per sweep) is far below the moves.
+// GPML recomputes Σ after every sweep; fitEP does so after every
+// epRefresh-th sweep and before it ends, keeping Σ by the rank-one updates
+// alone in between, whose rounding (about 10⁻¹³ relative per sweep) is far
+// below epTol's moves over epRefresh sweeps; and a run whose sites settle
+// in a sweep that did not start from a recomputed Σ recomputes it and
+// sweeps once more, so that the sweep that ends every run starts from the
+// exact posterior, as GPML's do. That sweep more is mostly avoided by also
+// recomputing Σ after a sweep whose moves, shrinking at the rate of the
+// last two sweeps, would reach epTol in the next.
 const (
 	epTol   = 1e-11
 	epFloor = 1e-5
 	epStall = 20
 	epMax   = 500
-	epExact = 1e-3
 )
+
+// epRefresh is fitEP's count of sweeps between recomputations of Σ; 1 is
+// GPML's rule (TestEPRefresh compares the two).
+var epRefresh = 20
 
 var epDamping = []float64{1, 0.5, 0.25}
 
@@ -191,15 +200,18 @@ type EPSites struct {
 	// logdet is log|I + KT̃| and r is T̃(I + KT̃)⁻¹.
 	logdet float64
 	r      *mat.SymDense
+	// recomputed counts the recomputations of Σ (TestEPRefresh).
+	recomputed int
 }
 
 // FitEP runs sequential EP for kernel matrix K and likelihood l (R&W
 // Algorithm 3.5): each site in turn is replaced by the one that makes the
 // posterior marginal match the tilted moments, damped by the factor d
 // (τ ← (1 − d)τ + dτ_new, likewise ν), with the posterior updated by a
-// rank-one correction and recomputed from B = I + T̃^½KT̃^½ after every
-// sweep. A Student-t observation far from the rest gets a negative site
-// precision (the tilted distribution is wider than the cavity); unlike
+// rank-one correction and recomputed from B = I + T̃^½KT̃^½ every
+// epRefresh sweeps and at the end. A Student-t observation far from the
+// rest gets a negative site precision (the tilted distribution is wider
+// than the cavity); unlike
 // GPML, which clips it to zero and so leaves that site's moments
 // unmatched (and the gradient of the fixed point wrong), it is kept, and
 // the posterior is recomputed through the LU factor of I + KT̃ (as
@@ -212,9 +224,9 @@ func FitEP(K *mat.SymDense, y []float64, l Lik) (*EPSites, error) {
 }
 
 // epStart is a start for EP's sweeps other than the zero sites: the sites
-// and the posterior Σ (full, row-major) and μ they give.
+// and the posterior Σ (full, row-major) they give.
 type epStart struct {
-	tau, nu, sigma, mu []float64
+	tau, nu, sigma []float64
 }
 
 // fitEPFrom is FitEP from start (the zero sites when nil).
@@ -238,53 +250,66 @@ const epBlock = 32
 // nil), one epSweeper.sweep at a time. The rank-one updates of Σ are those of
 // GPML's infEP, Σ ← Σ − c s sᵀ with s = Σ[:, i] and c = δτ/(1 + δτ Σ_ii),
 // applied epBlock at a time (Σ −= Sᵀ diag(c) S for the block's columns S,
-// one DGEMM through blas3): until then site i's column is the stored one
-// less the block's pending updates, Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]),
-// one DGEMV. The updates are GPML's in exact arithmetic; they cost n² per
-// site either way, but at level-3 speed rather than one row at a time.
+// to the upper triangle alone, one blas3.Dgemmt): until then site i's
+// column is the stored one less the block's pending updates,
+// Σ[:, i] = Σ₀[:, i] − Sᵀ(c ∘ S[:, i]), one DGEMV. The updates are GPML's
+// in exact arithmetic; they cost n²/2 per site rather than n², at level-3
+// speed rather than one row at a time.
 func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPSites, error) {
 	n := K.SymmetricDim()
 	tau := make([]float64, n)
 	nu := make([]float64, n)
-	var sigma []float64 // Σ, both triangles, row-major
-	mu := make([]float64, n)
+	var sigma []float64      // Σ, both triangles, row-major
+	mu := make([]float64, n) // μ = Σν, from each recomputation
 	if start != nil {
 		copy(tau, start.tau)
 		copy(nu, start.nu)
 		sigma = append([]float64(nil), start.sigma...)
-		copy(mu, start.mu)
 	} else {
 		sigma = fullSym(K)
 	}
 	w := newEPSweeper(n)
 	best, gained := math.Inf(1), 0
+	fresh := true // Σ at the sweep's start is exact: K, the start's, or recomputed
 	prev := math.Inf(1)
+	recomputed := 0
 	for sweep := 1; sweep <= epMax; sweep++ {
-		// Σ is recomputed after a sweep once the sites move by at most
-		// epExact, and kept by the rank-one updates alone before.
-		exact := prev <= epExact
-		moved, err := w.sweep(y, l, d, tau, nu, sigma, mu, !exact)
+		moved, err := w.sweep(y, l, d, tau, nu, sigma)
 		if err != nil {
 			return nil, err
 		}
-		prev = moved
 		if moved < best {
 			best, gained = moved, sweep
 		}
 		done := moved <= epTol || best <= epFloor && sweep-gained >= epStall
-		if !exact && !done {
+		// The moves shrinking at their last rate would settle in the next
+		// sweep: that sweep had better start from a recomputed Σ.
+		soon := sweep > 1 && moved < prev && moved*(moved/prev) <= epTol
+		prev = moved
+		if !done && !soon && sweep%epRefresh != 0 {
+			w.flush(sigma)
+			fresh = false
 			continue
 		}
-		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post)
+		// The sweep's last block is not applied: Σ is recomputed.
+		w.drop()
+		recomputed++
+		// At the end only Σ's diagonal is wanted.
+		logdet, rFn, err := epPosterior(K, tau, nu, sigma, mu, &w.post, done && fresh)
 		if err != nil {
 			return nil, err
 		}
+		if done && !fresh {
+			fresh = true
+			continue // once more, from the exact Σ
+		}
+		fresh = true
 		if done {
 			R, err := rFn()
 			if err != nil {
 				return nil, err
 			}
-			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R}
+			s := &EPSites{Tau: tau, Nu: nu, Mu: mu, Var: make([]float64, n), Sweeps: sweep, Damping: d, logdet: logdet, r: R, recomputed: recomputed}
 			for i := range s.Var {
 				s.Var[i] = sigma[i*n+i]
 			}
@@ -296,7 +321,7 @@ func fitEP(K *mat.SymDense, y []float64, l Lik, d float64, start *epStart) (*EPS
 
 // epSweeper holds one sweep's work space (fitEP), and epPosterior's.
 type epSweeper struct {
-	n                           int
+	n, np                       int // np: the pending updates, rows of pend
 	pend, scaled, cs, coef, col []float64
 	post                        epWork
 }
@@ -320,16 +345,25 @@ func newEPSweeper(n int) *epSweeper {
 		cs: make([]float64, epBlock), coef: make([]float64, epBlock), col: make([]float64, n)}
 }
 
-// sweep updates every site in turn at damping d, with Σ (sigma, full) and
-// μ kept current by the blocked rank-one updates, and returns the largest
-// relative move of a site's parameters. The last block is applied only
-// with all (fitEP recomputes Σ after the sweep instead).
-func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []float64, all bool) (float64, error) {
-	n, pend, scaled, cs, coef, col := w.n, w.pend, w.scaled, w.cs, w.coef, w.col
+// sweep updates every site in turn at damping d, with Σ (sigma, row-major,
+// of which the updates keep the upper triangle; the lower is left as the
+// last recomputation wrote it) kept current by the blocked rank-one
+// updates, and returns the largest relative move of a site's parameters.
+// Site i's cavity takes μ_i = Σ[i, :]ν from the column it reads, so μ is
+// not kept (GPML updates it with Σ at every site, n more products each).
+// The sweep's last block is left pending: the caller applies it (flush)
+// or recomputes Σ instead (drop).
+func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma []float64) (float64, error) {
+	n, pend, cs, coef, col := w.n, w.pend, w.cs, w.coef, w.col
 	moved := 0.0
-	np := 0
+	w.np = 0
 	for i := 0; i < n; i++ {
-		copy(col, sigma[i*n:(i+1)*n])
+		np := w.np
+		// Σ[:, i] from the upper triangle: down column i, then along row i.
+		for a := 0; a < i; a++ {
+			col[a] = sigma[a*n+i]
+		}
+		copy(col[i:], sigma[i*n+i:(i+1)*n])
 		if np > 0 {
 			for k := 0; k < np; k++ {
 				coef[k] = cs[k] * pend[k*n+i]
@@ -339,7 +373,7 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 		}
 		sii := col[i]
 		tauC := 1/sii - tau[i]
-		nuC := mu[i]/sii - nu[i]
+		nuC := linalg.Dot(col, nu)/sii - nu[i] // μ_i = Σ[i, :]ν
 		if !(tauC > 0) {
 			return 0, ErrEP
 		}
@@ -352,36 +386,39 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 		tNew = (1-d)*tau[i] + d*tNew
 		nNew = (1-d)*nu[i] + d*nNew
 		dt := tNew - tau[i]
-		dnu := nNew - nu[i]
 		moved = math.Max(moved, math.Abs(dt)/(1+math.Abs(tNew)))
 		moved = math.Max(moved, math.Abs(nNew-nu[i])/(1+math.Abs(nNew)))
 		tau[i], nu[i] = tNew, nNew
 		c := dt / (1 + dt*sii)
-		// μ_new = (Σ − c s sᵀ)(ν_old + δν e_i) = μ + δν s − c s (sᵀν_new).
-		sn := linalg.Dot(col, nu)
-		for a := range mu {
-			mu[a] = mu[a] + col[a]*dnu - c*col[a]*sn
-		}
 		copy(pend[np*n:(np+1)*n], col)
 		cs[np] = c
-		np++
-		if np == epBlock && i < n-1 || all && i == n-1 {
-			for k := 0; k < np; k++ {
-				ck, src, dst := cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
-				for a, v := range src {
-					dst[a] = ck * v
-				}
-			}
-			blas64.Gemm(blas.Trans, blas.NoTrans, -1,
-				blas64.General{Rows: np, Cols: n, Stride: n, Data: scaled[:np*n]},
-				blas64.General{Rows: np, Cols: n, Stride: n, Data: pend[:np*n]},
-				1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma})
-			np = 0
+		w.np++
+		if w.np == epBlock && i < n-1 {
+			w.flush(sigma)
 		}
 	}
-
 	return moved, nil
 }
+
+// flush applies the pending updates to Σ's upper triangle:
+// Σ −= Sᵀ diag(c) S, one Dgemmt (half a DGEMM's work).
+func (w *epSweeper) flush(sigma []float64) {
+	n, np, pend, scaled := w.n, w.np, w.pend, w.scaled
+	if np == 0 {
+		return
+	}
+	for k := 0; k < np; k++ {
+		ck, src, dst := w.cs[k], pend[k*n:(k+1)*n], scaled[k*n:(k+1)*n]
+		for a, v := range src {
+			dst[a] = ck * v
+		}
+	}
+	blas3.Dgemmt(blas.Upper, blas.Trans, blas.NoTrans, n, np, -1, scaled[:np*n], n, pend[:np*n], n, 1, sigma, n)
+	w.np = 0
+}
+
+// drop discards the pending updates (Σ is about to be recomputed).
+func (w *epSweeper) drop() { w.np = 0 }
 
 // epPosterior recomputes Σ = (K⁻¹ + T̃)⁻¹ (both triangles of sigma,
 // row-major) and μ = Σν, as GPML's infEP does after every sweep: with
@@ -391,8 +428,11 @@ func (w *epSweeper) sweep(y []float64, l Lik, d float64, tau, nu, sigma, mu []fl
 // log|I + KT̃| and a function that gives R = T̃(I + KT̃)⁻¹ = T̃^½B⁻¹T̃^½,
 // which the caller asks for once, at convergence (it overwrites the
 // factor). ws, if not nil, is the work space B and V are kept in (the
-// function returned reads it).
-func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64, ws *epWork) (float64, func() (*mat.SymDense, error), error) {
+// function returned reads it). With diag, on the Cholesky path, only Σ's
+// diagonal is set (the rest of sigma holds K), K_ii less the squared norm
+// of V's column i, and μ = Kν − Vᵀ(Vν): the DSYRK is left out, as at the
+// end of a run.
+func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float64, ws *epWork, diag bool) (float64, func() (*mat.SymDense, error), error) {
 	n := len(tau)
 	neg := false
 	for _, v := range tau {
@@ -442,25 +482,28 @@ func epPosterior(K *mat.SymDense, tau, nu []float64, sigma []float64, mu []float
 		logdet = logDetUpper(t)
 		vg := blas64.General{Rows: n, Cols: n, Stride: n, Data: v}
 		blas64.Trsm(blas.Left, blas.Trans, 1, t, vg)
+		rFn = epR(t, sw)
+		if diag {
+			ss := make([]float64, n) // the squared column norms of V
+			for r := 0; r < n; r++ {
+				for i, x := range v[r*n : (r+1)*n] {
+					ss[i] += x * x
+				}
+			}
+			for i, x := range ss {
+				sigma[i*n+i] = k.Data[i*k.Stride+i] - x
+			}
+			vn := make([]float64, n)
+			blas64.Gemv(blas.NoTrans, 1, vg, blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: vn})
+			blas64.Symv(1, k, blas64.Vector{N: n, Inc: 1, Data: nu}, 0, blas64.Vector{N: n, Inc: 1, Data: mu})
+			blas64.Gemv(blas.Trans, -1, vg, blas64.Vector{N: n, Inc: 1, Data: vn}, 1, blas64.Vector{N: n, Inc: 1, Data: mu})
+			return logdet, rFn, nil
+		}
 		blas64.Syrk(blas.Trans, -1, vg, 1, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: sigma})
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
 				sigma[j*n+i] = sigma[i*n+j]
 			}
-		}
-		rFn = func() (*mat.SymDense, error) {
-			if !potri(t) {
-				return nil, ErrNotPD
-			}
-			R := mat.NewSymDense(n, nil)
-			r := R.RawSymmetric()
-			for i := 0; i < n; i++ {
-				bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
-				for j := i; j < n; j++ {
-					ri[j] = sw[i] * bi[j] * sw[j]
-				}
-			}
-			return R, nil
 		}
 	}
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: sigma},
@@ -582,4 +625,24 @@ func simpsonWeight(j, k int) float64 {
 		return 4
 	}
 	return 2
+}
+
+// epR is epPosterior's function that gives R = T̃^½B⁻¹T̃^½ from B's
+// Cholesky factor t (overwritten) and sw = T̃^½.
+func epR(t blas64.Triangular, sw []float64) func() (*mat.SymDense, error) {
+	return func() (*mat.SymDense, error) {
+		n := t.N
+		if !potri(t) {
+			return nil, ErrNotPD
+		}
+		R := mat.NewSymDense(n, nil)
+		r := R.RawSymmetric()
+		for i := 0; i < n; i++ {
+			bi, ri := t.Data[i*t.Stride:], r.Data[i*r.Stride:]
+			for j := i; j < n; j++ {
+				ri[j] = sw[i] * bi[j] * sw[j]
+			}
+		}
+		return R, nil
+	}
 }

@@ -148,3 +148,119 @@ func TestEPGradients(t *testing.T) {
 		gradCheck(t, tc.name, Settings{Approx: EP{}}, k, x, y, tc.lik, 1e-3, 1e-5, true)
 	}
 }
+
+// TestEPRefresh: EP with Σ recomputed after every sweep (GPML's rule,
+// epRefresh = 1) and with Σ kept by the rank-one updates for 3 and for 20
+// (the default) sweeps between recomputations give the same log marginal,
+// gradient (its likelihood part and the kernel part's matrix bbᵀ − R) and
+// posterior to 10⁻⁹ (as TestEPGolden measures), on TestEPGolden's problems
+// and on examples/gp_classify.kml's data at its Laplace optimum (n = 207,
+// 20 sweeps); the number of sweeps differs by at most one (the sweep added
+// when the sites settle on a Σ not recomputed), and Σ is recomputed at
+// most ⌊sweeps/r⌋ + 2 times (the last sweep and the one before it).
+func TestEPRefresh(t *testing.T) {
+	def := epRefresh
+	defer func() { epRefresh = def }()
+	type problem struct {
+		name string
+		K    *mat.SymDense
+		y    []float64
+		lik  Lik
+	}
+	var ps []problem
+	for _, c := range epGoldenCases(t) {
+		K, _ := kernels.Gram(c.k, c.x)
+		ps = append(ps, problem{c.name, K, c.y, c.lik})
+	}
+	x, y := digits38(t, 207)
+	rbf, _ := kernels.NewRBF([]float64{5.858})
+	k, _ := kernels.NewScaled(1105, rbf)
+	K, _ := kernels.Gram(k, x)
+	ps = append(ps, problem{"digits", K, y, Lik{Kind: Logit}})
+	run := func() ([]epGolden, []int) {
+		var got []epGolden
+		var sweeps []int
+		r := epRefresh
+		for _, c := range ps {
+			s, err := FitEP(c.K, c.y, c.lik)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			p := epResult(c.K, c.y, c.lik, s, Needs{Gradient: true, Predictive: true})
+			g := epGolden{Name: c.name, LogZ: p.LogZ, Grad: p.DLik, Mu: s.Mu, Var: s.Var, Alpha: p.Alpha}
+			g.Grad = append(g.Grad, p.W.RawSymmetric().Data...)
+			got = append(got, g)
+			sweeps = append(sweeps, s.Sweeps)
+			if most := s.Sweeps/r + 2; s.recomputed > most && r > 1 {
+				t.Errorf("%s, refresh %d: Σ recomputed %d times in %d sweeps, want at most %d", c.name, r, s.recomputed, s.Sweeps, most)
+			}
+		}
+		return got, sweeps
+	}
+	epRefresh = 1
+	want, wantSweeps := run()
+	for _, r := range []int{3, def} {
+		epRefresh = r
+		got, sweeps := run()
+		worst := 0.0
+		for i := range want {
+			worst = math.Max(worst, epGoldenCompare(t, got[i], want[i], 1e-9))
+			if d := sweeps[i] - wantSweeps[i]; d < 0 || d > 1 {
+				t.Errorf("%s, refresh %d: %d sweeps, %d with Σ recomputed after each", want[i].Name, r, sweeps[i], wantSweeps[i])
+			}
+		}
+		t.Logf("refresh every %d sweeps: largest difference %.2e; sweeps %v (every sweep: %v)", r, worst, sweeps, wantSweeps)
+	}
+}
+
+// TestEPPosteriorDiag: epPosterior's end-of-run form (Σ's diagonal from
+// V's column norms, μ = Kν − Vᵀ(Vν), no DSYRK) gives the diagonal and μ
+// of its full form to 10⁻¹² relative to max(1, |value|) at the sites EP
+// converges to on TestEPGolden's problems and on
+// examples/gp_classify.kml's data at Laplace's optimum (n = 207), and the
+// same log determinant.
+func TestEPPosteriorDiag(t *testing.T) {
+	type problem struct {
+		name string
+		K    *mat.SymDense
+		y    []float64
+		lik  Lik
+	}
+	var ps []problem
+	for _, c := range epGoldenCases(t) {
+		K, _ := kernels.Gram(c.k, c.x)
+		ps = append(ps, problem{c.name, K, c.y, c.lik})
+	}
+	x, y := digits38(t, 207)
+	rbf, _ := kernels.NewRBF([]float64{5.858})
+	k, _ := kernels.NewScaled(1105, rbf)
+	K, _ := kernels.Gram(k, x)
+	ps = append(ps, problem{"digits", K, y, Lik{Kind: Logit}})
+	for _, c := range ps {
+		s, err := FitEP(c.K, c.y, c.lik)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := len(c.y)
+		full, part := make([]float64, n*n), make([]float64, n*n)
+		muFull, muPart := make([]float64, n), make([]float64, n)
+		ldFull, _, err := epPosterior(c.K, s.Tau, s.Nu, full, muFull, nil, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ldPart, _, err := epPosterior(c.K, s.Tau, s.Nu, part, muPart, nil, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ldFull != ldPart {
+			t.Errorf("%s: log determinant %v, full form %v", c.name, ldPart, ldFull)
+		}
+		for i := 0; i < n; i++ {
+			for _, v := range [][2]float64{{part[i*n+i], full[i*n+i]}, {muPart[i], muFull[i]}} {
+				if d := math.Abs(v[0]-v[1]) / math.Max(1, math.Abs(v[1])); !(d <= 1e-12) {
+					t.Errorf("%s: element %d: %v, full form %v", c.name, i, v[0], v[1])
+				}
+			}
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (w *EPWarm) better(K *mat.SymDense, y []float64, l Lik) *epStart {
 	n := K.SymmetricDim()
 	s := &EPSites{Tau: w.tau, Nu: w.nu, Mu: make([]float64, n), Var: make([]float64, n)}
 	sigma := fullSym(K)
-	logdet, _, err := epPosterior(K, s.Tau, s.Nu, sigma, s.Mu, nil)
+	logdet, _, err := epPosterior(K, s.Tau, s.Nu, sigma, s.Mu, nil, false)
 	if err != nil {
 		return nil
 	}
@@ -80,5 +80,5 @@ func (w *EPWarm) better(K *mat.SymDense, y []float64, l Lik) *epStart {
 	if !(warm >= zero) {
 		return nil
 	}
-	return &epStart{tau: w.tau, nu: w.nu, sigma: sigma, mu: s.Mu}
+	return &epStart{tau: w.tau, nu: w.nu, sigma: sigma}
 }

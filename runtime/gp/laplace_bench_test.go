@@ -4,8 +4,10 @@ import (
 	"encoding/csv"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -121,4 +123,73 @@ func BenchmarkContractDigits(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkEPLaplaceDigits times one EP evaluation of the log marginal
+// likelihood with its gradient against one Laplace evaluation, alternated
+// in one process (Laplace, then EP, every round), for
+// examples/gp_classify.kml's data (n = 207, D = 64, logistic likelihood)
+// under a·rbf(ℓ) with one lengthscale (the example's kernel) and with 64
+// (ARD): at the ML-II start (a = ℓ = e) and at the example's Laplace
+// optimum (a = 1105, ℓ = 5.86, where the labels' separability makes the
+// cavities wide). It reports the medians of each evaluation's CPU
+// milliseconds (getrusage, all threads) and of their per-round ratio
+// ep/laplace, issue 39's aim being at most 3.
+func BenchmarkEPLaplaceDigits(b *testing.B) {
+	x, y := digits38(b, 207)
+	for _, c := range []struct {
+		name   string
+		a, ell float64
+	}{{"start", 2.718281828, 2.718281828}, {"optimum", 1105, 5.858}} {
+		for _, ard := range []bool{false, true} {
+			name := c.name + "/iso"
+			ell := []float64{c.ell}
+			if ard {
+				name = c.name + "/ard"
+				ell = make([]float64, 64)
+				for i := range ell {
+					ell[i] = c.ell
+				}
+			}
+			b.Run(name, func(b *testing.B) {
+				rbf, _ := kernels.NewRBF(ell)
+				k, _ := kernels.NewScaled(c.a, rbf)
+				lap := Settings{Kind: MLM, Approx: LaplaceApprox{}}
+				ep := Settings{Kind: MLM, Approx: EP{}}
+				grad := make([]float64, k.NumHyper())
+				var tl, te, ratio []float64
+				ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+				for range b.N {
+					c0 := cputime.Used()
+					if _, err := NonGaussian(lap, k, x, y, Lik{Kind: Logit}, grad); err != nil {
+						b.Fatal(err)
+					}
+					c1 := cputime.Used()
+					if _, err := NonGaussian(ep, k, x, y, Lik{Kind: Logit}, grad); err != nil {
+						b.Fatal(err)
+					}
+					c2 := cputime.Used()
+					l, e := ms(c1-c0), ms(c2-c1)
+					tl, te = append(tl, l), append(te, e)
+					if l > 0 {
+						ratio = append(ratio, e/l)
+					}
+				}
+				b.ReportMetric(medianOf(tl), "laplace-cpu-ms")
+				b.ReportMetric(medianOf(te), "ep-cpu-ms")
+				b.ReportMetric(medianOf(ratio), "ep/laplace")
+			})
+		}
+	}
+}
+
+// medianOf is the median of x (the upper one for an even count), 0 when
+// x is empty.
+func medianOf(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }

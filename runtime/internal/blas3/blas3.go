@@ -120,5 +120,67 @@ func syrk(upper bool, n, k int, alpha float64, a view, beta float64, c []float64
 	if alpha == 0 || k == 0 {
 		return
 	}
-	syrkPacked(current(), upper, n, k, alpha, a, c, ldc, nil, 0)
+	syrkPacked(current(), upper, n, k, alpha, a, a.t(), c, ldc, nil, 0)
+}
+
+// Dgemmt computes the uplo triangle of C = α·op(A)·op(B) + β·C, op(A)
+// being n×k and op(B) k×n, and leaves the other triangle as it is (MKL's
+// dgemmt): for a product known to be symmetric, or of which one triangle
+// is wanted, at about half DGEMM's work. It is blocked as Dsyrk is, with
+// op(B) packed in the place of op(A)ᵀ. Invalid arguments panic.
+func Dgemmt(ul blas.Uplo, tA, tB blas.Transpose, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	interrupt.Check()
+	defer interrupt.Check()
+	aT, bT := isTrans(tA), isTrans(tB)
+	ar, ac := n, k
+	if aT {
+		ar, ac = k, n
+	}
+	br, bc := k, n
+	if bT {
+		br, bc = n, k
+	}
+	if (ul != blas.Upper && ul != blas.Lower) || !validTrans(tA) || !validTrans(tB) || n < 0 || k < 0 ||
+		lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) ||
+		(n > 0 && k > 0 && (len(a) < lda*(ar-1)+ac || len(b) < ldb*(br-1)+bc)) ||
+		(n > 0 && len(c) < ldc*(n-1)+n) {
+		panic("blas3: Dgemmt: bad argument")
+	}
+	upper := ul == blas.Upper
+	for i := range n {
+		lo, hi := 0, i+1
+		if upper {
+			lo, hi = i, n
+		}
+		ci := c[i*ldc+lo : i*ldc+hi]
+		if beta == 0 {
+			clear(ci)
+		} else if beta != 1 {
+			for j := range ci {
+				ci[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 || k == 0 || n == 0 {
+		return
+	}
+	av, bv := view{a, lda, aT}, view{b, ldb, bT}
+	if n*n*k < minSyrk {
+		for i := range n {
+			lo, hi := 0, i+1
+			if upper {
+				lo, hi = i, n
+			}
+			for j := lo; j < hi; j++ {
+				var s float64
+				for p := range k {
+					s += av.at(i, p) * bv.at(p, j)
+				}
+				c[i*ldc+j] += alpha * s
+			}
+		}
+		return
+	}
+	calls.Add(1)
+	syrkPacked(current(), upper, n, k, alpha, av, bv, c, ldc, nil, 0)
 }

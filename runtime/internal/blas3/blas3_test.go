@@ -139,6 +139,68 @@ func TestDsyrk(t *testing.T) {
 	})
 }
 
+// TestDgemmt: the triangle Dgemmt computes equals that of gonum's Dgemm
+// of the same operands, within the tolerance of TestDgemm, and the other
+// triangle is left as it was, bit for bit (it holds a NaN, so a write
+// there fails); on blas3's kernels (configs) and below minSyrk, where
+// Dgemmt sums directly.
+func TestDgemmt(t *testing.T) {
+	run := func(t *testing.T, r *rand.Rand, its int) {
+		trans := []blas.Transpose{blas.NoTrans, blas.Trans}
+		for it := range its {
+			n, k := pick(r), pick(r)
+			if it%7 == 0 {
+				n = 150 + r.IntN(200) // more than one block row
+			}
+			ul := []blas.Uplo{blas.Upper, blas.Lower}[it%2]
+			tA, tB := trans[it/2%2], trans[it/4%2]
+			ar, ac := n, k
+			if tA == blas.Trans {
+				ar, ac = k, n
+			}
+			br, bc := k, n
+			if tB == blas.Trans {
+				br, bc = n, k
+			}
+			lda, ldb, ldc := max(1, ac)+r.IntN(3), max(1, bc)+r.IntN(3), max(1, n)+r.IntN(3)
+			alpha := []float64{1, -1, 0, 0.7}[r.IntN(4)]
+			beta := []float64{0, 1, -0.3}[r.IntN(3)]
+			a := randSlice(r, max(0, (ar-1)*lda+ac))
+			b := randSlice(r, max(0, (br-1)*ldb+bc))
+			c := randSlice(r, max(0, (n-1)*ldc+n))
+			in := func(i, j int) bool { return (ul == blas.Upper) == (j >= i) || i == j }
+			for i := range n {
+				for j := range n {
+					if !in(i, j) {
+						c[i*ldc+j] = math.NaN()
+					}
+				}
+			}
+			want := append([]float64(nil), c...)
+			if n > 0 {
+				ref.Dgemm(tA, tB, n, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+			}
+			got := append([]float64(nil), c...)
+			Dgemmt(ul, tA, tB, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
+			name := fmt.Sprintf("Dgemmt(%c,%c,%c,n=%d,k=%d,α=%g,β=%g,ld=%d,%d,%d)", ul, tA, tB, n, k, alpha, beta, lda, ldb, ldc)
+			for i := range n {
+				for j := range n {
+					if !in(i, j) {
+						if g := got[i*ldc+j]; !math.IsNaN(g) {
+							t.Errorf("%s: C[%d,%d] = %g outside the triangle", name, i, j, g)
+						}
+						got[i*ldc+j], want[i*ldc+j] = 0, 0
+					}
+				}
+			}
+			tol := 4 * float64(k+2) * eps * (math.Abs(alpha)*float64(k) + math.Abs(beta))
+			check(t, name, got, want, tol)
+		}
+	}
+	configs(t, func(t *testing.T) { run(t, rand.New(rand.NewPCG(11, 12)), 48) })
+	t.Run("direct", func(t *testing.T) { run(t, rand.New(rand.NewPCG(13, 14)), 32) })
+}
+
 // triangular returns a k×k triangular matrix with leading dimension lda:
 // off-diagonal entries in [−1, 1]/k and a diagonal in [1, 2], so its
 // condition number is small and the solutions of both codes agree to

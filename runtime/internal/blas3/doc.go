@@ -47,7 +47,9 @@
 // DSYRK packs op(A)ᵀ's KC×NC slab once for every block row of C (MC rows)
 // that reaches it, and hands the block rows out to the workers, longest
 // first; micro-tiles outside the triangle are skipped and those crossing
-// the diagonal go through the scratch tile (syrk.go). DTRSM is blocked by 64:
+// the diagonal go through the scratch tile (syrk.go). Dgemmt, one triangle
+// of α·op(A)·op(B) + β·C (MKL's dgemmt, not a blas.Float64 method), runs
+// the same code with op(B) packed in the place of op(A)ᵀ. DTRSM is blocked by 64:
 // for each diagonal block, the part of B already solved is subtracted with
 // one DGEMM (the solve is left-looking, so that DGEMM has the long inner
 // dimension), then the block is multiplied by the explicit inverse of the

@@ -195,5 +195,5 @@ func syrkFrom(n, k int, alpha float64, a []float64, lda int, c []float64, ldc in
 		blas64.Implementation().Dsyrk(blas.Lower, blas.NoTrans, n, k, alpha, a, lda, 1, c, ldc)
 		return
 	}
-	syrkPacked(current(), false, n, k, alpha, view{a, lda, false}, c, ldc, src, lds)
+	syrkPacked(current(), false, n, k, alpha, view{a, lda, false}, view{a, lda, true}, c, ldc, src, lds)
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/kml-lang/kml/runtime/interrupt"
 )
 
-// syrkPacked adds α·op(A)·op(A)ᵀ into the upper or lower triangle of the
-// n×n matrix C, op(A) being n×k. The columns of C are cut into slabs of NC
+// syrkPacked adds α·op(A)·op(B) into the upper or lower triangle of the
+// n×n matrix C, op(A) being n×k and op(B) k×n: op(A)ᵀ for DSYRK, another
+// matrix for Dgemmt. The columns of C are cut into slabs of NC
 // and the depth into slices of KC, as in DGEMM; op(A)ᵀ's KC×NC slab is
 // packed once, by all workers together, and serves every block row of C
 // that reaches it. The block rows (MC rows each) are then handed out one
@@ -30,7 +31,7 @@ import (
 // into it, rather than in a pass of its own (potrfFrom): the rows are then
 // still in cache when the kernels read them, and the writes of the zeros
 // overlap the kernels' arithmetic on the other rows.
-func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float64, ldc int, src []float64, lds int) {
+func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a, b view, c []float64, ldc int, src []float64, lds int) {
 	if src != nil && upper {
 		panic("blas3: syrkPacked copies into a lower triangle only")
 	}
@@ -60,12 +61,12 @@ func syrkPacked(s *shape, upper bool, n, k int, alpha float64, a view, c []float
 				return // the exported routine panics
 			}
 			kc := min(s.kc, k-pc)
-			// Pack op(A)ᵀ[pc:pc+kc, jc:jc+jn], the micro-panels split
+			// Pack op(B)[pc:pc+kc, jc:jc+jn], the micro-panels split
 			// among the workers.
 			panels := (jn + nr - 1) / nr
 			parallel(workers, panels, func(p0, p1 int) {
 				j0, j1 := p0*nr, min(p1*nr, jn)
-				packB(pb[j0*kc:], a.t(), pc, kc, jc+j0, j1-j0, nr)
+				packB(pb[j0*kc:], b, pc, kc, jc+j0, j1-j0, nr)
 			})
 			// The block rows, longest first: lower triangles are longest
 			// at the bottom, upper at the top.
