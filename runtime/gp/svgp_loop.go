@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -146,6 +147,10 @@ func (a *logAdam) step(par, grad []float64, lr float64) {
 	}
 }
 
+// ErrResume is the error of a Fit with SVGPSettings.Resume that cannot
+// continue the previous one.
+var ErrResume = errors.New("the SVGP fit cannot be resumed")
+
 // svgpLoop is what a stochastic variational fit carries from one Fit to
 // the next so that a resumed fit (SVGPSettings.Resume) continues as if it
 // had not stopped: Adam's moments and step count, the minibatches' place
@@ -171,11 +176,11 @@ func startLoop[T any](prev *svgpLoop[T], x *mat.Dense, y []T, par []float64, set
 		return &svgpLoop[T]{adam: adam, batches: newMinibatches(x, y, set), n: n, set: set}, nil
 	}
 	if prev == nil {
-		return nil, fmt.Errorf("gp: there is no SVGP fit to resume: this one has not been fitted")
+		return nil, fmt.Errorf("%w: this SVGP has not been fitted", ErrResume)
 	}
 	old := prev.set
 	if prev.n != n || old.Batch != set.Batch || old.Quad != set.Quad || old.Seed != set.Seed || !slices.Equal(old.Learn, set.Learn) {
-		return nil, fmt.Errorf("gp: a resumed SVGP fit needs the rows, batch, seed, quadrature and learnt parameters it started with (it had %d rows, batch %d, seed %d)", prev.n, old.Batch, old.Seed)
+		return nil, fmt.Errorf("%w: a resumed fit needs the rows, batch, seed, quadrature and learnt parameters it started with (it had %d rows, batch %d, seed %d)", ErrResume, prev.n, old.Batch, old.Seed)
 	}
 	prev.batches.x, prev.batches.y = x, y
 	return prev, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/runtime/hmc"
 	"github.com/kml-lang/kml/runtime/inference"
 )
@@ -231,6 +232,9 @@ func optimizeBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, err
 		}
 		if opt, svgpRun, err = infer.OptimizeSVGP(a.Context(), th, c, s.Init, set); err != nil && a.Context().Err() == nil {
+			if errors.Is(err, rgp.ErrResume) {
+				return nil, a.Errorf("resume", "%v", err)
+			}
 			return nil, a.Errorf("method", "%v", err)
 		}
 	default:

@@ -297,7 +297,7 @@ let pw = predict(w30, xs)
 		{`let o = optimize(sv, objective: "ml", method: "svgp", steps: 1, resume: r12)`, "resume: takes a fit of model sv, got one of model clf"},
 		{`let o = optimize(clf, objective: "ml", method: "svgp", steps: 1, resume: {a: 1})`, `resume: takes the result of optimize(..., method: "svgp")`},
 		{`let o = optimize(clf, objective: "ml", steps: 1, resume: r12)`, `resume: continues a fit by method "svgp"`},
-		{`let o = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 1, seed: 4, resume: r12)`, "needs the rows, batch, seed"},
+		{`let o = optimize(clf, objective: "ml", method: "svgp", batch: 20, steps: 1, seed: 4, resume: r12)`, "optimize: the SVGP fit cannot be resumed: a resumed fit needs the rows, batch, seed"},
 	} {
 		src := svgpData + "\nlet r12 = optimize(clf, objective: \"ml\", method: \"svgp\", batch: 20, steps: 12, seed: 3)\n" + c.src + "\n"
 		if got := kmltest.RunIn(t, dir, src); !strings.Contains(got, c.want) {
