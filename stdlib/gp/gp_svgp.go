@@ -102,19 +102,15 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 		if err != nil {
 			return nil, err
 		}
-		// The selection (k-means over every row, or greedy) runs before
-		// the steps' own progress line: it has a line of its own.
-		task := progress.Start(ctx, "choosing inducing points", 0)
-		z, err := g.svgpInducing(k)
-		task.Done()
+		z, err := g.chooseInducing(ctx, k)
 		if err != nil {
-			return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
+			return nil, err
 		}
 		if s, err = rgp.NewSVGP(k, lik, z); err != nil {
 			return nil, err
 		}
 	}
-	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn, Resume: set.Resume != nil})
+	res, err := s.Fit(ctx, g.x, y, fitSettings(set, learn))
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +119,25 @@ func (g *gpLatent) SVGP(ctx context.Context, o model.LatentObservation, learn []
 		Params: append(s.K.Hyper(nil), s.Lik.Params...), ELBO: res.ELBO,
 		Inducing: m, Batch: res.Batch, Quad: rgp.DefaultSVGPQuad, Epochs: res.Epochs, TotalSteps: res.Steps, Fitted: s,
 	}, nil
+}
+
+// chooseInducing is svgpInducing at kernel k with a progress line of its
+// own: the selection (k-means over every row, or greedy) runs before the
+// steps' line.
+func (g *gpLatent) chooseInducing(ctx context.Context, k kernels.Kernel) (*mat.Dense, error) {
+	task := progress.Start(ctx, "choosing inducing points", 0)
+	z, err := g.svgpInducing(k)
+	task.Done()
+	if err != nil {
+		return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
+	}
+	return z, nil
+}
+
+// fitSettings are runtime/gp's settings for optimize's set, learning
+// where learn says.
+func fitSettings(set model.SVGPSettings, learn []bool) rgp.SVGPSettings {
+	return rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn, Resume: set.Resume != nil}
 }
 
 // errNotResumable is resume:'s error for a fit that is not this model's
@@ -149,17 +164,15 @@ func (g *gpLatent) svgpClasses(ctx context.Context, o model.LatentObservation, l
 		if err != nil {
 			return nil, err
 		}
-		task := progress.Start(ctx, "choosing inducing points", 0)
-		z, err := g.svgpInducing(k)
-		task.Done()
+		z, err := g.chooseInducing(ctx, k)
 		if err != nil {
-			return nil, fmt.Errorf("gp: %v (kernel %s)", bare(err), k)
+			return nil, err
 		}
 		if s, err = rgp.NewSVGPMulti(k, z, g.classes, 0, set.Seed); err != nil {
 			return nil, err
 		}
 	}
-	res, err := s.Fit(ctx, g.x, y, rgp.SVGPSettings{Batch: set.Batch, Steps: set.Steps, Gamma: set.Gamma, LR: set.LR, Seed: set.Seed, Learn: learn, Resume: set.Resume != nil})
+	res, err := s.Fit(ctx, g.x, y, fitSettings(set, learn))
 	if err != nil {
 		return nil, err
 	}
