@@ -104,6 +104,42 @@ func TestKMeansHamerlyExact(t *testing.T) {
 	}
 }
 
+// TestKMeansHamerlyExactMany is TestKMeansHamerlyExact on 200 small
+// random problems (n 100–400, D 1–3, m 2–40, clustered or uniform, starts
+// from random rows), where a bound that is not one (a lower bound lowered
+// by less than the movement of some other centre) lets a row keep a
+// centre that is no longer its nearest in a few of them.
+func TestKMeansHamerlyExactMany(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(39, 6))
+	bad := 0
+	for trial := 0; trial < 200; trial++ {
+		n, d, m := 100+rnd.IntN(301), 1+rnd.IntN(3), 2+rnd.IntN(39)
+		clustered := rnd.IntN(2) == 0
+		data := make([]float64, n*d)
+		for i := range data {
+			data[i] = rnd.NormFloat64()
+			if clustered {
+				data[i] = float64(rnd.IntN(4)) + 0.2*data[i]
+			}
+		}
+		start := make([]float64, m*d)
+		for j := 0; j < m; j++ {
+			r := rnd.IntN(n)
+			copy(start[j*d:(j+1)*d], data[r*d:(r+1)*d])
+		}
+		want := slices.Clone(start)
+		plainLloyd(data, n, d, m, want)
+		got := slices.Clone(start)
+		lloyd(data, n, d, m, got, 1+trial%3)
+		if !slices.Equal(got, want) {
+			bad++
+			if bad <= 3 {
+				t.Errorf("trial %d (n = %d, D = %d, m = %d): centres differ from plain Lloyd's", trial, n, d, m)
+			}
+		}
+	}
+}
+
 // BenchmarkKMeansLandmarks is Landmarks' k-means at gp()'s default m =
 // 512 on n uniform rows in (−2, 2)⁸ (BenchmarkSGPRMLII's data).
 func BenchmarkKMeansLandmarks(b *testing.B) {

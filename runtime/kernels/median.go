@@ -347,7 +347,10 @@ func lloyd(data []float64, n, d, m int, centres []float64, workers int) {
 				sums[c*d+j] += data[i*d+j]
 			}
 		}
-		maxMove := 0.0
+		// The largest movement (of centre far) and the largest of the
+		// others: a row of centre far need only lower its bound by the
+		// second.
+		maxMove, nextMove, far := 0.0, 0.0, -1
 		for c := 0; c < m; c++ {
 			if counts[c] > 0 {
 				for j := 0; j < d; j++ {
@@ -355,11 +358,20 @@ func lloyd(data []float64, n, d, m int, centres []float64, workers int) {
 				}
 			}
 			move[c] = math.Sqrt(sqdist(centres[c*d:(c+1)*d], old[c*d:(c+1)*d]))
-			maxMove = math.Max(maxMove, move[c])
+			switch {
+			case move[c] > maxMove:
+				maxMove, nextMove, far = move[c], maxMove, c
+			case move[c] > nextMove:
+				nextMove = move[c]
+			}
 		}
 		for i, c := range assign {
 			upper[i] += move[c]
-			lower[i] -= maxMove
+			if c == far {
+				lower[i] -= nextMove
+			} else {
+				lower[i] -= maxMove
+			}
 		}
 	}
 }
