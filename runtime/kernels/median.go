@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kml-lang/kml/runtime/internal/par"
+	sqd "github.com/kml-lang/kml/runtime/internal/sqdist"
 	"github.com/kml-lang/kml/runtime/interrupt"
 	"github.com/kml-lang/kml/runtime/linalg"
 	"github.com/kml-lang/kml/runtime/rng"
@@ -189,7 +190,7 @@ func sqdist(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
 		t := v - b[i]
-		s += t * t
+		s += float64(t * t) // never fused: as sqdist.RowExact
 	}
 	return s
 }
@@ -203,7 +204,10 @@ const kmeansBlock = 1024
 // kmeans is k-means++ seeding followed by at most 100 of Lloyd's
 // iterations. Its passes over the rows run on every processor and check
 // for an interrupt (runtime/interrupt.Check) every kmeansBlock rows: at
-// n = 10⁵ and m = 512 one assignment pass is 5·10⁷ distances.
+// n = 10⁵ and m = 512 one assignment pass is 5·10⁷ distances. The
+// iterations skip the rows whose nearest centre provably has not changed
+// (Hamerly 2010; see lloyd), so the result is that of plain Lloyd
+// iterations.
 func kmeans(data []float64, n, d, m int, rng *rand.Rand) *mat.Dense {
 	workers := runtime.GOMAXPROCS(0)
 	centres := make([]float64, 0, m*d)
@@ -240,21 +244,88 @@ func kmeans(data []float64, n, d, m int, rng *rand.Rand) *mat.Dense {
 			}
 		})
 	}
+	lloyd(data, n, d, m, centres, workers)
+	return mat.NewDense(m, d, centres)
+}
+
+// lloyd runs at most 100 of Lloyd's iterations from centres (m × d, row
+// major, updated in place), stopping when no row changes its centre; a
+// row's centre is the first of the nearest by sqdist, and a centre left
+// with no rows stays where it is. Rows whose centre cannot have changed
+// are skipped by Hamerly's bounds (G. Hamerly, "Making k-means even
+// faster", SDM 2010): upper[i] ≥ the distance from row i to its centre,
+// lower[i] ≤ its distance to every other centre, both carried across an
+// iteration by the centres' movements, and half[c] half the distance
+// from centre c to its nearest other centre. A row is skipped only when
+// upper[i] + slack < max(lower[i], half[c]), where slack (10⁻⁹ of a
+// bound on the data's diameter) exceeds the rounding of the bounds, so
+// that the nearest centre is then the same, and strictly nearest, under
+// sqdist's rounding too; every other row is scanned over all centres as
+// in a plain Lloyd iteration. The assignments, hence the centres, are
+// those of plain Lloyd iterations (TestKMeansHamerlyExact checks it
+// against them).
+func lloyd(data []float64, n, d, m int, centres []float64, workers int) {
 	assign := make([]int, n)
 	for i := range assign {
 		assign[i] = -1
 	}
+	// The diameter of the data's convex hull, which holds every centre,
+	// is at most twice the largest distance from row 0.
+	r2 := 0.0
+	for i := 0; i < n; i++ {
+		r2 = math.Max(r2, sqdist(data[i*d:(i+1)*d], data[:d]))
+	}
+	slack := 1e-9 * 2 * math.Sqrt(r2)
+	upper, lower := make([]float64, n), make([]float64, n)
+	half := make([]float64, m)
+	move := make([]float64, m)
+	old := make([]float64, m*d)
+	ct := make([]float64, d*m) // centres, column-major
 	for iter := 0; iter < 100; iter++ {
+		if iter > 0 {
+			par.Blocks(m, 64, workers, func(_, lo, hi int) {
+				for c := lo; c < hi; c++ {
+					best := math.Inf(1)
+					for o := 0; o < m; o++ {
+						if o != c {
+							best = math.Min(best, sqdist(centres[c*d:(c+1)*d], centres[o*d:(o+1)*d]))
+						}
+					}
+					half[c] = math.Sqrt(best) / 2
+				}
+			})
+		}
+		for c := 0; c < m; c++ {
+			for j := 0; j < d; j++ {
+				ct[j*m+c] = centres[c*d+j]
+			}
+		}
 		movedIn := make([]bool, par.NumBlocks(n, kmeansBlock))
-		par.Blocks(n, kmeansBlock, workers, func(b, lo, hi int) {
+		par.Each(n, kmeansBlock, workers, func() []float64 { return make([]float64, m) }, func(dist []float64, b, lo, hi int) {
 			interrupt.Check()
 			for i := lo; i < hi; i++ {
-				best, bestD := 0, math.Inf(1)
-				for c := 0; c < m; c++ {
-					if dd := sqdist(data[i*d:(i+1)*d], centres[c*d:(c+1)*d]); dd < bestD {
-						best, bestD = c, dd
+				xi := data[i*d : (i+1)*d]
+				if a := assign[i]; a >= 0 {
+					bound := math.Max(lower[i], half[a])
+					if upper[i]+slack < bound {
+						continue
+					}
+					upper[i] = math.Sqrt(sqdist(xi, centres[a*d:(a+1)*d]))
+					if upper[i]+slack < bound {
+						continue
 					}
 				}
+				// sqdist to every centre, rounded as sqdist rounds.
+				sqd.RowExact(dist, ct, m, xi)
+				best, bestD, second := 0, math.Inf(1), math.Inf(1)
+				for c, dd := range dist {
+					if dd < bestD {
+						best, bestD, second = c, dd, bestD
+					} else if dd < second {
+						second = dd
+					}
+				}
+				upper[i], lower[i] = math.Sqrt(bestD), math.Sqrt(second)
 				if assign[i] != best {
 					assign[i], movedIn[b] = best, true
 				}
@@ -267,6 +338,7 @@ func kmeans(data []float64, n, d, m int, rng *rand.Rand) *mat.Dense {
 		if !moved {
 			break
 		}
+		copy(old, centres)
 		sums := make([]float64, m*d)
 		counts := make([]int, m)
 		for i, c := range assign {
@@ -275,14 +347,31 @@ func kmeans(data []float64, n, d, m int, rng *rand.Rand) *mat.Dense {
 				sums[c*d+j] += data[i*d+j]
 			}
 		}
+		// The largest movement (of centre far) and the largest of the
+		// others: a row of centre far need only lower its bound by the
+		// second.
+		maxMove, nextMove, far := 0.0, 0.0, -1
 		for c := 0; c < m; c++ {
-			if counts[c] == 0 {
-				continue // an empty cluster keeps its centre
+			if counts[c] > 0 {
+				for j := 0; j < d; j++ {
+					centres[c*d+j] = sums[c*d+j] / float64(counts[c])
+				}
 			}
-			for j := 0; j < d; j++ {
-				centres[c*d+j] = sums[c*d+j] / float64(counts[c])
+			move[c] = math.Sqrt(sqdist(centres[c*d:(c+1)*d], old[c*d:(c+1)*d]))
+			switch {
+			case move[c] > maxMove:
+				maxMove, nextMove, far = move[c], maxMove, c
+			case move[c] > nextMove:
+				nextMove = move[c]
+			}
+		}
+		for i, c := range assign {
+			upper[i] += move[c]
+			if c == far {
+				lower[i] -= nextMove
+			} else {
+				lower[i] -= maxMove
 			}
 		}
 	}
-	return mat.NewDense(m, d, centres)
 }

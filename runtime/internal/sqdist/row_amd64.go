@@ -13,6 +13,12 @@ func rowAVX2(dst, yt []float64, stride int, x []float64)
 //go:noescape
 func rowAVX512(dst, yt []float64, stride int, x []float64)
 
+//go:noescape
+func rowExactAVX2(dst, yt []float64, stride int, x []float64)
+
+//go:noescape
+func rowExactAVX512(dst, yt []float64, stride int, x []float64)
+
 func rowVec(dst, yt []float64, stride int, x []float64) int {
 	switch {
 	case cpufeat.Vector >= cpufeat.AVX512:
@@ -25,6 +31,24 @@ func rowVec(dst, yt []float64, stride int, x []float64) int {
 		n := len(dst) &^ 3
 		if n > 0 {
 			rowAVX2(dst[:n], yt, stride, x)
+		}
+		return n
+	}
+	return 0
+}
+
+func rowExactVec(dst, yt []float64, stride int, x []float64) int {
+	switch {
+	case cpufeat.Vector >= cpufeat.AVX512:
+		n := len(dst) &^ 7
+		if n > 0 {
+			rowExactAVX512(dst[:n], yt, stride, x)
+		}
+		return n
+	case cpufeat.Vector >= cpufeat.AVX2:
+		n := len(dst) &^ 3
+		if n > 0 {
+			rowExactAVX2(dst[:n], yt, stride, x)
 		}
 		return n
 	}

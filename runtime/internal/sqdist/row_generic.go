@@ -3,3 +3,5 @@
 package sqdist
 
 func rowVec(dst, yt []float64, stride int, x []float64) int { return 0 }
+
+func rowExactVec(dst, yt []float64, stride int, x []float64) int { return 0 }
