@@ -245,7 +245,9 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	}
 	ku := make([]float64, n)
 	symVec(ku, kf, u)
-	wc := mat.NewSymDense(n, nil)
+	// W is scratch too: NonGaussian, the one caller that asks for the
+	// gradient, releases it once ContractSym has read it.
+	wc := mat.NewSymDense(n, square(n))
 	wr := wc.RawSymmetric()
 	for i := 0; i < n; i++ {
 		wi, ri := wr.Data[i*wr.Stride:], rf[i*n:]

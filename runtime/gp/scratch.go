@@ -5,7 +5,8 @@ import "sync"
 // squares recycles the n×n scratch matrices of an evaluation of Laplace's
 // approximation that do not outlive it: the matrix B = I + W^½KW^½ that
 // each Newton step factors and the one at the mode, the full copies of K
-// and R, and the product K·R. Allocated afresh, the fourteen n×n arrays of
+// and R, the product K·R and the gradient's weights W (NonGaussian also
+// takes the kernel matrix from it and releases W). Allocated afresh, the fourteen n×n arrays of
 // an evaluation at n = 207 (issue 39) made the collector run every one or
 // two evaluations; an ML-II fit of examples/gp_classify.kml took 15% less
 // CPU time with the collector run eight times less often (GOGC=800).

@@ -27,7 +27,7 @@ func TestInvLower(t *testing.T) {
 	for n := 1; n <= trsmBlock; n++ {
 		l := lowerTest(rng, n)
 		got := append([]float64(nil), l...)
-		invLower(got, n)
+		invLower(got, n, make([]float64, n*n/4))
 		want := append([]float64(nil), l...)
 		invLowerRows(want, n, n)
 		scale := 0.0
@@ -60,11 +60,11 @@ func BenchmarkInvLower(b *testing.B) {
 	rng := rand.New(rand.NewPCG(39, 2))
 	n := trsmBlock
 	l := lowerTest(rng, n)
-	w := make([]float64, n*n)
+	w, tmp := make([]float64, n*n), make([]float64, n*n/4)
 	b.Run("halves", func(b *testing.B) {
 		for range b.N {
 			copy(w, l)
-			invLower(w, n)
+			invLower(w, n, tmp)
 		}
 	})
 	b.Run("rows", func(b *testing.B) {

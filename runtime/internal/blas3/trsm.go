@@ -190,7 +190,8 @@ func trsm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, l
 				}
 			}
 		}
-		invLower(t, nb)
+		buf.t = grow(buf.t, trsmBlock*trsmBlock/4)
+		invLower(t, nb, buf.t)
 		tv := view{t, nb, !lower}
 		if left {
 			// B_i = inv · B_i, through a copy of B_i.
@@ -236,10 +237,13 @@ const invLowerLeaf = 16
 // diagonal blocks are inverted in place (recursively), then L₂₁ is
 // replaced by −L₂₂⁻¹(L₂₁L₁₁⁻¹) in two DGEMMs, so that most of the
 // n³/6 multiply-adds run on the packed kernels; orders up to
-// invLowerLeaf substitute row by row (invLowerRows).
-func invLower(l []float64, n int) {
-	var tmp [trsmBlock * trsmBlock / 4]float64
-	invLowerHalves(l, n, n, tmp[:])
+// invLowerLeaf substitute row by row (invLowerRows). tmp holds at least
+// ⌈n/2⌉·⌊n/2⌋ floats: trsm passes its pooled scratch, where an array on
+// the stack escaped to the heap, 8 KiB for every diagonal block (14% of
+// the bytes an evaluation of Laplace's approximation allocated at
+// n = 207, BenchmarkLaplaceDigits).
+func invLower(l []float64, n int, tmp []float64) {
+	invLowerHalves(l, n, n, tmp)
 }
 
 // invLowerHalves is invLower on the n×n block at l with leading
