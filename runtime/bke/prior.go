@@ -109,14 +109,13 @@ func NewPriorKernel(amp float64, ell []float64, measure Prior, eta float64) (*Pr
 
 // set validates and stores the hyperparameters h = [amp, ell...].
 func (p *PriorKernel) set(h []float64) error {
-	names := p.HyperNames()
 	for i, v := range h {
 		if !(v > 0) || math.IsInf(v, 1) {
 			what := "lengthscale"
 			if i == 0 {
 				what = "amplitude"
 			}
-			return fmt.Errorf("bkeprior: %s = %g: the %s must be positive and finite", names[i], v, what)
+			return fmt.Errorf("bkeprior: %s = %g: the %s must be positive and finite", p.HyperNames()[i], v, what)
 		}
 	}
 	p.amp = h[0]
