@@ -34,7 +34,7 @@ func TestCauchyBinetMatchesFastPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			ps := &pass{md: md, p: p, grad: true, jac: true, np: len(p.ell)}
-			ps.shifts()
+			ps.shifts(new(passBufs))
 			sc := ps.newScratch()
 			buf := make([]float64, ps.blockSize())
 			for i := 0; i < md.n; i++ {
@@ -294,7 +294,7 @@ func TestCauchyBinetPruning(t *testing.T) {
 				t.Fatal(err)
 			}
 			ps := &pass{md: md, p: p, grad: true, jac: true, np: len(p.ell)}
-			ps.shifts()
+			ps.shifts(new(passBufs))
 			sc := ps.newScratch()
 			buf := make([]float64, ps.blockSize())
 			for i := 0; i < md.n; i++ {
@@ -374,7 +374,7 @@ func TestCloseRotatedMatchesCauchyBinet(t *testing.T) {
 			t.Fatal(err)
 		}
 		ps := &pass{md: md, p: p, grad: true, jac: true, np: len(ell)}
-		ps.shifts()
+		ps.shifts(new(passBufs))
 		sc := ps.newScratch()
 		var small, rotated int
 		for i := 0; i < n; i++ {

@@ -110,3 +110,47 @@ func TestLandmarkSolveInverse(t *testing.T) {
 		}
 	}
 }
+
+// TestGramTermsMatchGeneral requires gramTerms, the pair loop for the
+// normalised and Lebesgue measures, to give logTerm's bits (those of
+// gramTermsGeneral) in every entry, isotropic and ARD, D = 1 to 3.
+func TestGramTermsMatchGeneral(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3015, 3016))
+	const m = 11
+	for _, measure := range []Prior{Normalised, Lebesgue} {
+		for dim := 1; dim <= 3; dim++ {
+			zs := randMatrix(rng, m, dim, 2).RawMatrix().Data
+			ells := [][]float64{{0.3 + rng.Float64()}}
+			if dim > 1 {
+				ard := make([]float64, dim)
+				for d := range ard {
+					ard[d] = 0.2 + 2*rng.Float64()
+				}
+				ells = append(ells, ard)
+			}
+			for _, ell := range ells {
+				pk, err := NewPriorKernel(1, ell, measure, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				np2 := m * (m + 1) / 2
+				for _, np := range []int{0, len(ell)} {
+					e, de := make([]float64, np2), make([]float64, np*np2)
+					we, wde := make([]float64, np2), make([]float64, np*np2)
+					pk.gramTerms(e, de, zs, m)
+					pk.gramTermsGeneral(we, wde, zs, m)
+					for i := range e {
+						if math.Float64bits(e[i]) != math.Float64bits(we[i]) {
+							t.Errorf("%v D=%d ell=%v: log r[%d] %v, logTerm's %v", measure, dim, ell, i, e[i], we[i])
+						}
+					}
+					for i := range de {
+						if math.Float64bits(de[i]) != math.Float64bits(wde[i]) {
+							t.Errorf("%v D=%d ell=%v: ∂ term %d %v, logTerm's %v", measure, dim, ell, i, de[i], wde[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

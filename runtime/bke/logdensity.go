@@ -33,10 +33,17 @@ type landmarkSystem struct {
 // model's pool between log densities (NUTS evaluates thousands at one
 // size; allocating them, about 6m² numbers a gradient, kept the garbage
 // collector at a tenth of `kml run bench/stan/bke2.kml`).
+//
+// They hold the rest of a log density's workspaces too: the pass's
+// buffers, the parameters, the landmark system and α.
 type landmarkBufs struct {
 	r, u, inv, b []float64   // m×m
 	dr           [][]float64 // D of m×m
 	gram         []float64   // gram's pair terms, (1 + D)·m(m+1)/2
+	pass         passBufs
+	p            params
+	ls           landmarkSystem
+	alpha        []float64 // m
 }
 
 func (md *Model) newLandmarkBufs() *landmarkBufs {
@@ -60,11 +67,18 @@ func (md *Model) landmarks(p *params, nugget float64, grad bool, lb *landmarkBuf
 	if lb == nil {
 		lb = md.newLandmarkBufs()
 	}
-	ls := &landmarkSystem{m: m, r: lb.r, u: lb.u, inv: lb.inv}
+	lb.ls = landmarkSystem{m: m, r: lb.r, u: lb.u, inv: lb.inv}
+	ls := &lb.ls
 	if grad {
 		ls.dr = lb.dr[:np]
 	}
-	md.prior(p).gram(ls.r, ls.dr, md.z, m, lb.gram)
+	// The prior kernel as md.prior makes it, here without allocating:
+	// prepare and New validated every argument.
+	pk := PriorKernel{amp: p.amp, ell: p.ell, measure: md.opt.Prior}
+	if pk.measure == Gaussian {
+		pk.eta = md.opt.Eta
+	}
+	pk.gram(ls.r, ls.dr, md.z, m, lb.gram)
 	if err := ls.factor(nugget); err != nil {
 		return nil, err
 	}
@@ -207,25 +221,25 @@ func (ls *landmarkSystem) chol() *mat.Cholesky {
 // handled in log space (see cauchyBinet); an error names a row where even
 // that is impossible.
 func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
-	p, err := md.prepare(h, true)
-	if err != nil {
+	lb, _ := md.landmarkPool.Get().(*landmarkBufs)
+	if lb == nil {
+		lb = md.newLandmarkBufs()
+	}
+	defer md.landmarkPool.Put(lb)
+	p := &lb.p
+	if err := md.prepareIn(h, true, p); err != nil {
 		return 0, err
 	}
 	grad := g != nil
 	// The Published variant in D > 1 takes its Jacobian term from
 	// publishedJacobian, not the pass.
 	pubND := md.opt.Variant == Published && md.dim > 1
-	res, err := md.run(p, grad, !pubND)
+	res, err := md.runIn(p, grad, !pubND, &lb.pass)
 	if err != nil {
 		return 0, err
 	}
 	n, m, dim := float64(md.n), md.m, float64(md.dim)
 	t := p.tau2
-	lb, _ := md.landmarkPool.Get().(*landmarkBufs)
-	if lb == nil {
-		lb = md.newLandmarkBufs()
-	}
-	defer md.landmarkPool.Put(lb)
 	ls, err := md.landmarks(p, t/n, grad, lb)
 	if err != nil {
 		return 0, err
@@ -246,7 +260,8 @@ func (md *Model) LogDensity(h Hyper, g *Grad) (float64, error) {
 	logdetA := ls.logDet
 	constant := mf*math.Log(n) + mf*(n-1)*math.Log(t)
 
-	alpha := make([]float64, m) // A⁻¹μ̂ at amplitude a
+	alpha := grow(&lb.alpha, m) // A⁻¹μ̂ at amplitude a
+	clear(alpha)
 	if md.opt.Variant == Derived {
 		for l, v := range res.mu {
 			alpha[l] = a * v

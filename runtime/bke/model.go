@@ -186,17 +186,26 @@ type params struct {
 
 // prepare validates h. needTau2 is false for queries that do not use τ².
 func (md *Model) prepare(h Hyper, needTau2 bool) (*params, error) {
-	if len(h.Ell) != 1 && len(h.Ell) != md.dim {
-		return nil, fmt.Errorf("bke: %d lengthscales for %d-dimensional data: give one (isotropic) or %d (ARD)", len(h.Ell), md.dim, md.dim)
+	p := new(params)
+	if err := md.prepareIn(h, needTau2, p); err != nil {
+		return nil, err
 	}
-	p := &params{ell: h.Ell, amp: h.Amp, tau2: h.Tau2, inv2: make([]float64, md.dim)}
+	return p, nil
+}
+
+// prepareIn is prepare into p, reusing p.inv2.
+func (md *Model) prepareIn(h Hyper, needTau2 bool, p *params) error {
+	if len(h.Ell) != 1 && len(h.Ell) != md.dim {
+		return fmt.Errorf("bke: %d lengthscales for %d-dimensional data: give one (isotropic) or %d (ARD)", len(h.Ell), md.dim, md.dim)
+	}
+	*p = params{ell: h.Ell, amp: h.Amp, tau2: h.Tau2, inv2: grow(&p.inv2, md.dim)}
 	for i, l := range h.Ell {
 		if !(l > 0) || math.IsInf(l, 1) {
 			name := "ell"
 			if len(h.Ell) > 1 {
 				name = fmt.Sprintf("ell.%d", i+1)
 			}
-			return nil, fmt.Errorf("bke: %s = %g: the lengthscale must be positive and finite", name, l)
+			return fmt.Errorf("bke: %s = %g: the lengthscale must be positive and finite", name, l)
 		}
 	}
 	for d := range p.inv2 {
@@ -206,12 +215,12 @@ func (md *Model) prepare(h Hyper, needTau2 bool) (*params, error) {
 		p.amp = 1
 	}
 	if !(p.amp > 0) || math.IsInf(p.amp, 1) {
-		return nil, fmt.Errorf("bke: amp = %g: the amplitude must be positive and finite", h.Amp)
+		return fmt.Errorf("bke: amp = %g: the amplitude must be positive and finite", h.Amp)
 	}
 	if needTau2 && (!(p.tau2 > 0) || math.IsInf(p.tau2, 1)) {
-		return nil, fmt.Errorf("bke: tau2 = %g: the noise variance must be positive and finite", h.Tau2)
+		return fmt.Errorf("bke: tau2 = %g: the noise variance must be positive and finite", h.Tau2)
 	}
-	return p, nil
+	return nil
 }
 
 func (p *params) lengthscale(d int) float64 {

@@ -229,3 +229,68 @@ func TestOverflowingRow(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedBuffersMatchFresh evaluates one model in a sequence that
+// changes what its pooled workspaces hold (ARD then isotropic lengthscales,
+// with and without a gradient, each variant, a failing evaluation between)
+// and requires every value and gradient to be bit for bit those of a new
+// model evaluated once: a buffer read before it is cleared or resized
+// would make them differ.
+func TestReusedBuffersMatchFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(113, 114))
+	x, z := randMatrix(rng, 300, 2, 1), randMatrix(rng, 12, 2, 1)
+	seq := []struct {
+		h    Hyper
+		grad bool
+	}{
+		{Hyper{Ell: []float64{0.7, 1.3}, Amp: 1.5, Tau2: 0.8}, true},
+		{Hyper{Ell: []float64{0.9}, Tau2: 1.2}, true},
+		{Hyper{Ell: []float64{0.4, 0.6}, Tau2: 0.5}, false},
+		{Hyper{Ell: []float64{-1}, Tau2: 1}, true}, // fails: ell < 0
+		{Hyper{Ell: []float64{1.1}, Amp: 0.7, Tau2: 2}, false},
+		{Hyper{Ell: []float64{0.3}, Tau2: 0.9}, true},
+		{Hyper{Ell: []float64{0.5, 0.8}, Tau2: 1}, true},
+	}
+	for _, v := range []Variant{Derived, Published} {
+		for _, workers := range []int{1, 2} {
+			opt := Options{Variant: v, Workers: workers}
+			md, err := New(x, z, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, c := range seq {
+				fresh, err := New(x, z, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var g, gf *Grad
+				if c.grad {
+					g, gf = new(Grad), new(Grad)
+				}
+				got, err := md.LogDensity(c.h, g)
+				want, errf := fresh.LogDensity(c.h, gf)
+				if (err == nil) != (errf == nil) {
+					t.Fatalf("%v, workers %d, step %d: error %v, fresh model's %v", v, workers, k, err, errf)
+				}
+				if err != nil {
+					continue
+				}
+				if got != want {
+					t.Errorf("%v, workers %d, step %d: %v, fresh model %v", v, workers, k, got, want)
+				}
+				if !c.grad {
+					continue
+				}
+				if g.Amp != gf.Amp || g.Tau2 != gf.Tau2 || len(g.Ell) != len(gf.Ell) {
+					t.Errorf("%v, workers %d, step %d: gradient %+v, fresh model %+v", v, workers, k, *g, *gf)
+					continue
+				}
+				for j := range g.Ell {
+					if g.Ell[j] != gf.Ell[j] {
+						t.Errorf("%v, workers %d, step %d: ∂/∂ell[%d] %v, fresh model %v", v, workers, k, j, g.Ell[j], gf.Ell[j])
+					}
+				}
+			}
+		}
+	}
+}

@@ -143,35 +143,72 @@ func (ps *pass) view(buf []float64) blockSums {
 	}
 }
 
-// run performs the pass.
+// passBufs are a pass's buffers, kept with a log density's other
+// workspaces (evalBufs) between evaluations: allocating them, the pass
+// and its result at every gradient was, with the landmark side's, a
+// tenth of `kml run bench/stan/bke1.kml` in the allocator and the
+// garbage collector.
+type passBufs struct {
+	ps            pass
+	c, cy         []float64 // the shifts, m and m·D
+	blocks, tot   []float64 // the blocks' sums, and their total
+	errs          []error   // per block
+	res           passResult
+	mu, ymean, yc []float64 // res's slices: m, m·D, D
+}
+
+// run performs the pass, in new buffers.
 func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
-	ps := &pass{md: md, p: p, grad: grad, jac: jac, np: len(p.ell)}
-	ps.shifts()
+	return md.runIn(p, grad, jac, nil)
+}
+
+// runIn performs the pass in pb's buffers (new ones when pb is nil); the
+// result lives in pb until its next pass.
+func (md *Model) runIn(p *params, grad, jac bool, pb *passBufs) (*passResult, error) {
+	if pb == nil {
+		pb = new(passBufs)
+	}
+	pb.ps = pass{md: md, p: p, grad: grad, jac: jac, np: len(p.ell)}
+	ps := &pb.ps
+	ps.shifts(pb)
 
 	nb := par.NumBlocks(md.n, blockRows)
 	size := ps.blockSize()
-	buf := make([]float64, nb*size)
-	errs := make([]error, nb)
-	workers := min(md.workers, max(1, md.n*md.m/minEntriesPerWorker))
-	var (
-		mu   sync.Mutex
-		used []*scratch
-	)
-	newScratch := func() *scratch {
-		sc := ps.newScratch()
-		mu.Lock()
-		used = append(used, sc)
-		mu.Unlock()
-		return sc
+	buf := grow(&pb.blocks, nb*size)
+	clear(buf)
+	errs := pb.errs[:0]
+	for range nb {
+		errs = append(errs, nil)
 	}
-	defer func() {
+	pb.errs = errs
+	workers := min(md.workers, max(1, md.n*md.m/minEntriesPerWorker), nb)
+	if workers <= 1 {
+		// One scratch, the blocks in order: what par.Each does with one
+		// worker, without its closures on the heap.
+		sc := ps.newScratch()
+		for b := 0; b < nb; b++ {
+			errs[b] = ps.block(sc, ps.view(buf[b*size:(b+1)*size]), b*blockRows, min((b+1)*blockRows, md.n))
+		}
+		md.scratch.Put(sc)
+	} else {
+		var (
+			mu   sync.Mutex
+			used []*scratch
+		)
+		newScratch := func() *scratch {
+			sc := ps.newScratch()
+			mu.Lock()
+			used = append(used, sc)
+			mu.Unlock()
+			return sc
+		}
+		par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
+			errs[b] = ps.block(sc, ps.view(buf[b*size:(b+1)*size]), lo, hi)
+		})
 		for _, sc := range used {
 			md.scratch.Put(sc)
 		}
-	}()
-	par.Each(md.n, blockRows, workers, newScratch, func(sc *scratch, b, lo, hi int) {
-		errs[b] = ps.block(sc, ps.view(buf[b*size:(b+1)*size]), lo, hi)
-	})
+	}
 	// The first error in row order, whichever block failed first in time.
 	for _, err := range errs {
 		if err != nil {
@@ -180,7 +217,8 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	}
 
 	// Combine the blocks in order.
-	tot := make([]float64, size)
+	tot := grow(&pb.tot, size)
+	clear(tot)
 	for b := 0; b < nb; b++ {
 		for k, v := range buf[b*size : (b+1)*size] {
 			tot[k] += v
@@ -188,13 +226,16 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	}
 	t := ps.view(tot)
 	n := float64(md.n)
-	res := &passResult{
-		mu:     make([]float64, md.m),
-		ymean:  make([]float64, md.m*ps.np),
-		ycov:   make([]float64, ps.np),
+	pb.res = passResult{
+		mu:     grow(&pb.mu, md.m),
+		ymean:  grow(&pb.ymean, md.m*ps.np),
+		ycov:   grow(&pb.yc, ps.np),
 		logJac: *t.logJac,
 		dJac:   t.dJac,
 	}
+	res := &pb.res
+	clear(res.ymean)
+	clear(res.ycov)
 	for l := 0; l < md.m; l++ {
 		res.mu[l] = ps.c[l] + t.s1[l]/n
 		res.css += math.Max(0, t.s2[l]-t.s1[l]*t.s1[l]/n)
@@ -210,14 +251,25 @@ func (md *Model) run(p *params, grad, jac bool) (*passResult, error) {
 	return res, nil
 }
 
+// grow returns (*s)[:n], reallocating *s when it is too short.
+func grow(s *[]float64, n int) []float64 {
+	if cap(*s) < n {
+		*s = make([]float64, n)
+	}
+	*s = (*s)[:n]
+	return *s
+}
+
 // shifts sets c_l and c_y to the means of e and y over a few evenly spaced
 // rows: close enough to the full means that the shifted sums do not cancel.
 // The rows' exponentials come from one Exps call (one scalar exponential
 // each was a sixth of the pass at n = 900, m = 30).
-func (ps *pass) shifts() {
+func (ps *pass) shifts(pb *passBufs) {
 	md := ps.md
 	m, dim, np := md.m, md.dim, ps.np
-	c, cy := make([]float64, m), make([]float64, m*np)
+	c, cy := grow(&pb.c, m), grow(&pb.cy, m*np)
+	clear(c)
+	clear(cy)
 	ps.c, ps.cy = c, cy
 	ns := min(md.n, shiftRows)
 	sc := ps.newScratch()

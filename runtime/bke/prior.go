@@ -109,14 +109,13 @@ func NewPriorKernel(amp float64, ell []float64, measure Prior, eta float64) (*Pr
 
 // set validates and stores the hyperparameters h = [amp, ell...].
 func (p *PriorKernel) set(h []float64) error {
-	names := p.HyperNames()
 	for i, v := range h {
 		if !(v > 0) || math.IsInf(v, 1) {
 			what := "lengthscale"
 			if i == 0 {
 				what = "amplitude"
 			}
-			return fmt.Errorf("bkeprior: %s = %g: the %s must be positive and finite", names[i], v, what)
+			return fmt.Errorf("bkeprior: %s = %g: the %s must be positive and finite", p.HyperNames()[i], v, what)
 		}
 	}
 	p.amp = h[0]
@@ -315,7 +314,6 @@ func bkeFormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 6
 //
 // buf is a workspace of (1 + len(dr))·m(m+1)/2 numbers, or nil.
 func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int, buf []float64) {
-	dim := len(z) / m
 	np := len(dr)
 	// Pairs j ≤ k, row by row of the upper triangle.
 	np2 := m * (m + 1) / 2
@@ -324,6 +322,34 @@ func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int, buf 
 	}
 	e, de := buf[:np2], buf[np2:np2*(1+np)]
 	clear(de)
+	if p.measure != Gaussian {
+		p.gramTerms(e, de, z, m)
+	} else {
+		p.gramTermsGeneral(e, de, z, m)
+	}
+	fastexp.Exps(e, e, 1, 0)
+	a2 := p.amp * p.amp
+	idx := 0
+	for j := 0; j < m; j++ {
+		for k := j; k < m; k++ {
+			v := a2 * e[idx]
+			r[j*m+k], r[k*m+j] = v, v
+			for q := 0; q < np; q++ {
+				g := de[q*np2+idx] * v
+				dr[q][j*m+k], dr[q][k*m+j] = g, g
+			}
+			idx++
+		}
+	}
+}
+
+// gramTermsGeneral sets e to log(r/σ⁴) and adds to de its derivatives
+// ∂/∂ℓ_p divided by r, for every pair j ≤ k of the m landmarks z, by
+// logTerm; de holds len(de)/len(e) blocks of m(m+1)/2.
+func (p *PriorKernel) gramTermsGeneral(e, de, z []float64, m int) {
+	dim := len(z) / m
+	np2 := len(e)
+	np := len(de) / np2
 	idx := 0
 	for j := 0; j < m; j++ {
 		zj := z[j*dim : (j+1)*dim]
@@ -344,17 +370,54 @@ func (p *PriorKernel) gram(r []float64, dr [][]float64, z []float64, m int, buf 
 			idx++
 		}
 	}
-	fastexp.Exps(e, e, 1, 0)
-	a2 := p.amp * p.amp
-	idx = 0
+}
+
+// gramTerms is gramTermsGeneral for the normalised and Lebesgue measures:
+// logTerm's arithmetic for them, operation for operation (so the same
+// bits, TestGramTermsMatchGeneral), with ℓ_d's constants out of the pair
+// loop and without the derivative in x that logTerm also divides out
+// (logTerm per pair was a tenth of the landmark side at m = 20).
+func (p *PriorKernel) gramTerms(e, de, z []float64, m int) {
+	dim := len(z) / m
+	np2 := len(e)
+	np := len(de) / np2
+	var c4, c2, cf, ce [8]float64 // 4ℓ², 2ℓ²·ℓ and the Lebesgue terms, per d
+	if dim > len(c4) {
+		p.gramTermsGeneral(e, de, z, m)
+		return
+	}
+	leb := p.measure == Lebesgue
+	for d := 0; d < dim; d++ {
+		l := p.lengthscale(d)
+		l2 := l * l
+		c4[d], c2[d] = 4*l2, 2*l2*l
+		if leb {
+			cf[d], ce[d] = 0.5*math.Log(math.Pi)+math.Log(l), 1/l
+		}
+	}
+	idx := 0
 	for j := 0; j < m; j++ {
+		zj := z[j*dim : (j+1)*dim]
 		for k := j; k < m; k++ {
-			v := a2 * e[idx]
-			r[j*m+k], r[k*m+j] = v, v
-			for q := 0; q < np; q++ {
-				g := de[q*np2+idx] * v
-				dr[q][j*m+k], dr[q][k*m+j] = g, g
+			zk := z[k*dim : (k+1)*dim]
+			var l float64
+			for d := range zj {
+				diff := zj[d] - zk[d]
+				logf := -diff * diff / c4[d]
+				dEll := diff * diff / c2[d]
+				if leb {
+					logf += cf[d]
+					dEll += ce[d]
+				}
+				l += logf
+				switch {
+				case np == 1:
+					de[idx] += dEll
+				case np > 1:
+					de[d*np2+idx] = dEll
+				}
 			}
+			e[idx] = l
 			idx++
 		}
 	}

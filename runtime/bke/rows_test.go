@@ -38,7 +38,7 @@ func checkRowsMatchGeneral(t *testing.T) {
 			}
 			for _, grad := range []bool{false, true} {
 				ps := &pass{md: md, p: p, grad: grad, jac: true, np: len(ell)}
-				ps.shifts()
+				ps.shifts(new(passBufs))
 				sc := ps.newScratch()
 				fast := make([]float64, ps.blockSize())
 				slow := make([]float64, ps.blockSize())

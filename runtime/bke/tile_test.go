@@ -63,7 +63,7 @@ func testTilesMatchGeneral(t *testing.T) []float64 {
 			}
 			for _, grad := range []bool{false, true} {
 				ps := &pass{md: md, p: p, grad: grad, jac: true, np: 1}
-				ps.shifts()
+				ps.shifts(new(passBufs))
 				if !ps.tiled() {
 					t.Fatalf("D=%d: the pass does not run by tiles", dim)
 				}
