@@ -262,9 +262,12 @@ func solveBuiltin(a *eval.Args) (eval.Value, error) {
 	x := mat.DenseCopyOf(b)
 	if tri, ok := triangle(m); ok {
 		// By substitution, as on the tape (runtime/ad's Solve): a
-		// triangular A is singular when its diagonal has a zero.
-		if err := finiteMatrix(m); err != nil {
-			return nil, a.Errorf("A", "A %v", err)
+		// triangular A is singular when its diagonal has a zero. Only
+		// the triangle can hold a NaN or an infinity (triangle found the
+		// rest zero), so only it is searched, and A whole only to say
+		// where.
+		if !finiteTriangle(tri) {
+			return nil, a.Errorf("A", "A %v", finiteMatrix(m))
 		}
 		for i := range n {
 			if m.At(i, i) == 0 {
@@ -320,6 +323,24 @@ func triangle(m *mat.Dense) (blas64.Triangular, bool) {
 		return t, false
 	}
 	return t, true
+}
+
+// finiteTriangle reports whether every element of t's triangle is
+// finite (x − x is NaN exactly for NaN and ±Inf).
+func finiteTriangle(t blas64.Triangular) bool {
+	for i := range t.N {
+		row := t.Data[i*t.Stride : i*t.Stride+t.N]
+		part := row[:i+1]
+		if t.Uplo == blas.Upper {
+			part = row[i:]
+		}
+		for _, x := range part {
+			if x-x != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // symTol is the relative tolerance of chol's symmetry check.
