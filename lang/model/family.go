@@ -25,6 +25,36 @@ type Eval struct {
 	// Checking asks the family to examine the point for the pathologies it
 	// knows and report them with WarnOnce.
 	Checking bool
+	// optimizing is set for a Density an optimiser drives (Optimizing);
+	// local is Local's state, one map per such Density.
+	optimizing bool
+	local      map[any]any
+}
+
+// Local returns the value kept under key for the optimiser run evaluating
+// the model (one Density set up by Optimizing), building it at the first
+// call, and nil for any other evaluation. Unlike Cache it is not shared
+// between optimiser starts, so a family may keep state that evaluations
+// update, such as where the last evaluation's inner solve ended (a latent
+// GP's warm start). A sampler's chains get none: a trajectory amplifies
+// differences at the level of rounding, and a chain's draws must not
+// depend on what its Density evaluated before. A family keeps one value
+// per term (key it by the term's source position, not by a value built
+// at each walk), so that the map stays small; the walk that records a
+// replayable model and the walks after it see the same value.
+func (ev *Eval) Local(key any, build func() any) any {
+	if !ev.optimizing {
+		return nil
+	}
+	if v, ok := ev.local[key]; ok {
+		return v
+	}
+	if ev.local == nil {
+		ev.local = map[any]any{}
+	}
+	v := build()
+	ev.local[key] = v
+	return v
 }
 
 // Cache returns the value cached under key for the model being evaluated,

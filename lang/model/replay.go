@@ -87,10 +87,12 @@ func (d *Density) logDensity(q, grad []float64) (float64, error) {
 // and a replay at each of four fresh points). And d remembers the log
 // density and gradient at the last memoSize points it has replayed or
 // verified, returning them, bit for bit what a replay gives, when one is
-// asked for again. Call it before the first evaluation.
+// asked for again. Its families may keep state between evaluations
+// (Eval.Local). Call it before the first evaluation.
 func (d *Density) Optimizing() {
 	d.inPlace = true
 	d.memo.on = true
+	d.ev.optimizing = true
 }
 
 // startVerify makes the walk just recorded at q (log density lp, gradient

@@ -21,6 +21,11 @@ type ApproxInfo struct {
 	Name Approx
 	// New returns the Inference that fits it.
 	New func() Inference
+	// Warm, when not nil, returns an Inference for one sequence of
+	// evaluations by one goroutine (an optimiser run, a chain) whose Fits
+	// start from where the previous one ended and agree with New's to
+	// within rounding (LaplaceWarm).
+	Warm func() Inference
 	// Says ends the warning that a fit uses it: "the marginal likelihood
 	// of the hyperparameters is ...".
 	Says string
@@ -37,6 +42,7 @@ var approximations = []ApproxInfo{
 		Says:   "the variational (VB) lower bound, so this is an approximation",
 		Refuse: refuseVBLik},
 	{Name: "laplace", New: func() Inference { return LaplaceApprox{} },
+		Warm:   func() Inference { return &LaplaceWarm{} },
 		Says:   "Laplace's approximation (Gaussian at the posterior mode)",
 		Refuse: refuseLaplaceLik, Classes: true},
 	{Name: "ep", New: func() Inference { return EP{} },

@@ -99,11 +99,25 @@ func (l Lik) paramDerivs(dlp, dd1, dd2 []float64, y, f float64) {
 // halved until Ψ(f) = log P(y | f) − ½ fᵀK⁻¹f increases. It returns f̂
 // and α̂ and the number of Newton steps.
 func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters int, err error) {
+	f, alpha, iters, _, err = laplaceModeFrom(K, y, l, nil)
+	return f, alpha, iters, err
+}
+
+// laplaceModeFrom is LaplaceMode with Newton's method started at α = start
+// (f = K·start) instead of zero when start is not nil. The steps are a
+// function of (K, y, start) alone: started at the α̂ a previous call
+// returned for the same K, it returns that α̂ and f̂ to the bit after
+// recomputing f = Kα̂ once, which is what lets a replayed model agree with
+// its walk (LaplaceWarm). fixed says the mode passed the gradient test
+// (modeTol), so that α̂ is such a fixed point; a mode accepted because Ψ
+// stopped rising is not (a fresh start there may still take a step).
+func laplaceModeFrom(K *mat.SymDense, y []float64, l Lik, start []float64) (f, alpha []float64, iters int, fixed bool, err error) {
 	if l.Kind == Laplace {
-		return nil, nil, 0, ErrLaplaceLik
+		return nil, nil, 0, false, ErrLaplaceLik
 	}
 	n := K.SymmetricDim()
 	alpha = make([]float64, n)
+	copy(alpha, start)
 	f = make([]float64, n)
 	d1 := make([]float64, n)
 	w := make([]float64, n)
@@ -115,13 +129,16 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		}
 		return v
 	}
-	asc := newtonAscent{cur: psi(alpha, f)}
 	b := make([]float64, n)
 	sw := make([]float64, n)
 	B := mat.NewSymDense(n, square(n))
 	kf := fullSymTo(square(n), K)
 	defer release(B.RawSymmetric().Data)
 	defer release(kf)
+	if start != nil {
+		symVec(f, kf, alpha)
+	}
+	asc := newtonAscent{cur: psi(alpha, f)}
 	kd := make([]float64, n)
 	df := make([]float64, n)
 	na := make([]float64, n)
@@ -138,7 +155,7 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		}
 		gmax /= scale
 		if gmax <= modeTol {
-			return f, alpha, it, nil
+			return f, alpha, it, true, nil
 		}
 		if it == modeMax {
 			break
@@ -151,7 +168,7 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 		fillB(B, K, sw)
 		t, ok := potrf(B.RawSymmetric())
 		if !ok {
-			return nil, nil, it, ErrNotPD
+			return nil, nil, it, false, ErrNotPD
 		}
 		symVec(kd, kf, b)
 		for i := range sw {
@@ -175,15 +192,15 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 			// No ascent left at working precision: accept if the
 			// gradient is small relative to the problem's scale.
 			if gmax <= 1e-7 {
-				return f, alpha, it, nil
+				return f, alpha, it, false, nil
 			}
-			return nil, nil, it, ErrMode
+			return nil, nil, it, false, ErrMode
 		}
 		copy(alpha, na)
 		copy(f, nf)
 		iters = it + 1
 	}
-	return nil, nil, iters, ErrMode
+	return nil, nil, iters, false, ErrMode
 }
 
 // Fit is Laplace's approximation at kernel matrix K with, for
@@ -195,10 +212,17 @@ func LaplaceMode(K *mat.SymDense, y []float64, l Lik) (f, alpha []float64, iters
 // some W < 0 (a Student-t observation far from f̂) it takes the LU factor
 // of A = I + KW instead, whose determinant is positive at a maximum of Ψ.
 func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
+	p, _, err := laplaceFitFrom(K, y, l, needs, nil)
+	return p, err
+}
+
+// laplaceFitFrom is Fit with the mode's Newton steps started at α = start;
+// fixed is laplaceModeFrom's.
+func laplaceFitFrom(K *mat.SymDense, y []float64, l Lik, needs Needs, start []float64) (*Posterior, bool, error) {
 	n := K.SymmetricDim()
-	f, alpha, iters, err := LaplaceMode(K, y, l)
+	f, alpha, iters, fixed, err := laplaceModeFrom(K, y, l, start)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	w := make([]float64, n)
 	d3 := make([]float64, n)
@@ -210,7 +234,7 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	}
 	logdet, R, err := laplaceDet(K, w, needs.Gradient || needs.Predictive)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	val -= 0.5 * logdet
 	p := &Posterior{LogZ: val, Alpha: alpha, DLik: make([]float64, len(l.Params)), Iterations: iters}
@@ -218,7 +242,7 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 		p.r = R
 	}
 	if !needs.Gradient {
-		return p, nil
+		return p, fixed, nil
 	}
 	// Σ = (K⁻¹ + W)⁻¹ = K − KRK; s2 = ∂(−½log|I + KW|)/∂f̂ = ½ diag(Σ) ∇³log P;
 	// u = (I + WK)⁻¹s2 = s2 − RKs2, so that ∂f̂/∂h enters as uᵀ∂Kα̂
@@ -258,7 +282,7 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 	p.W = wc
 	np := len(l.Params)
 	if np == 0 {
-		return p, nil
+		return p, fixed, nil
 	}
 	dlp := make([]float64, np)
 	dd1 := make([]float64, np)
@@ -273,7 +297,7 @@ func (LaplaceApprox) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Pos
 			dl[p] += dlp[p] + 0.5*sigma[i]*dd2[p] + ku[i]*dd1[p]
 		}
 	}
-	return p, nil
+	return p, fixed, nil
 }
 
 // laplaceDet returns log|I + KW| and, if needR, R = W(I + KW)⁻¹ (a

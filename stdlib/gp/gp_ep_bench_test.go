@@ -93,6 +93,7 @@ func BenchmarkGPClassifyFit(b *testing.B) {
 		{"ep-cold", func() rgp.Inference { return rgp.EP{} }},
 		{"ep-warm", func() rgp.Inference { return &rgp.EPWarm{} }},
 		{"laplace", func() rgp.Inference { return rgp.LaplaceApprox{} }},
+		{"laplace-warm", func() rgp.Inference { return &rgp.LaplaceWarm{} }},
 	} {
 		b.Run(ap.name, func(b *testing.B) {
 			var lml, evals, iters, inner float64

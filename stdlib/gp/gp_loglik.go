@@ -123,6 +123,13 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		if ev.Checking && obj.Name != model.ObjVB {
 			ev.WarnOnce("gp: approximate", g.pos, fmt.Sprintf("gp: with %s observations the marginal likelihood of the hyperparameters is %s", lik.Family.Name(), info.Says))
 		}
+		if info.Warm != nil {
+			// One state per term and optimiser run: each evaluation
+			// starts where this term's last one ended (rgp.LaplaceWarm).
+			if w := ev.Local(warmKey{g.pos, info.Name}, func() any { return info.Warm() }); w != nil {
+				s.Approx = w.(rgp.Inference)
+			}
+		}
 	case rgp.RR:
 		return nil, fmt.Errorf(`objective "rr" (eq. 9) is for Gaussian noise; with %s observations use "mkl"`, lik.Family.Name())
 	}
@@ -164,6 +171,13 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s)", bare(recErr), k)}
 	}
 	return out, nil
+}
+
+// warmKey keys a latent GP term's warm-started approximation in
+// model.Eval.Local: the gp() call's position and the approximation.
+type warmKey struct {
+	pos    ast.Pos
+	approx rgp.Approx
 }
 
 // nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
