@@ -157,9 +157,11 @@ func Optimize(ctx context.Context, th *eval.Thread, c *model.Compiled, s inferen
 	// (replay.go), so that the checks do not pay for that decision again,
 	// and which remembers the last points it replayed, the optimum among
 	// them (Density.Optimizing). Issue 39: the ML-II fit of
-	// examples/gp_classify.kml's latent GP (n = 207) makes 30 evaluations
-	// of Laplace's approximation, the optimiser's 21 among them (41
-	// before).
+	// examples/gp_classify.kml's latent GP (n = 207) makes 27 fits of
+	// Laplace's approximation (41, then 30, then 32 after the warm start
+	// changed the optimiser's path by rounding): the latent GP term
+	// answers a second evaluation at the same numbers, the verifying
+	// replay's, from its memo (stdlib/gp's lastEval).
 	var post *model.Density
 	if c.Dim() == 0 {
 		lp, err := c.NewDensity(th.Fork()).Value(nil)

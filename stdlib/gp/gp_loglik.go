@@ -154,7 +154,14 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 	// walk that reports, where either refuses them).
 	nk := k.NumHyper()
 	var recErr error
+	var last *lastEval
+	if m := ev.Local(lastKey{g.pos}, func() any { return &lastEval{} }); m != nil {
+		last = m.(*lastEval)
+	}
 	out := eval.FuncNode(params, func(x, d []float64) float64 {
+		if v, ok := last.get(x, d, g.x, y); ok {
+			return v
+		}
 		kk, err := k.WithHyper(x[:nk])
 		if err != nil {
 			return math.NaN()
@@ -165,6 +172,7 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 		if recErr = err; err != nil {
 			return math.NaN()
 		}
+		last.put(x, d, g.x, y, lp)
 		return lp
 	})
 	if recErr != nil {
@@ -179,6 +187,9 @@ type warmKey struct {
 	pos    ast.Pos
 	approx rgp.Approx
 }
+
+// lastKey keys a latent GP term's lastEval in model.Eval.Local.
+type lastKey struct{ pos ast.Pos }
 
 // nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
 // positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
