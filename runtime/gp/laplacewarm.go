@@ -10,7 +10,10 @@ import (
 // start (infLaplace's persistent alpha): each Fit starts Newton's method
 // from the α̂ the previous Fit converged to when Ψ(α) = log P(y | Kα) −
 // ½αᵀKα, under the new kernel matrix, is at least its value at α = 0, and
-// from zero otherwise. An optimiser's next point is close to its last, so
+// from zero otherwise. It also keeps the α̂ before that one and starts
+// from whichever of the two has the higher Ψ: after a far trial point (a
+// line search's overshoot, the check at infinity after a fit) the next
+// point near the earlier ones starts from their mode, not the far one. An optimiser's next point is close to its last, so
 // the mode moves little and a warm start saves most of the Newton steps:
 // on examples/gp_classify.kml's data a cold mode takes 6–10 steps, each a
 // Cholesky factor of B = I + W^½KW^½.
@@ -34,27 +37,40 @@ import (
 // sequence of Fits from a fresh LaplaceWarm gives the same numbers every
 // time.
 type LaplaceWarm struct {
-	// alpha is the last Fit's α̂, from the α it started at (empty: zero);
-	// fixed says alpha passed the gradient test; key fingerprints the last
-	// Fit's K, y and likelihood.
-	alpha, from []float64
-	fixed       bool
-	key         uint64
+	// alpha is the last Fit's α̂, from the α it started at (empty: zero)
+	// and prev the α̂ of the Fit before; fixed says alpha passed the
+	// gradient test; key fingerprints the last Fit's K, y and likelihood.
+	alpha, from, prev []float64
+	fixed             bool
+	key               uint64
 	// Warm and Cold count the Fits that started from a previous mode and
 	// from zero.
 	Warm, Cold int
 }
 
-// Fit is LaplaceApprox.Fit from the start GPML's rule picks.
+// Fit is LaplaceApprox.Fit from the start GPML's rule picks among the
+// last two modes (the same start as the last Fit for the same problem).
 func (w *LaplaceWarm) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
 	key := fingerprint(K, y, l)
-	cand := w.alpha
-	if key == w.key && !w.fixed {
-		cand = w.from // the same problem: the same steps again
-	}
 	var start []float64
-	if w.better(K, y, l, cand) {
-		start = cand
+	if key == w.key {
+		// The same problem: from the fixed point, or the same steps again.
+		start = w.alpha
+		if !w.fixed {
+			start = w.from
+		}
+		if _, ok := w.psi(K, y, l, start); !ok {
+			start = nil
+		}
+	} else {
+		best := math.Inf(-1)
+		for _, c := range [][]float64{w.alpha, w.prev} {
+			if v, ok := w.psi(K, y, l, c); ok && v > best {
+				start, best = c, v
+			}
+		}
+	}
+	if start != nil {
 		w.Warm++
 	} else {
 		w.Cold++
@@ -68,26 +84,29 @@ func (w *LaplaceWarm) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Po
 		p, fixed, err = laplaceFitFrom(K, y, l, needs, nil)
 	}
 	if err != nil {
-		w.alpha, w.from, w.key = w.alpha[:0], w.from[:0], 0
+		w.alpha, w.from, w.prev, w.key = w.alpha[:0], w.from[:0], w.prev[:0], 0
 		return nil, err
 	}
 	w.from = append(w.from[:0], start...)
+	if key != w.key {
+		w.prev, w.alpha = w.alpha, w.prev
+	}
 	w.alpha = append(w.alpha[:0], p.Alpha...)
 	w.fixed, w.key = fixed, key
 	return p, nil
 }
 
-// better says whether alpha is a start for K: a log-concave likelihood,
-// an α of the right length and Ψ(α) ≥ Ψ(0).
-func (w *LaplaceWarm) better(K *mat.SymDense, y []float64, l Lik, alpha []float64) bool {
+// psi returns Ψ(alpha) under K and whether alpha is a start for it: a
+// log-concave likelihood, an α of the right length and Ψ(α) ≥ Ψ(0).
+func (w *LaplaceWarm) psi(K *mat.SymDense, y []float64, l Lik, alpha []float64) (float64, bool) {
 	n := K.SymmetricDim()
 	if len(alpha) != n || n == 0 {
-		return false
+		return 0, false
 	}
 	switch l.Kind {
 	case Logit, Poisson, NegBinomial:
 	default:
-		return false
+		return 0, false
 	}
 	kf := fullSymTo(square(n), K)
 	defer release(kf)
@@ -100,7 +119,7 @@ func (w *LaplaceWarm) better(K *mat.SymDense, y []float64, l Lik, alpha []float6
 		warm += lp - 0.5*alpha[i]*f[i]
 		zero += l0
 	}
-	return warm >= zero
+	return warm, warm >= zero
 }
 
 // fingerprint hashes the bits of K's upper triangle, y and l (FNV-1a over
