@@ -24,7 +24,8 @@ type ApproxInfo struct {
 	// Warm, when not nil, returns an Inference for one sequence of
 	// evaluations by one goroutine (an optimiser run, a chain) whose Fits
 	// start from where the previous one ended and agree with New's to
-	// within rounding (LaplaceWarm).
+	// within rounding or the inner solve's tolerance (LaplaceWarm,
+	// EPWarm).
 	Warm func() Inference
 	// Says ends the warning that a fit uses it: "the marginal likelihood
 	// of the hyperparameters is ...".
@@ -46,6 +47,7 @@ var approximations = []ApproxInfo{
 		Says:   "Laplace's approximation (Gaussian at the posterior mode)",
 		Refuse: refuseLaplaceLik, Classes: true},
 	{Name: "ep", New: func() Inference { return EP{} },
+		Warm: func() Inference { return &EPWarm{} },
 		Says: "expectation propagation's approximation"},
 }
 

@@ -12,8 +12,12 @@ import (
 // stopping rule is EP's, so the result equals a cold EP fit's to within
 // its tolerance; which start was taken is the only way the history enters,
 // and a sequence of Fits from a fresh EPWarm gives the same numbers every
-// time. An EPWarm belongs to one sequence of evaluations (one optimiser
-// run): it is not safe for concurrent use.
+// time. With Student-t observations, where EP may have several fixed
+// points, every Fit starts from zero. An EPWarm belongs to one sequence
+// of evaluations (one optimiser run: optimize's, through model.Eval.Local,
+// where the latent GP term's memo answers the replay that follows a walk
+// at the same point, since a refit from converged sites moves them by
+// rounding): it is not safe for concurrent use.
 type EPWarm struct {
 	tau, nu []float64
 	// Warm and Cold count the Fits that started from the previous sites
@@ -25,7 +29,7 @@ type EPWarm struct {
 func (w *EPWarm) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
 	n := K.SymmetricDim()
 	var start *epStart
-	if len(w.tau) == n {
+	if len(w.tau) == n && l.logConcave() {
 		start = w.better(K, y, l)
 	}
 	if start != nil {

@@ -103,9 +103,7 @@ func (w *LaplaceWarm) psi(K *mat.SymDense, y []float64, l Lik, alpha []float64) 
 	if len(alpha) != n || n == 0 {
 		return 0, false
 	}
-	switch l.Kind {
-	case Logit, Poisson, NegBinomial:
-	default:
+	if !l.logConcave() {
 		return 0, false
 	}
 	kf := fullSymTo(square(n), K)
@@ -143,4 +141,16 @@ func fingerprint(K *mat.SymDense, y []float64, l Lik) uint64 {
 		mix(math.Float64bits(v))
 	}
 	return h
+}
+
+// logConcave says whether log P(y | f) is concave in f, so that Laplace's
+// Ψ has one maximum and EP is not known to have several fixed points: the
+// logistic, Poisson, negative binomial (log link) and Laplace
+// likelihoods, not the Student-t. The warm starts are for these alone.
+func (l Lik) logConcave() bool {
+	switch l.Kind {
+	case Logit, Poisson, NegBinomial, Laplace:
+		return true
+	}
+	return false
 }

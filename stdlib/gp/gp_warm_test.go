@@ -6,23 +6,36 @@ import (
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	rgp "github.com/kml-lang/kml/runtime/gp"
 	"github.com/kml-lang/kml/stdlib/internal/kmltest"
 )
 
 // TestLaplaceWarmReplays: a Density an optimiser drives starts each
 // evaluation of Laplace's approximation from the last mode
-// (rgp.LaplaceWarm, kept by model.Eval.Local), and still replays its
-// recording: the replay at each of the optimiser's first points agrees to
-// the bit with the walk there, so the status is "replayed" after the
+// (rgp.LaplaceWarm) and each of EP's from the last sites (rgp.EPWarm),
+// kept by model.Eval.Local, and still replays its recording: the replay
+// at each of the optimiser's first points agrees to the bit with the walk
+// there (Laplace's same-K rule; for EP, whose refit moves converged sites
+// by rounding, the term's memo), so the status is "replayed" after the
 // four verified points. Its log density and gradient along a path of
 // nearby points, as L-BFGS makes them, and after a jump, equal a cold
-// Density's (a sampler's, which keeps no state: every Newton solve from
-// zero) to 10⁻⁹, and differ from them in the last bits at some point (the
-// warm start is taken).
+// Density's (a sampler's, which keeps no state: every inner solve from
+// zero) to 10⁻⁹ (Laplace) and 10⁻⁸ (EP, whose sites stop at relative
+// moves of 10⁻¹¹), and differ from them in the last bits at some point
+// (the warm start is taken).
 func TestLaplaceWarmReplays(t *testing.T) {
+	for _, c := range []struct {
+		approx string
+		tol    float64
+	}{{"laplace", 1e-9}, {"ep", 1e-8}} {
+		t.Run(c.approx, func(t *testing.T) { testWarmReplays(t, c.approx, c.tol) })
+	}
+}
+
+func testWarmReplays(t *testing.T, approx string, tol float64) {
 	in, _ := kmltest.Run(t, gpEvalsSrc)
 	mv, _ := in.Lookup("cls")
-	c, err := model.CompileFor(in, mv.(*eval.Model), nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: "laplace"}})
+	c, err := model.CompileFor(in, mv.(*eval.Model), nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: rgp.Approx(approx)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +57,18 @@ func TestLaplaceWarmReplays(t *testing.T) {
 		if math.Float64bits(lw) != math.Float64bits(lc) || math.Float64bits(gw[0]) != math.Float64bits(gc[0]) {
 			differ++
 		}
-		if d := math.Abs(lw - lc); !(d <= 1e-9) {
+		if d := math.Abs(lw - lc); !(d <= tol) {
 			t.Errorf("point %d %v: log density %.15g warm, %.15g cold", i, q, lw, lc)
 		}
 		for j := range gw {
-			if d := math.Abs(gw[j] - gc[j]); !(d <= 1e-9*math.Max(1, math.Abs(gc[j]))) {
+			if d := math.Abs(gw[j] - gc[j]); !(d <= tol*math.Max(1, math.Abs(gc[j]))) {
 				t.Errorf("point %d %v: gradient[%d] %.15g warm, %.15g cold", i, q, j, gw[j], gc[j])
 			}
 		}
 	}
-	// The warm start is taken: its modes end elsewhere within Newton's
-	// tolerance, and the numbers differ from the cold ones in the last bits.
+	// The warm start is taken: its inner solves end elsewhere within
+	// their tolerance, and the numbers differ from the cold ones in the
+	// last bits.
 	if differ == 0 {
 		t.Errorf("the optimiser's Density gave the cold numbers to the bit at all %d points: no warm start", len(path))
 	}
