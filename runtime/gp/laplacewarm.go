@@ -125,20 +125,32 @@ func (w *LaplaceWarm) psi(K *mat.SymDense, y []float64, l Lik, alpha []float64) 
 // ones collide with probability about 2⁻⁶⁴ (a collision would only pick
 // another start, which the rule above still checks).
 func fingerprint(K *mat.SymDense, y []float64, l Lik) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	h := fnvUpper(fnvOffset, K)
+	for _, v := range y {
+		h = fnvMix(h, math.Float64bits(v))
+	}
+	h = fnvMix(h, uint64(l.Kind))
+	for _, v := range l.Params {
+		h = fnvMix(h, math.Float64bits(v))
+	}
+	return h
+}
+
+// FNV-1a's offset basis and prime, mixing one 64-bit word at a time.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvMix(h, v uint64) uint64 { return (h ^ v) * fnvPrime }
+
+// fnvUpper mixes the bits of K's upper triangle into h.
+func fnvUpper(h uint64, K *mat.SymDense) uint64 {
 	raw := K.RawSymmetric()
 	for i := 0; i < raw.N; i++ {
 		for _, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+raw.N] {
-			mix(math.Float64bits(v))
+			h = fnvMix(h, math.Float64bits(v))
 		}
-	}
-	for _, v := range y {
-		mix(math.Float64bits(v))
-	}
-	mix(uint64(l.Kind))
-	for _, v := range l.Params {
-		mix(math.Float64bits(v))
 	}
 	return h
 }

@@ -120,16 +120,26 @@ func multiFactors(K *mat.SymDense, pi [][]float64, E []*mat.Dense, lm *mat.Chole
 // this only guards against rounding), and returns Laplace's approximation
 // there.
 func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) {
+	p, _, err := multiLaplaceModeFrom(K, y, C, nil)
+	return p, err
+}
+
+// multiLaplaceModeFrom is MultiLaplaceMode with Newton's method started at
+// a = start (f = Ka) instead of zero when start is not nil; as
+// laplaceModeFrom, started at the â a previous call returned for the same
+// K it returns that mode to the bit, and fixed says the mode passed the
+// gradient test (modeTol).
+func multiLaplaceModeFrom(K *mat.SymDense, y []int, C int, start [][]float64) (*MultiPosterior, bool, error) {
 	n := K.SymmetricDim()
 	if len(y) != n {
-		return nil, fmt.Errorf("gp: %d labels for %d input rows", len(y), n)
+		return nil, false, fmt.Errorf("gp: %d labels for %d input rows", len(y), n)
 	}
 	if C < 2 {
-		return nil, fmt.Errorf("gp: multi-class classification needs at least 2 classes, got %d", C)
+		return nil, false, fmt.Errorf("gp: multi-class classification needs at least 2 classes, got %d", C)
 	}
 	for i, v := range y {
 		if v < 0 || v >= C {
-			return nil, fmt.Errorf("gp: label %d is %d, not a class from 1 to %d", i+1, v+1, C)
+			return nil, false, fmt.Errorf("gp: label %d is %d, not a class from 1 to %d", i+1, v+1, C)
 		}
 	}
 	p := &MultiPosterior{N: n, C: C, E: make([]*mat.Dense, C)}
@@ -143,10 +153,16 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 	f, a, pi := newVecs(), newVecs(), newVecs()
 	na, nf, npi := newVecs(), newVecs(), newVecs()
 	b, cc := newVecs(), newVecs()
+	if start != nil {
+		for c := range C {
+			copy(a[c], start[c])
+			mat.NewVecDense(n, f[c]).MulVec(K, mat.NewVecDense(n, a[c]))
+		}
+	}
 	asc := newtonAscent{cur: multiPsi(f, a, y, pi)}
 	tmp := mat.NewVecDense(n, nil)
 	sum := mat.NewVecDense(n, nil)
-	done := false
+	done, fixed := false, false
 	for it := 0; it <= modeMax && !done; it++ {
 		// The gradient of Ψ in f: y − π − a.
 		gmax := 0.0
@@ -161,14 +177,14 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 		}
 		if gmax <= modeTol {
 			p.Iterations = it
-			done = true
+			done, fixed = true, true
 			break
 		}
 		if it == modeMax {
-			return nil, ErrMode
+			return nil, false, ErrMode
 		}
 		if _, err := multiFactors(K, pi, p.E, &p.lm); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		// b = Wf + y − π, with (Wf)ᵢᶜ = πᵢᶜfᵢᶜ − πᵢᶜ Σ_c' πᵢᶜ'fᵢᶜ'.
 		for i := range n {
@@ -193,7 +209,7 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 			sum.AddVec(sum, out)
 		}
 		if err := linalg.IgnoreCondition(p.lm.SolveVecTo(sum, sum)); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		da, df := newVecs(), newVecs()
 		for c := range C {
@@ -218,7 +234,7 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 				done = true
 				break
 			}
-			return nil, ErrMode
+			return nil, false, ErrMode
 		}
 		for c := range C {
 			// f = Ka afresh, so that rounding does not pull them apart.
@@ -229,7 +245,7 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 	}
 	logdet, err := multiFactors(K, pi, p.E, &p.lm)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	p.F, p.Pi, p.LogDet = f, pi, logdet
 	// At the mode a = y − π; keep the a that gives f = Ka.
@@ -241,10 +257,10 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 	for c := range C {
 		p.Z[c] = mat.NewDense(n, n, nil)
 		if err := linalg.IgnoreCondition(p.Z[c].Solve(&lt, p.E[c])); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return p, nil
+	return p, fixed, nil
 }
 
 // MultiLaplace is Laplace's approximation to the log marginal likelihood
@@ -263,6 +279,12 @@ func MultiLaplaceMode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) 
 //
 // Σᵢ the C × C block of the posterior covariance (K⁻¹ + W)⁻¹ at point i.
 func MultiLaplace(k kernels.Kernel, x *mat.Dense, y []int, C int, grad []float64) (float64, *MultiPosterior, error) {
+	return MultiLaplaceWarm(nil, k, x, y, C, grad)
+}
+
+// MultiLaplaceWarm is MultiLaplace with the mode found from w's start
+// (MultiWarm); a nil w starts from zero.
+func MultiLaplaceWarm(w *MultiWarm, k kernels.Kernel, x *mat.Dense, y []int, C int, grad []float64) (float64, *MultiPosterior, error) {
 	K, err := kernels.Gram(k, x)
 	if err != nil {
 		return 0, nil, err
@@ -272,7 +294,7 @@ func MultiLaplace(k kernels.Kernel, x *mat.Dense, y []int, C int, grad []float64
 			return 0, nil, ErrNonFinite
 		}
 	}
-	p, err := MultiLaplaceMode(K, y, C)
+	p, err := w.mode(K, y, C)
 	if err != nil {
 		return 0, nil, err
 	}

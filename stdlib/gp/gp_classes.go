@@ -91,16 +91,35 @@ func (g *gpLatent) ClassLogLik(ev *model.Eval, data eval.Value) (eval.Value, err
 		}
 		return eval.Num(lp), nil
 	}
+	// In an optimiser run the term keeps its last modes (rgp.MultiWarm)
+	// and answers a repeated evaluation from its memo, as the binary
+	// term does (gp_loglik.go).
+	var warm *rgp.MultiWarm
+	if w := ev.Local(warmKey{g.pos, "laplace"}, func() any { return &rgp.MultiWarm{} }); w != nil {
+		warm = w.(*rgp.MultiWarm)
+	}
+	var last *lastEval
+	if m := ev.Local(lastKey{g.pos}, func() any { return &lastEval{} }); m != nil {
+		last = m.(*lastEval)
+	}
+	yf := make([]float64, len(y))
+	for i, v := range y {
+		yf[i] = float64(v)
+	}
 	var recErr error
 	out := eval.FuncNode(g.kernel.Hyper, func(x, d []float64) float64 {
+		if v, ok := last.get(x, d, g.x, yf); ok {
+			return v
+		}
 		kk, err := k.WithHyper(x)
 		if err != nil {
 			return math.NaN()
 		}
-		lp, _, err := rgp.MultiLaplace(kk, g.x, y, g.classes, d)
+		lp, _, err := rgp.MultiLaplaceWarm(warm, kk, g.x, y, g.classes, d)
 		if recErr = err; err != nil {
 			return math.NaN()
 		}
+		last.put(x, d, g.x, yf, lp)
 		return lp
 	})
 	if recErr != nil {

@@ -12,8 +12,8 @@ import (
 
 // TestLaplaceWarmReplays: a Density an optimiser drives starts each
 // evaluation of Laplace's approximation from the last mode
-// (rgp.LaplaceWarm) and each of EP's from the last sites (rgp.EPWarm),
-// kept by model.Eval.Local, and still replays its recording: the replay
+// (rgp.LaplaceWarm; rgp.MultiWarm for a multi-class GP) and each of EP's
+// from the last sites (rgp.EPWarm), kept by model.Eval.Local, and still replays its recording: the replay
 // at each of the optimiser's first points agrees to the bit with the walk
 // there (Laplace's same-K rule; for EP, whose refit moves converged sites
 // by rounding, the term's memo), so the status is "replayed" after the
@@ -25,16 +25,20 @@ import (
 // (the warm start is taken).
 func TestLaplaceWarmReplays(t *testing.T) {
 	for _, c := range []struct {
-		approx string
-		tol    float64
-	}{{"laplace", 1e-9}, {"ep", 1e-8}} {
-		t.Run(c.approx, func(t *testing.T) { testWarmReplays(t, c.approx, c.tol) })
+		name, src, model, approx string
+		tol                      float64
+	}{
+		{"laplace", gpEvalsSrc, "cls", "laplace", 1e-9},
+		{"ep", gpEvalsSrc, "cls", "ep", 1e-8},
+		{"classes", gpMultiSrc, "mc", "laplace", 1e-9}, // rgp.MultiWarm
+	} {
+		t.Run(c.name, func(t *testing.T) { testWarmReplays(t, c.src, c.model, c.approx, c.tol) })
 	}
 }
 
-func testWarmReplays(t *testing.T, approx string, tol float64) {
-	in, _ := kmltest.Run(t, gpEvalsSrc)
-	mv, _ := in.Lookup("cls")
+func testWarmReplays(t *testing.T, src, name, approx string, tol float64) {
+	in, _ := kmltest.Run(t, src)
+	mv, _ := in.Lookup(name)
 	c, err := model.CompileFor(in, mv.(*eval.Model), nil, model.Terms{Likelihood: true, Latent: model.Objective{Name: "mlm", Approx: rgp.Approx(approx)}})
 	if err != nil {
 		t.Fatal(err)
