@@ -160,12 +160,20 @@ func multiLaplaceModeFrom(K *mat.SymDense, y []int, C int, start [][]float64) (*
 		}
 	}
 	asc := newtonAscent{cur: multiPsi(f, a, y, pi)}
+	kf := fullSymTo(square(n), K)
+	defer release(kf)
 	tmp := mat.NewVecDense(n, nil)
 	sum := mat.NewVecDense(n, nil)
 	done, fixed := false, false
 	for it := 0; it <= modeMax && !done; it++ {
 		// The gradient of Ψ in f: y − π − a.
-		gmax := 0.0
+		// Relative to max(1, Σ_j |K_ij||a_j|): f = Ka carries rounding
+		// of about ε times that sum, which π passes on to the gradient,
+		// so at a large kernel scale the gradient cannot fall below a
+		// floor far above 10⁻¹² and the steps, whose Ψ then moves up and
+		// down by units in its last place, would wander there (50 to 90
+		// of them in examples/gp_digits_multiclass.kml's fit, a = 247).
+		gmax, scale := 0.0, 1.0
 		for c := range C {
 			for i := range n {
 				t := 0.0
@@ -173,9 +181,14 @@ func multiLaplaceModeFrom(K *mat.SymDense, y []int, C int, start [][]float64) (*
 					t = 1
 				}
 				gmax = math.Max(gmax, math.Abs(t-pi[c][i]-a[c][i]))
+				s := 0.0
+				for j, v := range kf[i*n : (i+1)*n] {
+					s += math.Abs(v) * math.Abs(a[c][j])
+				}
+				scale = math.Max(scale, s)
 			}
 		}
-		if gmax <= modeTol {
+		if gmax <= modeTol*scale {
 			p.Iterations = it
 			done, fixed = true, true
 			break
