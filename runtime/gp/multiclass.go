@@ -74,44 +74,70 @@ func multiPsi(f, a [][]float64, y []int, pi [][]float64) float64 {
 }
 
 // multiFactors computes the Eᶜ at π, the factor of M = Σ Eᶜ, and
-// Σ_c log|Bᶜ| + log|M|.
+// Σ_c log|Bᶜ| + log|M|. Each Bᶜ is factored and inverted in place by
+// blas3's potrf and potri (no condition estimate, no copies); Eᶜ's upper
+// triangle and M's are written row by row from the raw arrays, and Eᶜ's
+// lower triangle mirrored by tiles (mirrorLower).
 func multiFactors(K *mat.SymDense, pi [][]float64, E []*mat.Dense, lm *mat.Cholesky) (float64, error) {
 	n := K.SymmetricDim()
 	B := mat.NewSymDense(n, nil)
 	M := mat.NewSymDense(n, nil)
+	mr := M.RawSymmetric()
 	sd := make([]float64, n)
 	logdet := 0.0
-	var ch mat.Cholesky
-	var bi mat.SymDense
 	for c, p := range pi {
 		for i := range sd {
 			sd[i] = math.Sqrt(p[i])
 		}
 		fillB(B, K, sd)
-		if !ch.Factorize(B) {
+		t, ok := potrf(B.RawSymmetric())
+		if !ok {
 			return 0, ErrNotPD
 		}
-		logdet += ch.LogDet()
-		if err := linalg.IgnoreCondition(ch.InverseTo(&bi)); err != nil {
-			return 0, err
+		logdet += logDetUpper(t)
+		if !potri(t) {
+			return 0, ErrNotPD
 		}
 		if E[c] == nil {
 			E[c] = mat.NewDense(n, n, nil)
 		}
+		er := E[c].RawMatrix()
 		for i := range n {
-			for j := range n {
-				v := sd[i] * bi.At(i, j) * sd[j]
-				E[c].Set(i, j, v)
-				if j >= i {
-					M.SetSym(i, j, M.At(i, j)+v)
-				}
+			bi := t.Data[i*t.Stride+i : i*t.Stride+n]
+			ei := er.Data[i*er.Stride+i : i*er.Stride+n]
+			mi := mr.Data[i*mr.Stride+i : i*mr.Stride+n]
+			sj := sd[i:n]
+			for j, v := range bi {
+				v *= sd[i] * sj[j]
+				ei[j] = v
+				mi[j] += v
 			}
 		}
+		mirrorLower(er.Data, er.Stride, n)
 	}
 	if !lm.Factorize(M) {
 		return 0, ErrNotPD
 	}
 	return logdet + lm.LogDet(), nil
+}
+
+// mirrorLower copies the upper triangle of the n × n row-major a (stride
+// lda) into its lower triangle, by 32 × 32 tiles so that both the reads
+// down a column and the writes along a row stay in cache.
+func mirrorLower(a []float64, lda, n int) {
+	const tile = 32
+	for i0 := 0; i0 < n; i0 += tile {
+		i1 := min(i0+tile, n)
+		for j0 := 0; j0 <= i0; j0 += tile {
+			j1 := min(j0+tile, n)
+			for i := i0; i < i1; i++ {
+				row := a[i*lda:]
+				for j := j0; j < min(j1, i); j++ {
+					row[j] = a[j*lda+i]
+				}
+			}
+		}
+	}
 }
 
 // MultiLaplaceMode finds the posterior mode of the C latent GPs with
