@@ -13,6 +13,7 @@ import (
 	"github.com/kml-lang/kml/internal/cputime"
 	"github.com/kml-lang/kml/lang/eval"
 	rgp "github.com/kml-lang/kml/runtime/gp"
+	"github.com/kml-lang/kml/runtime/inference"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -162,7 +163,7 @@ func classifyFit(x *mat.Dense, y []float64, l rgp.Lik, inf rgp.Inference) (*opti
 		GradientThreshold: 1e-6,
 		MajorIterations:   1000,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 50},
-	}, &optimize.LBFGS{})
+	}, &optimize.LBFGS{Linesearcher: &inference.LineSearch{Max: inference.DefaultLineSearchMax}})
 	if res == nil {
 		return nil, evals, fmt.Errorf("%v (%v)", err, lastErr)
 	}
