@@ -15,6 +15,7 @@ import (
 	"github.com/kml-lang/kml/lang/infer"
 	"github.com/kml-lang/kml/lang/model"
 	"github.com/kml-lang/kml/runtime/hmc"
+	"github.com/kml-lang/kml/runtime/linalg"
 	_ "github.com/kml-lang/kml/stdlib" // the builtins the models call
 )
 
@@ -154,30 +155,18 @@ func TestDerivedReplayedIsWalked(t *testing.T) {
 					t.Fatal(err)
 				}
 				row := post.Values[c][i]
-				if want := post.Comp.Constrain(nil, q); !sameBits(row[:len(want)], want) {
+				if want := post.Comp.Constrain(nil, q); !linalg.SameBits(row[:len(want)], want) {
 					t.Fatalf("%s chain %d draw %d: parameters %v, constrained %v", s.name, c, i, row[:len(want)], want)
 				}
 				for j, dc := range post.Derived {
 					got := row[dc.Off : dc.Off+max(dc.Size, 1)]
-					if vals[j].Name != dc.Name || !sameBits(got, vals[j].Values) {
+					if vals[j].Name != dc.Name || !linalg.SameBits(got, vals[j].Values) {
 						t.Fatalf("%s chain %d draw %d: %s = %v from the program, %v walked", s.name, c, i, dc.Name, got, vals[j].Values)
 					}
 				}
 			}
 		}
 	}
-}
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // A fit's seconds cover its derived quantities: with a clock that reads

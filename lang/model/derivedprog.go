@@ -9,6 +9,7 @@ import (
 	"github.com/kml-lang/kml/lang/ast"
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // Derived quantities from the compiled program. The walk that becomes a
@@ -222,7 +223,7 @@ func (d *Density) DerivedChain(ctx context.Context, c int, draws [][]float64, se
 			flat = append(flat, dv.Values...)
 		}
 		if prog.nPar != out.NPar || !prog.row(draws[0], out.Cons[:out.NPar], out.Rows[:out.Width]) ||
-			!sameBits(out.Rows[:out.Width], flat) || !sameBits(out.Cons[:out.NPar], cons0) {
+			!linalg.SameBits(out.Rows[:out.Width], flat) || !linalg.SameBits(out.Cons[:out.NPar], cons0) {
 			replay = false
 		}
 	}
@@ -272,17 +273,4 @@ func (cd *ChainDerived) fill(row []float64, vals []DerivedValue) {
 		}
 		j += n
 	}
-}
-
-// sameBits reports equal slices, NaN payloads and signed zeros included.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,12 +1,12 @@
 package model_test
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/kml-lang/kml/lang/eval"
 	"github.com/kml-lang/kml/lang/model"
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // derivedModels have derived quantities the program replays: GARCH's
@@ -41,18 +41,6 @@ var derivedModels = []gradShape{
 	}},
 }
 
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // Reading the derived quantities from the program allocates nothing.
 func TestDerivedRowAllocs(t *testing.T) {
 	for _, s := range derivedModels {
@@ -76,7 +64,7 @@ func TestDerivedRowAllocs(t *testing.T) {
 		for _, v := range walked {
 			flat = append(flat, v.Values...)
 		}
-		if !sameBits(row, flat) {
+		if !linalg.SameBits(row, flat) {
 			t.Errorf("%s: row %v, walked %v", s.name, row, flat)
 		}
 	}

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/kml-lang/kml/runtime/linalg"
+
 // DerivedRowAllocs is the allocations of one replayed row of d's derived
 // quantities at q (d must replay; ok is false when it cannot), and the
 // row.
@@ -14,5 +16,5 @@ func DerivedRowAllocs(d *Density, q []float64, allocs func(func()) float64) (flo
 	}
 	row, cons := make([]float64, p.width), make([]float64, p.nPar)
 	n := allocs(func() { ok = p.row(q, cons, row) })
-	return n, row, ok && sameBits(cons, d.c.Constrain(nil, q))
+	return n, row, ok && linalg.SameBits(cons, d.c.Constrain(nil, q))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kml-lang/kml/runtime/ad"
+	"github.com/kml-lang/kml/runtime/linalg"
 	"github.com/kml-lang/kml/runtime/rng"
 )
 
@@ -214,7 +215,7 @@ func (m *pointMemo) get(q, grad []float64) (float64, bool) {
 	}
 	for i := range m.n {
 		e := &m.entries[i]
-		if (grad == nil || e.hasGrad) && sameBits(e.q, q) {
+		if (grad == nil || e.hasGrad) && linalg.SameBits(e.q, q) {
 			copy(grad, e.grad)
 			return e.lp, true
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/linalg"
 )
 
 // lastEval remembers a latent GP term's last evaluation in an optimiser
@@ -28,10 +30,10 @@ type lastEval struct {
 // get returns the remembered value, with the partials copied into d, when
 // x, xs and y are those of the last evaluation to the bit.
 func (m *lastEval) get(x, d []float64, xs *mat.Dense, y []float64) (float64, bool) {
-	if m == nil || !m.ok || !sameBits(m.x, x) || !sameBits(m.y, y) || len(m.d) != len(d) {
+	if m == nil || !m.ok || !linalg.SameBits(m.x, x) || !linalg.SameBits(m.y, y) || len(m.d) != len(d) {
 		return 0, false
 	}
-	if xs != m.xs && !sameBits(m.xbits, xs.RawMatrix().Data) {
+	if xs != m.xs && !linalg.SameBits(m.xbits, xs.RawMatrix().Data) {
 		return 0, false
 	}
 	copy(d, m.d)
@@ -51,17 +53,4 @@ func (m *lastEval) put(x, d []float64, xs *mat.Dense, y []float64, v float64) {
 		m.xs = xs
 		m.xbits = append(m.xbits[:0], xs.RawMatrix().Data...)
 	}
-}
-
-// sameBits says whether a and b hold the same numbers to the bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
