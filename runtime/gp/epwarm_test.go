@@ -103,19 +103,7 @@ func TestEPWarm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := math.Abs(p.LogZ - cold.LogZ); !(d <= 1e-8) {
-				t.Errorf("step %d: log Z warm %.12g, cold %.12g", i, p.LogZ, cold.LogZ)
-			}
-			for a := range p.Alpha {
-				if d := math.Abs(p.Alpha[a] - cold.Alpha[a]); !(d <= 1e-8*math.Max(1, math.Abs(cold.Alpha[a]))) {
-					t.Errorf("step %d: α[%d] warm %.12g, cold %.12g", i, a, p.Alpha[a], cold.Alpha[a])
-				}
-				for b := a; b < len(p.Alpha); b++ {
-					if d := math.Abs(p.W.At(a, b) - cold.W.At(a, b)); !(d <= 1e-8*math.Max(1, math.Abs(cold.W.At(a, b)))) {
-						t.Errorf("step %d: W[%d, %d] warm %.12g, cold %.12g", i, a, b, p.W.At(a, b), cold.W.At(a, b))
-					}
-				}
-			}
+			samePosterior(t, i, p, cold, 1e-8)
 			t.Logf("step %d (ℓ %g, a %g): %d sweeps warm (%d warm starts so far), %d cold", i, st[0], st[1], p.Iterations, w.Warm, cold.Iterations)
 			out = append(out, p)
 		}

@@ -54,19 +54,7 @@ func TestLaplaceWarm(t *testing.T) {
 				// mode (the one before the last), a fixed point there.
 				t.Errorf("step 5: back at step 3's kernel matrix, %d Newton steps (warm %v): the mode before the far point was not the start", p.Iterations, w.Warm == warm0+1)
 			}
-			if d := math.Abs(p.LogZ - cold.LogZ); !(d <= 1e-8) {
-				t.Errorf("step %d: log q warm %.12g, cold %.12g", i, p.LogZ, cold.LogZ)
-			}
-			for a := range p.Alpha {
-				if d := math.Abs(p.Alpha[a] - cold.Alpha[a]); !(d <= 1e-8*math.Max(1, math.Abs(cold.Alpha[a]))) {
-					t.Errorf("step %d: α[%d] warm %.12g, cold %.12g", i, a, p.Alpha[a], cold.Alpha[a])
-				}
-				for b := a; b < len(p.Alpha); b++ {
-					if d := math.Abs(p.W.At(a, b) - cold.W.At(a, b)); !(d <= 1e-8*math.Max(1, math.Abs(cold.W.At(a, b)))) {
-						t.Errorf("step %d: W[%d, %d] warm %.12g, cold %.12g", i, a, b, p.W.At(a, b), cold.W.At(a, b))
-					}
-				}
-			}
+			samePosterior(t, i, p, cold, 1e-8)
 			// Again at the same K: the same numbers to the bit, in no
 			// Newton step when the first fit's mode passed the gradient
 			// test (the steps 0-3 here; step 4's amplitude ends where Ψ
@@ -144,5 +132,25 @@ func TestLaplaceWarm(t *testing.T) {
 	}
 	if ws.Warm != 0 || ws.Cold != 2 {
 		t.Errorf("Student-t: %d warm and %d cold starts, want 0 and 2", ws.Warm, ws.Cold)
+	}
+}
+
+// samePosterior checks a warm fit p against the cold fit at the same K
+// (step i of a sequence): log marginal, α and the gradient weights W to
+// tol (relative to max(1, |cold|) for α and W).
+func samePosterior(t *testing.T, i int, p, cold *Posterior, tol float64) {
+	t.Helper()
+	if d := math.Abs(p.LogZ - cold.LogZ); !(d <= tol) {
+		t.Errorf("step %d: log marginal warm %.12g, cold %.12g", i, p.LogZ, cold.LogZ)
+	}
+	for a := range p.Alpha {
+		if d := math.Abs(p.Alpha[a] - cold.Alpha[a]); !(d <= tol*math.Max(1, math.Abs(cold.Alpha[a]))) {
+			t.Errorf("step %d: α[%d] warm %.12g, cold %.12g", i, a, p.Alpha[a], cold.Alpha[a])
+		}
+		for b := a; b < len(p.Alpha); b++ {
+			if d := math.Abs(p.W.At(a, b) - cold.W.At(a, b)); !(d <= tol*math.Max(1, math.Abs(cold.W.At(a, b)))) {
+				t.Errorf("step %d: W[%d, %d] warm %.12g, cold %.12g", i, a, b, p.W.At(a, b), cold.W.At(a, b))
+			}
+		}
 	}
 }
