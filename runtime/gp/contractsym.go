@@ -32,6 +32,12 @@ var contractSymFloats = 1 << 16
 // are added in lane order, so the result does not depend on the number
 // of cores. Other kernels take Contract.
 func ContractSym(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense) {
+	contractSymDist(dst, k, x, w, nil)
+}
+
+// contractSymDist is ContractSym with the isotropic terms' squared
+// distances read from dist (Dists) when it is not nil.
+func contractSymDist(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense, dist []float64) {
 	var fk *fastKernel
 	if contractFastPath {
 		fk = newFastKernel(k, x, x)
@@ -40,6 +46,7 @@ func ContractSym(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense)
 		Contract(dst, k, x, w)
 		return
 	}
+	fk.dist = dist
 	nh := k.NumHyper()
 	clear(dst[:nh])
 	if nh == 0 {
@@ -82,4 +89,37 @@ func ContractSym(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDense)
 			dst[h] += 0.5 * v
 		}
 	}
+}
+
+// gramDist writes k's matrix at the rows of x into K's upper triangle by
+// fastKernel's blocks, the isotropic terms' squared distances read from
+// dist (Dists), and reports false, writing nothing, when k is not a sum of
+// scaled rbf/Matérn terms. The blocks and lanes are ContractSym's.
+func gramDist(K *mat.SymDense, k kernels.Kernel, x *mat.Dense, dist []float64) bool {
+	if !contractFastPath {
+		return false
+	}
+	fk := newFastKernel(k, x, x)
+	if fk == nil {
+		return false
+	}
+	fk.dist = dist
+	n := fk.n
+	raw := K.RawSymmetric()
+	per := (n + sgprLanes - 1) / sgprLanes
+	nb := min(per, max(1, contractSymFloats/n))
+	par.Each(sgprLanes, 1, runtime.GOMAXPROCS(0), func() *fastScratch { return fk.scratch(nb) },
+		func(s *fastScratch, lane, _, _ int) {
+			lo, hi := lane*per, min((lane+1)*per, n)
+			for i0 := lo; i0 < hi; i0 += nb {
+				interrupt.Check()
+				i1 := min(i0+nb, hi)
+				fk.blockFrom(s, i0, i1, i0)
+				m := n - i0
+				for i := i0; i < i1; i++ {
+					copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], s.kb[(i-i0)*m+(i-i0):(i-i0+1)*m])
+				}
+			}
+		})
+	return true
 }

@@ -36,6 +36,9 @@ type Settings struct {
 	P       float64
 	Lambda  float64
 	Weights []int
+	// Dists, when not nil, keeps the inputs' squared distances between
+	// the evaluations of one optimiser run (NonGaussian reads them).
+	Dists *Dists
 }
 
 // MapJitter is the ε of K + εI in the joint MAP objective's log|K| (the

@@ -158,10 +158,13 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	// approximation's Posterior keeps K, and W is read by ContractSym
 	// alone.
 	var K *mat.SymDense
+	dist := s.Dists.of(x)
 	if n > 0 {
 		K = mat.NewSymDense(n, square(n))
 		defer release(K.RawSymmetric().Data)
-		err = kernels.GramInto(K, k, x, 0)
+		if dist == nil || !gramDist(K, k, x, dist) {
+			err = kernels.GramInto(K, k, x, 0)
+		}
 	} else {
 		K, err = kernels.Gram(k, x)
 	}
@@ -189,7 +192,7 @@ func NonGaussian(s Settings, k kernels.Kernel, x *mat.Dense, y []float64, l Lik,
 	}
 	clear(grad)
 	nh := k.NumHyper()
-	ContractSym(grad[:nh], k, x, p.W)
+	contractSymDist(grad[:nh], k, x, p.W, dist)
 	release(p.W.RawSymmetric().Data)
 	copy(grad[nh:], p.DLik)
 	if s.Kind == MKL {

@@ -65,6 +65,10 @@ type fastKernel struct {
 	hyper []float64
 	n, m  int
 	d     int
+	// dist, when set (z = x, Dists), holds the n × n squared distances
+	// of the raw inputs: an isotropic term's u is then dist/ℓ² instead of
+	// a sqdist pass over its scaled coordinates.
+	dist []float64
 }
 
 // newFastKernel returns k's matrix form for the inputs x and inducing
@@ -178,8 +182,19 @@ func (fk *fastKernel) blockFrom(s *fastScratch, i0, i1, c0 int) {
 	for t := range fk.terms {
 		ft := &fk.terms[t]
 		u, e := s.u[t][:nb*m], s.e[t][:nb*m]
-		for i := 0; i < nb; i++ {
-			sqdist.Row(u[i*m:(i+1)*m], ft.zt[c0:], fk.m, ft.xs[(i0+i)*d:(i0+i+1)*d])
+		if fk.dist != nil && len(ft.ell) == 1 {
+			inv := 1 / (ft.ell[0] * ft.ell[0])
+			for i := 0; i < nb; i++ {
+				row := fk.dist[(i0+i)*fk.m+c0 : (i0+i+1)*fk.m]
+				ui := u[i*m : (i+1)*m]
+				for j, v := range row {
+					ui[j] = v * inv
+				}
+			}
+		} else {
+			for i := 0; i < nb; i++ {
+				sqdist.Row(u[i*m:(i+1)*m], ft.zt[c0:], fk.m, ft.xs[(i0+i)*d:(i0+i+1)*d])
+			}
 		}
 		switch ft.prof {
 		case "rbf":

@@ -133,6 +133,9 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 	case rgp.RR:
 		return nil, fmt.Errorf(`objective "rr" (eq. 9) is for Gaussian noise; with %s observations use "mkl"`, lik.Family.Name())
 	}
+	if d := ev.Local(distsKey{g.pos}, func() any { return &rgp.Dists{} }); d != nil {
+		s.Dists = d.(*rgp.Dists) // the inputs' distances, once per optimiser run
+	}
 	k := g.kernel.K
 	params := append([]eval.Value(nil), g.kernel.Hyper...)
 	for _, i := range idx {
@@ -188,8 +191,12 @@ type warmKey struct {
 	approx rgp.Approx
 }
 
-// lastKey keys a latent GP term's lastEval in model.Eval.Local.
-type lastKey struct{ pos ast.Pos }
+// lastKey and distsKey key a latent GP term's lastEval and rgp.Dists in
+// model.Eval.Local.
+type (
+	lastKey  struct{ pos ast.Pos }
+	distsKey struct{ pos ast.Pos }
+)
 
 // nonGaussianLik reads a non-Gaussian likelihood's parameters (idx: their
 // positions in lik.Params) and turns {0, 1} labels into {−1, 1} in y.
