@@ -13,9 +13,10 @@ import (
 // from zero otherwise. It also keeps the α̂ before that one and starts
 // from whichever of the two has the higher Ψ: after a far trial point (a
 // line search's overshoot, the check at infinity after a fit) the next
-// point near the earlier ones starts from their mode, not the far one. An optimiser's next point is close to its last, so
-// the mode moves little and a warm start saves most of the Newton steps:
-// on examples/gp_classify.kml's data a cold mode takes 6–10 steps, each a
+// point near the earlier ones starts from their mode, not the far one.
+// An optimiser's next point is close to its last, so the mode moves
+// little and a warm start saves most of the Newton steps: on
+// examples/gp_classify.kml's data a cold mode takes 6–10 steps, each a
 // Cholesky factor of B = I + W^½KW^½.
 //
 // Newton's stopping rule is unchanged, so a warm Fit returns a mode that
@@ -27,78 +28,34 @@ import (
 // could choose among them, so those Fits are cold.
 //
 // A second Fit at the same K, y and likelihood (a fingerprint of their
-// bits) returns the first's numbers to the bit: it starts from the first
-// Fit's α̂ when that passed Newton's gradient test (a fixed point: no
-// step is taken), and otherwise from where the first Fit started, so that
-// the same steps are taken again. That is what lets a model's replay at a
-// point its walk has just evaluated agree with the walk (lang/model's
-// replay check). A LaplaceWarm belongs to one sequence of evaluations
-// (one optimiser run, one chain) and is not safe for concurrent use; a
-// sequence of Fits from a fresh LaplaceWarm gives the same numbers every
-// time.
+// bits) returns the first's numbers to the bit (warmStarts). That is what
+// lets a model's replay at a point its walk has just evaluated agree with
+// the walk (lang/model's replay check). A LaplaceWarm belongs to one
+// optimiser run and is not safe for concurrent use; a sequence of Fits
+// from a fresh LaplaceWarm gives the same numbers every time.
 type LaplaceWarm struct {
-	// alpha is the last Fit's α̂, from the α it started at (empty: zero)
-	// and prev the α̂ of the Fit before; fixed says alpha passed the
-	// gradient test; key fingerprints the last Fit's K, y and likelihood.
-	alpha, from, prev []float64
-	fixed             bool
-	key               uint64
-	// Warm and Cold count the Fits that started from a previous mode and
-	// from zero.
-	Warm, Cold int
+	warmStarts[[]float64]
 }
 
-// Fit is LaplaceApprox.Fit from the start GPML's rule picks among the
-// last two modes (the same start as the last Fit for the same problem).
+// Fit is LaplaceApprox.Fit from the start the rule picks among the last
+// two modes (warmStarts).
 func (w *LaplaceWarm) Fit(K *mat.SymDense, y []float64, l Lik, needs Needs) (*Posterior, error) {
-	key := fingerprint(K, y, l)
-	var start []float64
-	if key == w.key {
-		// The same problem: from the fixed point, or the same steps again.
-		start = w.alpha
-		if !w.fixed {
-			start = w.from
-		}
-		if _, ok := w.psi(K, y, l, start); !ok {
-			start = nil
-		}
-	} else {
-		best := math.Inf(-1)
-		for _, c := range [][]float64{w.alpha, w.prev} {
-			if v, ok := w.psi(K, y, l, c); ok && v > best {
-				start, best = c, v
+	return warmFit(&w.warmStarts, fingerprint(K, y, l),
+		func(a []float64) (float64, bool) { return laplaceStartPsi(K, y, l, a) },
+		func(start []float64) (*Posterior, []float64, bool, error) {
+			p, fixed, err := laplaceFitFrom(K, y, l, needs, start)
+			if err != nil {
+				return nil, nil, false, err
 			}
-		}
-	}
-	if start != nil {
-		w.Warm++
-	} else {
-		w.Cold++
-	}
-	p, fixed, err := laplaceFitFrom(K, y, l, needs, start)
-	if err != nil && start != nil {
-		// The warm start led nowhere: from zero, as a cold Fit would.
-		w.Warm--
-		w.Cold++
-		start = nil
-		p, fixed, err = laplaceFitFrom(K, y, l, needs, nil)
-	}
-	if err != nil {
-		w.alpha, w.from, w.prev, w.key = w.alpha[:0], w.from[:0], w.prev[:0], 0
-		return nil, err
-	}
-	w.from = append(w.from[:0], start...)
-	if key != w.key {
-		w.prev, w.alpha = w.alpha, w.prev
-	}
-	w.alpha = append(w.alpha[:0], p.Alpha...)
-	w.fixed, w.key = fixed, key
-	return p, nil
+			return p, p.Alpha, fixed, nil
+		},
+		func(dst, src []float64) []float64 { return append(dst[:0], src...) })
 }
 
-// psi returns Ψ(alpha) under K and whether alpha is a start for it: a
-// log-concave likelihood, an α of the right length and Ψ(α) ≥ Ψ(0).
-func (w *LaplaceWarm) psi(K *mat.SymDense, y []float64, l Lik, alpha []float64) (float64, bool) {
+// laplaceStartPsi returns Ψ(alpha) under K and whether alpha is a start
+// for it: a log-concave likelihood, an α of the right length and
+// Ψ(α) ≥ Ψ(0).
+func laplaceStartPsi(K *mat.SymDense, y []float64, l Lik, alpha []float64) (float64, bool) {
 	n := K.SymmetricDim()
 	if len(alpha) != n || n == 0 {
 		return 0, false

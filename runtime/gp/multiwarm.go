@@ -18,60 +18,24 @@ import (
 // belongs to one optimiser run; a nil *MultiWarm starts every mode from
 // zero.
 type MultiWarm struct {
-	alpha, from, prev [][]float64
-	fixed             bool
-	key               uint64
-	// Warm and Cold count the modes started from a previous one and from
-	// zero.
-	Warm, Cold int
+	warmStarts[[][]float64]
 }
 
-// mode is MultiLaplaceMode from the start w picks.
+// mode is MultiLaplaceMode from the start w picks (warmStarts).
 func (w *MultiWarm) mode(K *mat.SymDense, y []int, C int) (*MultiPosterior, error) {
 	if w == nil {
 		return MultiLaplaceMode(K, y, C)
 	}
-	key := fingerprintMulti(K, y, C)
-	var start [][]float64
-	if key == w.key {
-		start = w.alpha
-		if !w.fixed {
-			start = w.from
-		}
-		if _, ok := multiStartPsi(K, y, C, start); !ok {
-			start = nil
-		}
-	} else {
-		best := math.Inf(-1)
-		for _, c := range [][][]float64{w.alpha, w.prev} {
-			if v, ok := multiStartPsi(K, y, C, c); ok && v > best {
-				start, best = c, v
+	return warmFit(&w.warmStarts, fingerprintMulti(K, y, C),
+		func(a [][]float64) (float64, bool) { return multiStartPsi(K, y, C, a) },
+		func(start [][]float64) (*MultiPosterior, [][]float64, bool, error) {
+			p, fixed, err := multiLaplaceModeFrom(K, y, C, start)
+			if err != nil {
+				return nil, nil, false, err
 			}
-		}
-	}
-	if start != nil {
-		w.Warm++
-	} else {
-		w.Cold++
-	}
-	p, fixed, err := multiLaplaceModeFrom(K, y, C, start)
-	if err != nil && start != nil {
-		w.Warm--
-		w.Cold++
-		start = nil
-		p, fixed, err = multiLaplaceModeFrom(K, y, C, nil)
-	}
-	if err != nil {
-		w.alpha, w.from, w.prev, w.key = nil, nil, nil, 0
-		return nil, err
-	}
-	w.from = copyVecs(w.from, start)
-	if key != w.key {
-		w.prev, w.alpha = w.alpha, w.prev
-	}
-	w.alpha = copyVecs(w.alpha, p.Alpha)
-	w.fixed, w.key = fixed, key
-	return p, nil
+			return p, p.Alpha, fixed, nil
+		},
+		copyVecs)
 }
 
 // multiStartPsi returns Ψ(a) under K (f = Ka) and whether a is a start:
