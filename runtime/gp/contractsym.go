@@ -81,7 +81,7 @@ func contractSymDist(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDe
 						gi[j] *= 2
 					}
 				}
-				fk.contractFrom(acc, s, i0, i1, i0)
+				fk.contractFrom(acc, nil, s, i0, i1, i0)
 			}
 		})
 	for _, acc := range sums {

@@ -39,7 +39,7 @@ func LowRankLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise fl
 			return 0, err
 		}
 		if fk := newFastKernel(k, x, z); fk != nil {
-			return sgprFast(fk, k, x, z, y, noise, grad, true)
+			return sgprFast(fk, k, x, z, y, noise, grad, nil, true)
 		}
 	}
 	kzz, err := kernels.Gram(k, z)

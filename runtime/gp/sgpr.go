@@ -194,8 +194,10 @@ func (s *sgprStats) gradParts(noise float64) (va, ba *mat.VecDense, mm *mat.Dens
 }
 
 // finishGrad writes the gradient from gsum (the n × m contraction and
-// the diagonal's), g2 = Σ_b B_b G_b (m × m), aa = αᵀα.
-func (s *sgprStats) finishGrad(k kernels.Kernel, z *mat.Dense, g2 *mat.Dense, gsum []float64, aa, noise float64, grad []float64) error {
+// the diagonal's), g2 = Σ_b B_b G_b (m × m), aa = αᵀα; when gz is not
+// nil (it holds Σᵢ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂zⱼ already) it adds K_zz's part of
+// ∂F/∂z.
+func (s *sgprStats) finishGrad(k kernels.Kernel, z *mat.Dense, g2 *mat.Dense, gsum []float64, aa, noise float64, grad, gz []float64) error {
 	n, m := s.n, s.m
 	nh := k.NumHyper()
 	g2s := mat.NewSymDense(m, nil)
@@ -203,6 +205,9 @@ func (s *sgprStats) finishGrad(k kernels.Kernel, z *mat.Dense, g2 *mat.Dense, gs
 		for j := i; j < m; j++ {
 			g2s.SetSym(i, j, 0.5*(g2.At(i, j)+g2.At(j, i)))
 		}
+	}
+	if gz != nil {
+		kzzGradZ(gz, k, z, g2s)
 	}
 	tmp := make([]float64, nh)
 	Contract(tmp, k, z, g2s)
@@ -234,6 +239,30 @@ func (s *sgprStats) finishGrad(k kernels.Kernel, z *mat.Dense, g2 *mat.Dense, gs
 // M = A⁻¹VVᵀL⁻¹/σ² (the −Bᵀ/σ² of WBᵀ and the trace term's Bᵀ/σ² cancel),
 // formed block by block, and the m × m matrix BG = Σ_blocks B_b G_b.
 func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad []float64) (float64, error) {
+	return SGPRLogMarginalZ(k, x, z, y, noise, grad, nil)
+}
+
+// SGPRLogMarginalZ is SGPRLogMarginal that also writes, when gz is not
+// nil (m × d, row-major, with grad), the bound's gradient in the inducing
+// points themselves, so that they can be learned with the hyperparameters
+// (Titsias 2009, §3: F is a lower bound whatever z is, so maximising it
+// over z cannot over-fit). With the G and BG of SGPRLogMarginal,
+//
+//	∂F/∂zⱼ = Σᵢ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂zⱼ − Σₗ (BG)ˢʲₗ ∂k(zⱼ, zₗ)/∂zⱼ,
+//
+// (BG)ˢ the symmetric part: the same two matrices as the hyperparameters',
+// contracted with the kernel's derivative in its input instead (k.GradX;
+// in the matrix form, Hᵀx̃ and H's column sums from each block's H).
+// The jitter K_zz takes for its factor is held fixed, as it is for the
+// hyperparameters.
+func SGPRLogMarginalZ(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad, gz []float64) (float64, error) {
+	if gz != nil {
+		m, d := z.Dims()
+		if grad == nil || len(gz) != m*d {
+			panic(fmt.Sprintf("gp: SGPRLogMarginalZ needs grad and %d×%d values for gz", m, d))
+		}
+		clear(gz)
+	}
 	if !(noise > 0) {
 		return 0, fmt.Errorf("gp: the noise variance must be positive, got %g", noise)
 	}
@@ -245,7 +274,7 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 			if len(y) != fk.n {
 				return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
 			}
-			return sgprFast(fk, k, x, z, y, noise, grad, false)
+			return sgprFast(fk, k, x, z, y, noise, grad, gz, false)
 		}
 	}
 	s, err := sgprPass(k, x, z, y, noise)
@@ -288,6 +317,9 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 		for h := range gsum {
 			gsum[h] += tmp[h]
 		}
+		if gz != nil {
+			crossGradZ(gz, k, xb, z, g)
+		}
 		var b mat.Dense
 		if err := linalg.IgnoreCondition(b.Solve(s.L.T(), v)); err != nil {
 			return err
@@ -307,7 +339,7 @@ func SGPRLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 	if err != nil {
 		return 0, err
 	}
-	return bound, s.finishGrad(k, z, g2, gsum, aa, noise, grad)
+	return bound, s.finishGrad(k, z, g2, gsum, aa, noise, grad, gz)
 }
 
 // SGPRPredict is the predictive of f at the rows of xnew under SGPR's

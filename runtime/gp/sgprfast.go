@@ -261,13 +261,61 @@ func (ft *fastTerm) deriv(u, e float64) float64 {
 
 // contract adds into acc Σᵢⱼ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂h for the block [i0, i1)
 // whose G is s.g and whose terms' u, e are in s.
-func (fk *fastKernel) contract(acc []float64, s *fastScratch, i0, i1 int) {
-	fk.contractFrom(acc, s, i0, i1, 0)
+// When za is not nil it also adds, per term, H's column sums and Hᵀx̃_b
+// (m × d) into za, the parts of ∂F/∂z (zGradAcc).
+func (fk *fastKernel) contract(acc []float64, za *zGradAcc, s *fastScratch, i0, i1 int) {
+	fk.contractFrom(acc, za, s, i0, i1, 0)
+}
+
+// zGradAcc holds one lane's sums for the gradient in the inducing points:
+// per term, Σᵢ Hᵢⱼ (cs, m) and Σᵢ Hᵢⱼ x̃ᵢ (hx, m × d row-major), so that
+//
+//	Σᵢ Gᵢⱼ ∂k(xᵢ, zⱼ)/∂z_jq = c Σᵢ Gᵢⱼ f′(uᵢⱼ) ∂uᵢⱼ/∂z_jq
+//	                       = −(2/ℓ_q) ((Hᵀx̃)ⱼ_q − z̃ⱼ_q Σᵢ Hᵢⱼ).
+type zGradAcc struct {
+	cs, hx [][]float64
+}
+
+func (fk *fastKernel) newZGradAcc() *zGradAcc {
+	za := &zGradAcc{cs: make([][]float64, len(fk.terms)), hx: make([][]float64, len(fk.terms))}
+	for t := range za.cs {
+		za.cs[t], za.hx[t] = make([]float64, fk.m), make([]float64, fk.m*fk.d)
+	}
+	return za
+}
+
+// addZGrad adds the lanes' sums, in lane order, to ∂F/∂z in gz.
+func (fk *fastKernel) addZGrad(gz []float64, lanes []*zGradAcc) {
+	d := fk.d
+	for t := range fk.terms {
+		ft := &fk.terms[t]
+		cs, hx := make([]float64, fk.m), make([]float64, fk.m*d)
+		for _, za := range lanes {
+			if za == nil {
+				continue
+			}
+			for j, v := range za.cs[t] {
+				cs[j] += v
+			}
+			for i, v := range za.hx[t] {
+				hx[i] += v
+			}
+		}
+		for j := 0; j < fk.m; j++ {
+			for q := 0; q < d; q++ {
+				ell := ft.ell[0]
+				if len(ft.ell) > 1 {
+					ell = ft.ell[q]
+				}
+				gz[j*d+q] += -2 / ell * (hx[j*d+q] - ft.zs[j*d+q]*cs[j])
+			}
+		}
+	}
 }
 
 // contractFrom is contract over the columns [c0, m) of a block from
-// blockFrom (G, u and e (i1−i0) × (m−c0)).
-func (fk *fastKernel) contractFrom(acc []float64, s *fastScratch, i0, i1, c0 int) {
+// blockFrom (G, u and e (i1−i0) × (m−c0)); za must be nil unless c0 = 0.
+func (fk *fastKernel) contractFrom(acc []float64, za *zGradAcc, s *fastScratch, i0, i1, c0 int) {
 	d := fk.d
 	m := fk.m - c0
 	nb := i1 - i0
@@ -299,6 +347,19 @@ func (fk *fastKernel) contractFrom(acc []float64, s *fastScratch, i0, i1, c0 int
 				}
 			}
 			acc[sh] += c * gf
+		}
+		if za != nil {
+			// Hᵀx̃_b and H's column sums for ∂F/∂z.
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+				blas64.General{Rows: nb, Cols: m, Stride: m, Data: h},
+				blas64.General{Rows: nb, Cols: d, Stride: d, Data: ft.xs[i0*d : i1*d]},
+				1, blas64.General{Rows: m, Cols: d, Stride: d, Data: za.hx[t]})
+			cs := za.cs[t]
+			for i := 0; i < nb; i++ {
+				for j, hv := range h[i*m : (i+1)*m] {
+					cs[j] += hv
+				}
+			}
 		}
 		if len(ft.ell) == 1 {
 			// ∂u/∂ℓ = −2u/ℓ.
@@ -369,7 +430,9 @@ func (fk *fastKernel) lanes(body func(lane int, s *fastScratch, i0, i1 int)) {
 // the trace term, G_b = W_bBᵀ keeps the −B_bᵀ/σ² = −K_bz K_zz⁻¹/σ² that
 // cancelled, which is M' − K_zz⁻¹/σ² in place of M' (m × m work), Σ_b B_b
 // G_b loses L⁻ᵀPL⁻¹/σ², and the diagonal's and σ²'s trace parts go.
-func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad []float64, dtc bool) (float64, error) {
+//
+// With gz not nil (not with dtc) it also writes ∂F/∂z (SGPRLogMarginalZ).
+func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad, gz []float64, dtc bool) (float64, error) {
 	s, err := newStats(k, x, z, y)
 	if err != nil {
 		return 0, err
@@ -480,10 +543,14 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		aa float64
 	}
 	gl := make([]laneGrad, sgprLanes)
+	zl := make([]*zGradAcc, sgprLanes)
 	fk.lanes(func(lane int, sc *fastScratch, i0, i1 int) {
 		lg := &gl[lane]
 		if lg.g == nil {
 			lg.g = make([]float64, nh)
+			if gz != nil {
+				zl[lane] = fk.newZGradAcc()
+			}
 		}
 		nb := i1 - i0
 		fk.block(sc, i0, i1)
@@ -504,7 +571,7 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 			blas64.General{Rows: m, Cols: m, Stride: m, Data: mpRaw}, 0, gb)
 		blas64.Ger(1, blas64.Vector{N: nb, Inc: 1, Data: alpha},
 			blas64.Vector{N: m, Inc: 1, Data: baRaw}, gb)
-		fk.contract(lg.g, sc, i0, i1)
+		fk.contract(lg.g, zl[lane], sc, i0, i1)
 	})
 	gsum := make([]float64, nh)
 	var aa float64
@@ -516,6 +583,9 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 			gsum[h] += lg.g[h]
 		}
 		aa += lg.aa
+	}
+	if gz != nil {
+		fk.addZGrad(gz, zl)
 	}
 	tmp := make([]float64, nh)
 	for i := 0; i < n && !dtc; i++ {
@@ -539,7 +609,7 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	if err := linalg.IgnoreCondition(g2.Solve(s.L.T(), &pm)); err != nil {
 		return 0, err
 	}
-	if err := s.finishGrad(k, z, &g2, gsum, aa, noise, grad); err != nil {
+	if err := s.finishGrad(k, z, &g2, gsum, aa, noise, grad, gz); err != nil {
 		return 0, err
 	}
 	if dtc {
