@@ -18,7 +18,7 @@ import (
 
 func registerGp(reg *eval.Registry) {
 	b := reg.Register(`gp(x, kernel, inducing = "auto", seed = 1, sparse = "vfe", select = "kmeans", classes?)`,
-		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (sigma one number, one parameter, a vector of known per-observation standard deviations, or a vector expression of parameters such as exp(b0 + b1 * x) for noise that varies with the input; or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f), or counts through poisson_log(f) and neg_binomial_2_log(f, phi), whose marginal likelihood takes approx: "laplace" or "ep"). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points; the Nyström path is for normal observations and the marginal likelihood. sparse: the objective on that path, "vfe" (Titsias' 2009 collapsed variational bound log N(y | 0, Q + sigma²I) − tr(K − Q)/(2 sigma²), a lower bound on the exact log marginal likelihood), "fitc" (log N(y | 0, Q + diag(K − Q) + sigma²I), Snelson and Ghahramani 2006) or "dtc" (log N(y | 0, Q + sigma²I) alone, without the trace term). select: how a number of inducing points (or "auto"'s 512) is chosen, "kmeans" (k-means centres of x, once) or "greedy" (greedy conditional-variance selection among the rows of x, Burt, Rasmussen and van der Wilk 2020, redone with the kernel at each evaluation). classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
+		`A latent Gaussian process at the rows of x with covariance kernel, for use in a model: f ~ gp(X, rbf(ell) + c * linear()), then y ~ normal(f, sigma) (sigma one number, one parameter, a vector of known per-observation standard deviations, or a vector expression of parameters such as exp(b0 + b1 * x) for noise that varies with the input; or laplace(f, b), student_t(nu, f, s), bernoulli_logit(f), or counts through poisson_log(f) and neg_binomial_2_log(f, phi), whose marginal likelihood takes approx: "laplace" or "ep"). f is integrated out (exactly for Gaussian noise) or optimised, as optimize's objective says; see predict. inducing: "auto" (exact up to 3000 rows; above, the Nyström approximation through 512 k-means centres of x), "exact", a number m of k-means centres (seeded by seed), or a matrix of inducing points (built from model parameters, e.g. transpose([z1, z2]), they are learned with the hyperparameters on Titsias' bound); the Nyström path is for normal observations and the marginal likelihood. sparse: the objective on that path, "vfe" (Titsias' 2009 collapsed variational bound log N(y | 0, Q + sigma²I) − tr(K − Q)/(2 sigma²), a lower bound on the exact log marginal likelihood), "fitc" (log N(y | 0, Q + diag(K − Q) + sigma²I), Snelson and Ghahramani 2006) or "dtc" (log N(y | 0, Q + sigma²I) alone, without the trace term). select: how a number of inducing points (or "auto"'s 512) is chosen, "kmeans" (k-means centres of x, once) or "greedy" (greedy conditional-variance selection among the rows of x, Burt, Rasmussen and van der Wilk 2020, redone with the kernel at each evaluation). classes: C (at least 2) makes f C independent GPs with this kernel, one per class, observed as labels 1..C through c ~ categorical_logit(f) and fitted with Laplace's approximation (optimize(m, objective: "ml", approx: "laplace")).`,
 		gpBuiltin)
 	b.AD = true
 }
@@ -33,7 +33,11 @@ type gpLatent struct {
 	// the inducing points given.
 	inducing int
 	z        *mat.Dense
-	seed     uint64
+	// zAD, when the inducing points given depend on model parameters, is
+	// that matrix (z then holds its values at construction): the points
+	// are learned with the hyperparameters, on Titsias' bound only.
+	zAD  *eval.ADMat
+	seed uint64
 	// auto says the Nyström path was chosen by size, not by the user.
 	auto bool
 	// sparse is the Nyström path's objective: "vfe" (Titsias' bound),
@@ -73,7 +77,7 @@ func (g *gpLatent) String() string {
 	}
 	return fmt.Sprintf("gp(%d×%d matrix, %s)", r, c, g.kernel)
 }
-func (g *gpLatent) HasAD() bool { return g.kernel.HasAD() }
+func (g *gpLatent) HasAD() bool { return g.kernel.HasAD() || g.zAD != nil }
 
 func gpBuiltin(a *eval.Args) (eval.Value, error) {
 	var k kernel.Arg
@@ -123,6 +127,20 @@ func gpBuiltin(a *eval.Args) (eval.Value, error) {
 			return nil, a.Errorf("inducing", "inducing must be a whole number of points between 1 and the %d rows of x, got %s", n, eval.FormatNumber(float64(v)))
 		}
 		g.inducing = m
+	case *eval.ADMat:
+		// Inducing points that are model parameters, learned with the
+		// hyperparameters (normalLogLik's node takes them as parents).
+		if v.Cols != d {
+			return nil, a.Errorf("inducing", "the inducing points have %d columns but x has %d", v.Cols, d)
+		}
+		if v.Rows < 1 {
+			return nil, a.Errorf("inducing", "inducing needs at least one point")
+		}
+		zs := make([]float64, len(v.Vs))
+		for i, w := range v.Vs {
+			zs[i] = v.T.Peek(w) // the node recomputes from its parents
+		}
+		g.z, g.zAD = mat.NewDense(v.Rows, v.Cols, zs), v
 	default:
 		z, err := a.Matrix("inducing")
 		if err != nil {

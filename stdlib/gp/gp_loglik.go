@@ -93,6 +93,9 @@ func (g *gpLatent) LogLik(ev *model.Eval, lik *dists.DistVal, loc int, data eval
 	if err != nil {
 		return nil, err
 	}
+	if g.zAD != nil && (lik.Family.Name() != "normal" || g.sparse != "vfe" || ev.Objective().Loss != model.LossLikelihood) {
+		return nil, fmt.Errorf(`inducing points that are model parameters are learned on Titsias' bound (sparse: "vfe") for normal observations; give them as a matrix of numbers here`)
+	}
 	if ev.Objective().Loss != model.LossLikelihood {
 		return g.svmLogLik(ev, y)
 	}
@@ -327,8 +330,14 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 	}
 	// One replayable node: the closure rebuilds the kernel from its
 	// parents' values at every replay, as the non-Gaussian case does.
+	// Learned inducing points follow σ as parents, row by row.
 	params := append(append([]eval.Value(nil), g.kernel.Hyper...), lik.Params[1])
 	nk := k.NumHyper()
+	if g.zAD != nil {
+		for _, v := range g.zAD.Vs {
+			params = append(params, &eval.ADNum{T: g.zAD.T, V: v})
+		}
+	}
 	var recErr error
 	out := eval.FuncNode(params, func(x, d []float64) float64 {
 		sig := x[nk]
@@ -336,7 +345,12 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		if err != nil {
 			return math.NaN()
 		}
-		lp, err := logLik(kk, sig, d)
+		var lp float64
+		if g.zAD != nil {
+			lp, err = g.learnedZLogLik(kk, x[nk+1:], y, sig, d[:nk+1], d[nk+1:])
+		} else {
+			lp, err = logLik(kk, sig, d)
+		}
 		if recErr = err; err != nil {
 			return math.NaN()
 		}
@@ -347,4 +361,18 @@ func (g *gpLatent) normalLogLik(ev *model.Eval, lik *dists.DistVal, loc int, y [
 		return nil, &ast.Error{Pos: g.pos, Msg: fmt.Sprintf("gp: %v (kernel %s, sigma %g)", bare(recErr), k, sigma)}
 	}
 	return out, nil
+}
+
+// learnedZLogLik is Titsias' bound at kernel kk, noise sd sig and the
+// inducing points zs (row-major, as the model gave them), with its
+// gradient in kk's hyperparameters then σ² written to grad and in the
+// points to gz. Points that are not finite give ErrNonFinite's NaN.
+func (g *gpLatent) learnedZLogLik(kk kernels.Kernel, zs, y []float64, sig float64, grad, gz []float64) (float64, error) {
+	for _, v := range zs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("an inducing point is %v", v)
+		}
+	}
+	z := mat.NewDense(g.zAD.Rows, g.zAD.Cols, append([]float64(nil), zs...))
+	return rgp.SGPRLogMarginalZ(kk, g.x, z, y, sig*sig, grad, gz)
 }

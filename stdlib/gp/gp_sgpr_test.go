@@ -143,3 +143,102 @@ func TestGPSparseErrors(t *testing.T) {
 	kmltest.ExpectError(t, "let x = [[0], [1], [2]]\ngp(x, rbf(1), select: 3)",
 		`t.kml:2:23: error: gp: select must be "kmeans" or "greedy", got number`)
 }
+
+// learnedZ is sparseData with the inducing points as parameters: two
+// vectors, one per input, joined into a 6 × 2 matrix.
+const learnedZ = sparseData + `
+model learn {
+  ell[2] ~ lognormal(0, 1)
+  a ~ lognormal(0, 1)
+  sigma ~ lognormal(-1, 1)
+  z1[6] ~ normal(0, 2)
+  z2[6] ~ normal(0, 2)
+  f ~ gp(x, a * rbf(ell), inducing: transpose([z1, z2]))
+  y ~ normal(f, sigma)
+}
+let at = {ell: [0.8, 1.3], a: 1.5, sigma: 0.3, z1: z[:, 1], z2: z[:, 2]}
+let ll = loglik(learn, at)
+let fz = optimize(vfe, objective: "ml", init: v)
+let fl = optimize(learn, objective: "ml", init: at)
+let exact_at_fl = loglik(exact, {ell: fl.ell, a: fl.a, sigma: fl.sigma})
+let z_fl = transpose([fl.z1, fl.z2])
+let lv_fl = loglik(vfe, {ell: fl.ell, a: fl.a, sigma: fl.sigma})
+let pl = predict(fl, [[0.3, 0.2], [1.0, -1.0]])
+`
+
+// TestGPLearnedInducing: inducing points given by model parameters are
+// learned with the hyperparameters on Titsias' bound. At the given points
+// the bound equals the fixed-point model's; the model's gradient in all
+// 16 coordinates matches finite differences; ML-II over the points ends
+// above the fixed points' optimum and still below the exact log marginal
+// likelihood at its hyperparameters (a bound whatever z is); predict
+// takes the fit, at its learned points (runtime/gp's SGPRPredict).
+func TestGPLearnedInducing(t *testing.T) {
+	in, _ := kmltest.Run(t, learnedZ)
+	num := func(name string) float64 { return float64(kmltest.Lookup[eval.Num](t, in, name)) }
+	if ll, lv := num("ll"), num("lv"); ll != lv {
+		t.Errorf("bound with the points as parameters %.17g, as data %.17g", ll, lv)
+	}
+	// The hyperparameters on the log scale, then the points of z moved.
+	q := []float64{-0.2, 0.3, 0.4, -1.1, -1.4, -0.6, 0.1, 0.4, 1.1, 1.7, 0.1, 0.6, -0.9, 1.2, -0.1, -0.4}
+	kmltest.CheckModelGradient(t, in, "learn", 1e-5, q)
+	fz := kmltest.Lookup[*eval.Record](t, in, "fz")
+	fl := kmltest.Lookup[*eval.Record](t, in, "fl")
+	lz := float64(kmltest.Field(t, fz, "logp").(eval.Num))
+	lfl := float64(kmltest.Field(t, fl, "logp").(eval.Num))
+	if !(lfl > lz+1) {
+		t.Errorf("ML-II with learned points %.8g, with the points fixed %.8g", lfl, lz)
+	}
+	if e := num("exact_at_fl"); !(lfl < e) {
+		t.Errorf("learned-point bound %.10g not below the exact log marginal %.10g", lfl, e)
+	}
+	if lv := num("lv_fl"); !(lfl > lv) {
+		t.Errorf("at the fit's hyperparameters the learned points give %.10g, the starting points %.10g", lfl, lv)
+	}
+	x := mat.DenseCopyOf(kmltest.Lookup[*eval.Mat](t, in, "x").M)
+	zl := mat.DenseCopyOf(kmltest.Lookup[*eval.Mat](t, in, "z_fl").M)
+	y := append([]float64(nil), kmltest.Lookup[*eval.Vec](t, in, "y").Data...)
+	ell := kmltest.Field(t, fl, "ell").(*eval.Vec).Data
+	rbf, _ := kernels.NewRBF(ell)
+	k, _ := kernels.NewScaled(float64(kmltest.Field(t, fl, "a").(eval.Num)), rbf)
+	sig := float64(kmltest.Field(t, fl, "sigma").(eval.Num))
+	wm, wv, err := rgp.SGPRPredict(k, x, zl, y, sig*sig, mat.NewDense(2, 2, []float64{0.3, 0.2, 1.0, -1.0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := kmltest.Lookup[*eval.Record](t, in, "pl")
+	fm := kmltest.Field(t, pl, "f_mean").(*eval.Vec).Data
+	fv := kmltest.Field(t, pl, "f_var").(*eval.Vec).Data
+	for j := range fm {
+		if math.Abs(fm[j]-wm[j]) > 1e-9 || math.Abs(fv[j]-wv[j]) > 1e-9 {
+			t.Errorf("predict %d: %v %v, SGPRPredict at the learned points %v %v", j, fm[j], fv[j], wm[j], wv[j])
+		}
+	}
+}
+
+// TestGPLearnedInducingErrors: learned inducing points are for Titsias'
+// bound with normal observations; other objectives say so, and method
+// "svgp" asks for them to be held (then they are data).
+func TestGPLearnedInducingErrors(t *testing.T) {
+	const data = `
+let x = [[0], [1], [2], [3]]
+let y = [0.1, 0.5, 0.2, -0.3]
+model m {
+  z[2] ~ normal(0, 2)
+  f ~ gp(x, rbf(1), inducing: transpose([z]), sparse: "dtc")
+  y ~ normal(f, 0.2)
+}
+`
+	kmltest.ExpectError(t, data+`optimize(m, objective: "ml")`, `learned on Titsias' bound (sparse: "vfe")`)
+	const cls = `
+let x = [[0], [1], [2], [3]]
+let y = [0, 1, 1, 0]
+model m {
+  z[2] ~ normal(0, 2)
+  f ~ gp(x, rbf(1), inducing: transpose([z]))
+  y ~ bernoulli_logit(f)
+}
+`
+	kmltest.ExpectError(t, cls+`optimize(m, objective: "ml", method: "svgp", steps: 5)`, `z.1 is not one: hold it with fix:`)
+	kmltest.ExpectError(t, cls+`optimize(m, objective: "ml")`, `learned on Titsias' bound`)
+}
