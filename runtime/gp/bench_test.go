@@ -161,3 +161,36 @@ func BenchmarkSGPR(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSparseForms times FITC's marginal with its gradient and SGPR's
+// and FITC's predictive (2000 new rows) on the matrix form and on the
+// general path (k.Eval per pair), side by side, at n = 10⁴, D = 8,
+// m = 512 random rows as inducing points (ARD rbf):
+//
+//	go test ./runtime/gp -run '^$' -bench SparseForms
+func BenchmarkSparseForms(b *testing.B) {
+	const n, d, m = 10000, 8, 512
+	ell := []float64{0.8, 6, 6, 7, 7, 8, 8, 9}
+	rbf, _ := kernels.NewRBF(ell)
+	k, _ := kernels.NewScaled(1.2, rbf)
+	x, y := testData(n, d, 12)
+	z := mat.DenseCopyOf(x.Slice(0, m, 0, d))
+	xs, _ := testData(2000, d, 13)
+	grad := make([]float64, k.NumHyper()+1)
+	for _, form := range []string{"matrix", "general"} {
+		run := func(name string, f func() error) {
+			b.Run(name+"/"+form, func(b *testing.B) {
+				defer func(v bool) { sgprFastPath = v }(sgprFastPath)
+				sgprFastPath = form == "matrix"
+				for range b.N {
+					if err := f(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		run("fitc", func() error { _, err := FITCLogMarginal(k, x, z, y, 0.09, grad); return err })
+		run("sgpr-predict", func() error { _, _, err := SGPRPredict(k, x, z, y, 0.09, xs); return err })
+		run("fitc-predict", func() error { _, _, err := FITCPredict(k, x, z, y, 0.09, xs); return err })
+	}
+}

@@ -350,7 +350,25 @@ func SGPRLogMarginalZ(k kernels.Kernel, x, z *mat.Dense, y []float64, noise floa
 // is the DTC predictive's (LowRankPredict), here at any n in row blocks;
 // what the bound changes is the hyperparameters and inducing points it
 // is evaluated at.
+//
+// Kernels of the matrix form (sgprFast) take it for both passes, the
+// training rows' and the new rows'.
 func SGPRPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
+	if sgprFastPath {
+		if err := kernels.CheckData(x, "the data"); err != nil {
+			return nil, nil, err
+		}
+		if fk := newFastKernel(k, x, z); fk != nil {
+			if len(y) != fk.n {
+				return nil, nil, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
+			}
+			s, linv, err := fastPass(fk, k, x, z, y, noise)
+			if err != nil {
+				return nil, nil, err
+			}
+			return s.predictFast(k, linv, z, xnew, noise)
+		}
+	}
 	s, err := sgprPass(k, x, z, y, noise)
 	if err != nil {
 		return nil, nil, err

@@ -155,18 +155,43 @@ func TestSGPRTight(t *testing.T) {
 
 // TestSGPRPredict checks the streamed predictive against Titsias' eqs.
 // 10–11 formed densely: mean K_*z Σ K_zn y/σ², variance k_** − Q_** +
-// K_*z Σ K_z*, Σ = (K_zz + K_zn K_nz/σ²)⁻¹.
+// K_*z Σ K_z*, Σ = (K_zz + K_zn K_nz/σ²)⁻¹, on the general path (rbf +
+// linear, blocks of 11 rows) and on the matrix form (every kernel of
+// fastKernels, blocks of 7 rows in the 8 lanes), and the two paths
+// against each other to 1e-10.
 func TestSGPRPredict(t *testing.T) {
-	defer func(b int) { sgprBlock = b }(sgprBlock)
-	sgprBlock = 11
+	defer func(b, fb int) { sgprBlock, sgprFastBlock = b, fb }(sgprBlock, sgprFastBlock)
+	sgprBlock, sgprFastBlock = 11, 7
 	x, y := testData(60, 2, 396)
 	z, _ := testData(9, 2, 397)
 	xs, _ := testData(25, 2, 398)
-	k := sgprKernel()
-	noise := 0.15
+	checkSGPRPredict(t, "rbf + linear", sgprKernel(), x, z, y, 0.15, xs)
+	x, y = testData(90, 3, 399)
+	z, _ = testData(12, 3, 400)
+	xs, _ = testData(70, 3, 401)
+	for name, k := range fastKernels(t) {
+		mean, fvar := checkSGPRPredict(t, name, k, x, z, y, 0.15, xs)
+		sgprFastPath = false
+		gm, gv, err := SGPRPredict(k, x, z, y, 0.15, xs)
+		sgprFastPath = true
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		for j := range mean {
+			if math.Abs(mean[j]-gm[j]) > 1e-10*(1+math.Abs(gm[j])) || math.Abs(fvar[j]-gv[j]) > 1e-10*(1+gv[j]) {
+				t.Errorf("%s, point %d: mean %.15g var %.15g, general path %.15g %.15g", name, j, mean[j], fvar[j], gm[j], gv[j])
+			}
+		}
+	}
+}
+
+// checkSGPRPredict is TestSGPRPredict's dense check for one kernel; it
+// returns the predictive.
+func checkSGPRPredict(t *testing.T, name string, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, xs *mat.Dense) (mean, fvar []float64) {
+	t.Helper()
 	mean, fvar, err := SGPRPredict(k, x, z, y, noise, xs)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(name, err)
 	}
 	kzz, _ := kernels.Gram(k, z)
 	kzn, _ := kernels.Cross(k, z, x)
@@ -176,10 +201,10 @@ func TestSGPRPredict(t *testing.T) {
 	s.Scale(1/noise, &s)
 	s.Add(&s, kzz)
 	if err := si.Inverse(&s); err != nil {
-		t.Fatal(err)
+		t.Fatal(name, err)
 	}
 	if err := kzzi.Inverse(kzz); err != nil {
-		t.Fatal(err)
+		t.Fatal(name, err)
 	}
 	var kzy mat.VecDense
 	kzy.MulVec(kzn, mat.NewVecDense(len(y), y))
@@ -191,7 +216,8 @@ func TestSGPRPredict(t *testing.T) {
 		xj := xs.RawRowView(j)
 		wantVar := k.Eval(xj, xj) - mat.Inner(ks, &kzzi, ks) + mat.Dot(ks, &sk)
 		if math.Abs(mean[j]-wantMean) > 1e-7*(1+math.Abs(wantMean)) || math.Abs(fvar[j]-wantVar) > 1e-7 {
-			t.Fatalf("point %d: mean %.10g var %.10g, dense %.10g %.10g", j, mean[j], fvar[j], wantMean, wantVar)
+			t.Fatalf("%s, point %d: mean %.10g var %.10g, dense %.10g %.10g", name, j, mean[j], fvar[j], wantMean, wantVar)
 		}
 	}
+	return mean, fvar
 }

@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 
@@ -153,6 +154,7 @@ type fastScratch struct {
 	kb, g  []float64   // nb × m: K_bz, G_b
 	h, hz  []float64   // nb × m: H; nb × d: H z̃
 	alpha  []float64   // nb
+	lam    []float64   // nb: FITC's λᵢ
 	colSum []float64   // m
 }
 
@@ -160,7 +162,7 @@ func (fk *fastKernel) scratch(nb int) *fastScratch {
 	m, T := fk.m, len(fk.terms)
 	s := &fastScratch{u: make([][]float64, T), e: make([][]float64, T),
 		kb: make([]float64, nb*m), g: make([]float64, nb*m), h: make([]float64, nb*m),
-		hz: make([]float64, nb*fk.d), alpha: make([]float64, nb), colSum: make([]float64, m)}
+		hz: make([]float64, nb*fk.d), alpha: make([]float64, nb), lam: make([]float64, nb), colSum: make([]float64, m)}
 	for t := range s.u {
 		s.u[t], s.e[t] = make([]float64, nb*m), make([]float64, nb*m)
 	}
@@ -419,23 +421,12 @@ func (fk *fastKernel) lanes(body func(lane int, s *fastScratch, i0, i1 int)) {
 		})
 }
 
-// sgprFast is SGPRLogMarginal in the matrix form. With Kbz the block's
-// n_b × m kernel matrix, the first pass accumulates P = VVᵀ (V_bᵀ =
-// K_bz L⁻ᵀ by DTRMM with L⁻¹ formed once, then DSYRK) and Vy, and
-// tr Q = tr P; the second forms G_b = V_bᵀM + α_b(Bα)ᵀ as K_bz(L⁻ᵀM) + α_b(Bα)ᵀ by one DGEMM, with
-// α_b = (y_b − K_bz L⁻ᵀw)/σ², and contracts it with the kernel's
-// derivatives; Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ) is m × m work.
-//
-// With dtc it is LowRankLogMarginal instead, F + tr(K − Q)/(2σ²): without
-// the trace term, G_b = W_bBᵀ keeps the −B_bᵀ/σ² = −K_bz K_zz⁻¹/σ² that
-// cancelled, which is M' − K_zz⁻¹/σ² in place of M' (m × m work), Σ_b B_b
-// G_b loses L⁻ᵀPL⁻¹/σ², and the diagonal's and σ²'s trace parts go.
-//
-// With gz not nil (not with dtc) it also writes ∂F/∂z (SGPRLogMarginalZ).
-func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad, gz []float64, dtc bool) (float64, error) {
+// fastPass is SGPR's first pass in the matrix form (see sgprFast): the
+// sums of sgprStats, the factor of A = σ²I + VVᵀ with w = A⁻¹Vy, and L⁻¹.
+func fastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*sgprStats, *mat.TriDense, error) {
 	s, err := newStats(k, x, z, y)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	n, m := s.n, s.m
 	// L⁻¹ once (m³/3 flops), so that each block's V_bᵀ = K_bz L⁻ᵀ is a
@@ -444,7 +435,7 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	// inverts its diagonal blocks again at every call).
 	var linv mat.TriDense
 	if err := linalg.IgnoreCondition(linv.InverseTri(&s.L)); err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	liRaw := linv.RawTriangular()
 	type laneSums struct {
@@ -494,15 +485,37 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		s.trQ += praw[i*m+i]
 	}
 	if math.IsNaN(s.trQ) || math.IsInf(s.trQ, 0) {
-		return 0, ErrNonFinite
+		return nil, nil, ErrNonFinite
 	}
 	for i := 0; i < n; i++ {
 		xi := x.RawRowView(i)
 		s.trK += k.Eval(xi, xi)
 	}
 	if err := s.factorA(noise); err != nil {
+		return nil, nil, err
+	}
+	return s, &linv, nil
+}
+
+// sgprFast is SGPRLogMarginal in the matrix form. With Kbz the block's
+// n_b × m kernel matrix, the first pass accumulates P = VVᵀ (V_bᵀ =
+// K_bz L⁻ᵀ by DTRMM with L⁻¹ formed once, then DSYRK) and Vy, and
+// tr Q = tr P; the second forms G_b = V_bᵀM + α_b(Bα)ᵀ as K_bz(L⁻ᵀM) + α_b(Bα)ᵀ by one DGEMM, with
+// α_b = (y_b − K_bz L⁻ᵀw)/σ², and contracts it with the kernel's
+// derivatives; Σ_b B_b G_b = L⁻ᵀ(PM + Vα(Bα)ᵀ) is m × m work.
+//
+// With dtc it is LowRankLogMarginal instead, F + tr(K − Q)/(2σ²): without
+// the trace term, G_b = W_bBᵀ keeps the −B_bᵀ/σ² = −K_bz K_zz⁻¹/σ² that
+// cancelled, which is M' − K_zz⁻¹/σ² in place of M' (m × m work), Σ_b B_b
+// G_b loses L⁻ᵀPL⁻¹/σ², and the diagonal's and σ²'s trace parts go.
+//
+// With gz not nil (not with dtc) it also writes ∂F/∂z (SGPRLogMarginalZ).
+func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, grad, gz []float64, dtc bool) (float64, error) {
+	s, linv, err := fastPass(fk, k, x, z, y, noise)
+	if err != nil {
 		return 0, err
 	}
+	n, m := s.n, s.m
 	bound := s.bound(noise)
 	if dtc {
 		bound += 0.5 * (s.trK - s.trQ) / noise
@@ -524,7 +537,7 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	var linvD *mat.Dense
 	if dtc {
 		// M' − K_zz⁻¹/σ², K_zz⁻¹ = L⁻ᵀL⁻¹ (of the jittered K_zz).
-		linvD = mat.DenseCopyOf(&linv)
+		linvD = mat.DenseCopyOf(linv)
 		var kinv mat.Dense
 		kinv.Mul(linvD.T(), linvD)
 		kinv.Scale(-1/noise, &kinv)
@@ -616,4 +629,47 @@ func sgprFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		grad[nh] -= 0.5 * (s.trK - s.trQ) / (noise * noise)
 	}
 	return bound, nil
+}
+
+// predictFast is predict in the matrix form, for a kernel newFastKernel
+// takes: per block of new rows, K_*z whole, V_*ᵀ = K_*z L⁻ᵀ by DTRMM,
+// the mean V_*ᵀw, and V_*ᵀA⁻¹ by one DGEMM with A⁻¹ formed once for the
+// variance k_** − |V_*|² + c·V_*ᵀA⁻¹V_*.
+func (s *sgprStats) predictFast(k kernels.Kernel, linv *mat.TriDense, z, xnew *mat.Dense, c float64) (mean, fvar []float64, err error) {
+	if err := kernels.CheckData(xnew, "the new inputs"); err != nil {
+		return nil, nil, err
+	}
+	p, _ := xnew.Dims()
+	mean, fvar = make([]float64, p), make([]float64, p)
+	if p == 0 {
+		return mean, fvar, nil
+	}
+	if _, d := xnew.Dims(); d != z.RawMatrix().Cols {
+		return nil, nil, fmt.Errorf("gp: the new inputs have %d columns but the data have %d", d, z.RawMatrix().Cols)
+	}
+	fk := newFastKernel(k, xnew, z) // k and z as for the data, so not nil
+	m := s.m
+	var ainvS mat.SymDense
+	if err := linalg.IgnoreCondition(s.la.InverseTo(&ainvS)); err != nil {
+		return nil, nil, err
+	}
+	ainv := linalg.RowMajor(mat.DenseCopyOf(&ainvS))
+	liRaw := linv.RawTriangular()
+	fk.lanes(func(_ int, sc *fastScratch, i0, i1 int) {
+		nb := i1 - i0
+		fk.block(sc, i0, i1)
+		kb := sc.kb[:nb*m]
+		vt := blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb}
+		blas64.Trmm(blas.Right, blas.Trans, 1,
+			blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: liRaw.Stride, Data: liRaw.Data}, vt)
+		va := blas64.General{Rows: nb, Cols: m, Stride: m, Data: sc.g[:nb*m]}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, vt, blas64.General{Rows: m, Cols: m, Stride: m, Data: ainv}, 0, va)
+		for i := 0; i < nb; i++ {
+			row, arow := kb[i*m:(i+1)*m], va.Data[i*m:(i+1)*m]
+			xi := xnew.RawRowView(i0 + i)
+			mean[i0+i] = linalg.Dot(row, s.w)
+			fvar[i0+i] = math.Max(k.Eval(xi, xi)-linalg.Dot(row, row)+c*linalg.Dot(row, arow), 0)
+		}
+	})
+	return mean, fvar, nil
 }
