@@ -68,7 +68,7 @@ func curvatureWarnings(d *model.Density, c *model.Compiled, x []float64) []strin
 				}
 			}
 			if len(down) == 0 {
-				w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use objective: \"map\"", c.CoordNames(idx)))
+				w = append(w, fmt.Sprintf("the objective keeps increasing as the values of %s grow: its maximum is at infinity (e.g. separated data in a logistic regression), so the values are only where the optimiser stopped; add a proper prior and use %s", c.CoordNames(idx), priorObjective(c)))
 				return w
 			}
 			// Toward the lower end: for a positive parameter, 0 (an MKL
@@ -142,7 +142,18 @@ func curvatureWarnings(d *model.Density, c *model.Compiled, x []float64) []strin
 	if len(idx) > 1 {
 		verb = "are"
 	}
-	w = append(w, fmt.Sprintf("the objective is flat along a direction through the optimum (the Hessian is singular: smallest curvature %.2g against %.2g): %s %s not identified (flat along %s on the unconstrained scale), so the values are one point of a ridge; add a proper prior and use objective: \"map\", or reparameterise",
-		lo, hi, c.CoordNames(idx), verb, strings.Join(terms, " ")))
+	w = append(w, fmt.Sprintf("the objective is flat along a direction through the optimum (the Hessian is singular: smallest curvature %.2g against %.2g): %s %s not identified (flat along %s on the unconstrained scale), so the values are one point of a ridge; add a proper prior and use %s, or reparameterise",
+		lo, hi, c.CoordNames(idx), verb, strings.Join(terms, " "), priorObjective(c)))
 	return w
+}
+
+// priorObjective is the objective the warnings advise with a proper
+// prior: "map", or for a model with a latent GP "ml_prior", the marginal
+// likelihood with the priors (its "map" is joint MAP over the latent
+// function, another objective).
+func priorObjective(c *model.Compiled) string {
+	if c.Terms.Latent.Name != model.ObjUnset {
+		return `objective: "ml_prior" (the GP's marginal likelihood with the priors)`
+	}
+	return `objective: "map"`
 }

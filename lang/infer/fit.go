@@ -239,7 +239,7 @@ func absentFromLikelihood(d *model.Density, c *model.Compiled, x []float64) []st
 			all = all && zero[i]
 		}
 		if all {
-			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use objective: \"map\"", s.Name))
+			out = append(out, fmt.Sprintf("%s does not enter the likelihood, so the objective is flat in it and its value is only where the optimiser started; hold it with fix: or use %s", s.Name, priorObjective(c)))
 		}
 	}
 	return out

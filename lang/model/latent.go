@@ -81,7 +81,9 @@ const (
 	ObjRR    ObjectiveKind = "rr"
 )
 
-// ParseObjective returns the objective named s ("ml" is ObjMLM).
+// ParseObjective returns the objective named s ("ml" is ObjMLM, and so
+// are MLPrior's names: the latent GP's term is the same, only the priors
+// join it).
 func ParseObjective(s string) (ObjectiveKind, bool) {
 	switch k := ObjectiveKind(s); k {
 	case ObjMLM, ObjVB, ObjMAP, ObjMKL, ObjRR:
@@ -89,8 +91,18 @@ func ParseObjective(s string) (ObjectiveKind, bool) {
 	case "ml":
 		return ObjMLM, true
 	}
+	if MLPrior(s) {
+		return ObjMLM, true
+	}
 	return ObjUnset, false
 }
+
+// MLPrior reports whether s names type-II MAP for a model with a latent
+// GP, "ml_prior" (or "mlm_prior"): the marginal likelihood of the
+// hyperparameters (or its approximation) plus their log priors, the
+// objective a GPflow or GPyTorch model with priors on its
+// hyperparameters minimises, and PyMC's find_MAP of a marginal GP.
+func MLPrior(s string) bool { return s == "ml_prior" || s == "mlm_prior" }
 
 // String is the objective's name.
 func (k ObjectiveKind) String() string { return string(k) }

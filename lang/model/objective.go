@@ -23,6 +23,9 @@ func ObjectiveTerms(a *eval.Args, m *eval.Model) (Terms, error) {
 	if HasLatent(m) {
 		return LatentTerms(a, obj)
 	}
+	if MLPrior(obj) {
+		return Terms{}, a.Errorf("objective", "objective %q is the marginal likelihood of a latent GP's hyperparameters with their priors; this model takes \"map\" (priors and likelihood) or \"ml\"", obj)
+	}
 	if loss, _ := a.Str("loss"); loss != "" && loss != "likelihood" {
 		return Terms{}, a.Errorf("loss", "loss %q is for the \"mkl\" and \"rr\" objectives of a model with a latent GP", loss)
 	}
@@ -56,7 +59,10 @@ func LatentTerms(a *eval.Args, obj string) (Terms, error) {
 		return Terms{}, a.Errorf("approx", `objective "vb" is the variational bound; for approx: %q write objective: "ml"`, lat.Approx)
 	}
 	if !known {
-		return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "vb", "mkl" or "rr", got %q`, obj)
+		return Terms{}, a.Errorf("objective", `objective for a model with a latent GP must be "map", "ml", "mlm", "ml_prior", "vb", "mkl" or "rr", got %q`, obj)
+	}
+	if MLPrior(obj) {
+		return Terms{Prior: true, Likelihood: true, Latent: lat}, nil
 	}
 	switch kind {
 	case ObjMAP:
