@@ -29,16 +29,11 @@ func FITCLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float
 	if !(noise > 0) {
 		return 0, fmt.Errorf("gp: the noise variance must be positive, got %g", noise)
 	}
-	if sgprFastPath {
-		if err := kernels.CheckData(x, "the data"); err != nil {
+	if fk, err := sparseFast(k, x, z, y); err != nil || fk != nil {
+		if err != nil {
 			return 0, err
 		}
-		if fk := newFastKernel(k, x, z); fk != nil {
-			if len(y) != fk.n {
-				return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
-			}
-			return fitcFast(fk, k, x, z, y, noise, grad)
-		}
+		return fitcFast(fk, k, x, z, y, noise, grad)
 	}
 	f, err := fitcPass(k, x, z, y, noise)
 	if err != nil {
@@ -218,20 +213,15 @@ func FITCPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, 
 	if !(noise > 0) {
 		return nil, nil, fmt.Errorf("gp: the noise variance must be positive, got %g", noise)
 	}
-	if sgprFastPath {
-		if err := kernels.CheckData(x, "the data"); err != nil {
+	if fk, err := sparseFast(k, x, z, y); err != nil || fk != nil {
+		if err != nil {
 			return nil, nil, err
 		}
-		if fk := newFastKernel(k, x, z); fk != nil {
-			if len(y) != fk.n {
-				return nil, nil, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
-			}
-			f, linv, err := fitcFastPass(fk, k, x, z, y, noise)
-			if err != nil {
-				return nil, nil, err
-			}
-			return f.predictFast(k, linv, z, xnew, 1)
+		f, linv, err := fitcFastPass(fk, k, x, z, y, noise)
+		if err != nil {
+			return nil, nil, err
 		}
+		return f.predictFast(k, linv, z, xnew, 1)
 	}
 	f, err := fitcPass(k, x, z, y, noise)
 	if err != nil {

@@ -63,24 +63,7 @@ func TestFITCMatchesDenseAndGradient(t *testing.T) {
 	if want := denseFITC(k, x, z, y, noise); math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
 		t.Fatalf("FITC %.12g, dense %.12g", got, want)
 	}
-	h0 := k.Hyper(nil)
-	names := append(k.HyperNames(), "noise")
-	const eps = 1e-5
-	for i := range grad {
-		f := func(delta float64) float64 {
-			if i == len(h0) {
-				return denseFITC(k, x, z, y, noise+delta)
-			}
-			h := append([]float64(nil), h0...)
-			h[i] += delta
-			kk, _ := k.WithHyper(h)
-			return denseFITC(kk, x, z, y, noise)
-		}
-		fd := (f(eps) - f(-eps)) / (2 * eps)
-		if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
-			t.Errorf("∂/∂%s = %.10g, finite difference %.10g", names[i], grad[i], fd)
-		}
-	}
+	noiseGradCheck(t, "FITC", k, noise, grad, func(kk kernels.Kernel, v float64) float64 { return denseFITC(kk, x, z, y, v) })
 	x2, y2 := testData(40, 2, 3913)
 	full, err := FITCLogMarginal(k, x2, x2, y2, noise, nil)
 	if err != nil {

@@ -30,16 +30,11 @@ import (
 
 // fitcFastPass is fitcPass in the matrix form; it also returns L⁻¹.
 func fitcFastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*fitcState, *mat.TriDense, error) {
-	s, err := newStats(k, x, z, y)
+	s, linv, err := newStatsInv(k, x, z, y)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := s.m
-	var linv mat.TriDense
-	if err := linalg.IgnoreCondition(linv.InverseTri(&s.L)); err != nil {
-		return nil, nil, err
-	}
-	liRaw := linv.RawTriangular()
 	type laneSums struct {
 		a, u        []float64
 		logLam, yly float64
@@ -51,12 +46,8 @@ func fitcFastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64
 		if ls.a == nil {
 			ls.a, ls.u = make([]float64, m*m), make([]float64, m)
 		}
-		nb := i1 - i0
-		fk.block(sc, i0, i1)
-		kb := sc.kb[:nb*m]
-		vt := blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb}
-		blas64.Trmm(blas.Right, blas.Trans, 1,
-			blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: liRaw.Stride, Data: liRaw.Data}, vt)
+		vt := fk.blockV(sc, i0, i1, linv)
+		nb, kb := vt.Rows, vt.Data
 		yl, lams := sc.alpha[:nb], sc.lam[:nb]
 		for i := 0; i < nb; i++ {
 			row := kb[i*m : (i+1)*m]
@@ -112,7 +103,7 @@ func fitcFastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64
 		return nil, nil, err
 	}
 	s.w = wv.RawVector().Data
-	return &fitcState{sgprStats: s, a: a, u: u, logLam: logLam, yly: yly}, &linv, nil
+	return &fitcState{sgprStats: s, a: a, u: u, logLam: logLam, yly: yly}, linv, nil
 }
 
 // fitcFast is FITCLogMarginal in the matrix form.
@@ -158,11 +149,8 @@ func fitcFast(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		if lg.g == nil {
 			lg.g, lg.sw, lg.vAlpha = make([]float64, nh), make([]float64, m*m), make([]float64, m)
 		}
-		nb := i1 - i0
-		fk.block(sc, i0, i1)
-		kb := sc.kb[:nb*m]
-		vt := blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb}
-		blas64.Trmm(blas.Right, blas.Trans, 1, lower, vt)
+		vt := fk.blockV(sc, i0, i1, linv)
+		nb, kb := vt.Rows, vt.Data
 		// T = V_bᵀA⁻¹ in G's storage, then Rᵢ = Tᵢ/λᵢ + Wᵢᵢvᵢ in place;
 		// Wᵢᵢvᵢ also in H's storage for S_W (the contraction overwrites H
 		// later).

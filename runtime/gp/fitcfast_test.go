@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kml-lang/kml/runtime/kernels"
 )
 
 // TestFITCFastMatchesGeneral checks FITC's matrix form — the value, the
@@ -76,21 +78,5 @@ func TestFITCFastMatchesGeneral(t *testing.T) {
 	if want := denseFITC(k, xd, z, yd, noise); math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
 		t.Errorf("FITC %.12g, dense %.12g", got, want)
 	}
-	h0 := k.Hyper(nil)
-	const eps = 1e-5
-	for i := range grad {
-		at := func(delta float64) float64 {
-			if i == len(h0) {
-				return denseFITC(k, xd, z, yd, noise+delta)
-			}
-			h := append([]float64(nil), h0...)
-			h[i] += delta
-			kk, _ := k.WithHyper(h)
-			return denseFITC(kk, xd, z, yd, noise)
-		}
-		fd := (at(eps) - at(-eps)) / (2 * eps)
-		if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
-			t.Errorf("sum: ∂/∂%d = %.10g, finite difference %.10g", i, grad[i], fd)
-		}
-	}
+	noiseGradCheck(t, "sum", k, noise, grad, func(kk kernels.Kernel, v float64) float64 { return denseFITC(kk, xd, z, yd, v) })
 }

@@ -50,3 +50,30 @@ func gradCheck(t *testing.T, label string, s Settings, k kernels.Kernel, x *mat.
 		}
 	}
 }
+
+// noiseGradCheck compares grad, a Gaussian-noise objective's gradient in
+// k's hyperparameters then the noise variance, with central differences
+// (step 1e-5) of dense, an independent computation of the same objective
+// at a kernel and a noise variance, to 1e-6·(1 + |difference|). label
+// names the case in the error.
+func noiseGradCheck(t *testing.T, label string, k kernels.Kernel, noise float64, grad []float64, dense func(kernels.Kernel, float64) float64) {
+	t.Helper()
+	h0 := k.Hyper(nil)
+	names := append(k.HyperNames(), "noise")
+	const eps = 1e-5
+	for i := range grad {
+		f := func(delta float64) float64 {
+			if i == len(h0) {
+				return dense(k, noise+delta)
+			}
+			h := append([]float64(nil), h0...)
+			h[i] += delta
+			kk, _ := k.WithHyper(h)
+			return dense(kk, noise)
+		}
+		fd := (f(eps) - f(-eps)) / (2 * eps)
+		if math.Abs(fd-grad[i]) > 1e-6*(1+math.Abs(fd)) {
+			t.Errorf("%s: ∂/∂%s = %.10g, finite difference %.10g", label, names[i], grad[i], fd)
+		}
+	}
+}

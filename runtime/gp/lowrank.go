@@ -34,11 +34,11 @@ func LowRankLogMarginal(k kernels.Kernel, x, z *mat.Dense, y []float64, noise fl
 	if len(y) != n {
 		return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), n)
 	}
-	if sgprFastPath && noise > 0 {
-		if err := kernels.CheckData(x, "the data"); err != nil {
-			return 0, err
-		}
-		if fk := newFastKernel(k, x, z); fk != nil {
+	if noise > 0 {
+		if fk, err := sparseFast(k, x, z, y); err != nil || fk != nil {
+			if err != nil {
+				return 0, err
+			}
 			return sgprFast(fk, k, x, z, y, noise, grad, nil, true)
 		}
 	}

@@ -266,16 +266,11 @@ func SGPRLogMarginalZ(k kernels.Kernel, x, z *mat.Dense, y []float64, noise floa
 	if !(noise > 0) {
 		return 0, fmt.Errorf("gp: the noise variance must be positive, got %g", noise)
 	}
-	if sgprFastPath {
-		if err := kernels.CheckData(x, "the data"); err != nil {
+	if fk, err := sparseFast(k, x, z, y); err != nil || fk != nil {
+		if err != nil {
 			return 0, err
 		}
-		if fk := newFastKernel(k, x, z); fk != nil {
-			if len(y) != fk.n {
-				return 0, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
-			}
-			return sgprFast(fk, k, x, z, y, noise, grad, gz, false)
-		}
+		return sgprFast(fk, k, x, z, y, noise, grad, gz, false)
 	}
 	s, err := sgprPass(k, x, z, y, noise)
 	if err != nil {
@@ -354,20 +349,15 @@ func SGPRLogMarginalZ(k kernels.Kernel, x, z *mat.Dense, y []float64, noise floa
 // Kernels of the matrix form (sgprFast) take it for both passes, the
 // training rows' and the new rows'.
 func SGPRPredict(k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64, xnew *mat.Dense) (mean, fvar []float64, err error) {
-	if sgprFastPath {
-		if err := kernels.CheckData(x, "the data"); err != nil {
+	if fk, err := sparseFast(k, x, z, y); err != nil || fk != nil {
+		if err != nil {
 			return nil, nil, err
 		}
-		if fk := newFastKernel(k, x, z); fk != nil {
-			if len(y) != fk.n {
-				return nil, nil, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
-			}
-			s, linv, err := fastPass(fk, k, x, z, y, noise)
-			if err != nil {
-				return nil, nil, err
-			}
-			return s.predictFast(k, linv, z, xnew, noise)
+		s, linv, err := fastPass(fk, k, x, z, y, noise)
+		if err != nil {
+			return nil, nil, err
 		}
+		return s.predictFast(k, linv, z, xnew, noise)
 	}
 	s, err := sgprPass(k, x, z, y, noise)
 	if err != nil {

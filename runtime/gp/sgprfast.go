@@ -232,6 +232,19 @@ func (fk *fastKernel) blockFrom(s *fastScratch, i0, i1, c0 int) {
 	}
 }
 
+// blockV writes V_bᵀ = K_bz L⁻ᵀ for the rows [i0, i1) into s.kb, in
+// place of K_bz (whose terms' u and e stay in s for the derivatives), by
+// DTRMM with linv = L⁻¹, and returns it.
+func (fk *fastKernel) blockV(s *fastScratch, i0, i1 int, linv *mat.TriDense) blas64.General {
+	m, nb := fk.m, i1-i0
+	fk.block(s, i0, i1)
+	vt := blas64.General{Rows: nb, Cols: m, Stride: m, Data: s.kb[:nb*m]}
+	li := linv.RawTriangular()
+	blas64.Trmm(blas.Right, blas.Trans, 1,
+		blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: li.Stride, Data: li.Data}, vt)
+	return vt
+}
+
 // value is term t's f (without its coefficient) at entry i of the block.
 func (ft *fastTerm) value(u, e float64) float64 {
 	switch ft.prof {
@@ -424,20 +437,11 @@ func (fk *fastKernel) lanes(body func(lane int, s *fastScratch, i0, i1 int)) {
 // fastPass is SGPR's first pass in the matrix form (see sgprFast): the
 // sums of sgprStats, the factor of A = σ²I + VVᵀ with w = A⁻¹Vy, and L⁻¹.
 func fastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, noise float64) (*sgprStats, *mat.TriDense, error) {
-	s, err := newStats(k, x, z, y)
+	s, linv, err := newStatsInv(k, x, z, y)
 	if err != nil {
 		return nil, nil, err
 	}
 	n, m := s.n, s.m
-	// L⁻¹ once (m³/3 flops), so that each block's V_bᵀ = K_bz L⁻ᵀ is a
-	// triangular product (DTRMM, 46 GFLOP/cpu-s at n_b = m = 512 on
-	// AVX-512) rather than a triangular solve (DTRSM, 29–33, which
-	// inverts its diagonal blocks again at every call).
-	var linv mat.TriDense
-	if err := linalg.IgnoreCondition(linv.InverseTri(&s.L)); err != nil {
-		return nil, nil, err
-	}
-	liRaw := linv.RawTriangular()
 	type laneSums struct {
 		p  []float64
 		vy []float64
@@ -449,15 +453,9 @@ func fastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 		if ls.p == nil {
 			ls.p, ls.vy = make([]float64, m*m), make([]float64, m)
 		}
-		nb := i1 - i0
-		fk.block(sc, i0, i1)
-		kb := sc.kb[:nb*m]
-		// V_bᵀ = K_bz L⁻ᵀ in place.
-		blas64.Trmm(blas.Right, blas.Trans, 1,
-			blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: liRaw.Stride, Data: liRaw.Data},
-			blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb})
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb},
-			1, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: ls.p})
+		vt := fk.blockV(sc, i0, i1, linv)
+		nb, kb := vt.Rows, vt.Data
+		blas64.Syrk(blas.Trans, 1, vt, 1, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: ls.p})
 		yb := y[i0:i1]
 		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb},
 			blas64.Vector{N: nb, Inc: 1, Data: yb}, 1, blas64.Vector{N: m, Inc: 1, Data: ls.vy})
@@ -494,7 +492,41 @@ func fastPass(fk *fastKernel, k kernels.Kernel, x, z *mat.Dense, y []float64, no
 	if err := s.factorA(noise); err != nil {
 		return nil, nil, err
 	}
+	return s, linv, nil
+}
+
+// newStatsInv is newStats with L⁻¹, formed once (m³/3 flops) so that each
+// block's V_bᵀ = K_bz L⁻ᵀ is a triangular product (DTRMM, 46 GFLOP/cpu-s
+// at n_b = m = 512 on AVX-512) rather than a triangular solve (DTRSM,
+// 29–33, which inverts its diagonal blocks again at every call).
+func newStatsInv(k kernels.Kernel, x, z *mat.Dense, y []float64) (*sgprStats, *mat.TriDense, error) {
+	s, err := newStats(k, x, z, y)
+	if err != nil {
+		return nil, nil, err
+	}
+	var linv mat.TriDense
+	if err := linalg.IgnoreCondition(linv.InverseTri(&s.L)); err != nil {
+		return nil, nil, err
+	}
 	return s, &linv, nil
+}
+
+// sparseFast returns the matrix form of k for the data x and inducing
+// points z, or nil when k has none or a test turned it off
+// (sgprFastPath); it checks the data and the observations' number as the
+// general path does.
+func sparseFast(k kernels.Kernel, x, z *mat.Dense, y []float64) (*fastKernel, error) {
+	if !sgprFastPath {
+		return nil, nil
+	}
+	if err := kernels.CheckData(x, "the data"); err != nil {
+		return nil, err
+	}
+	fk := newFastKernel(k, x, z)
+	if fk != nil && len(y) != fk.n {
+		return nil, fmt.Errorf("gp: %d observations for %d input rows", len(y), fk.n)
+	}
+	return fk, nil
 }
 
 // sgprFast is SGPRLogMarginal in the matrix form. With Kbz the block's
@@ -654,14 +686,9 @@ func (s *sgprStats) predictFast(k kernels.Kernel, linv *mat.TriDense, z, xnew *m
 		return nil, nil, err
 	}
 	ainv := linalg.RowMajor(mat.DenseCopyOf(&ainvS))
-	liRaw := linv.RawTriangular()
 	fk.lanes(func(_ int, sc *fastScratch, i0, i1 int) {
-		nb := i1 - i0
-		fk.block(sc, i0, i1)
-		kb := sc.kb[:nb*m]
-		vt := blas64.General{Rows: nb, Cols: m, Stride: m, Data: kb}
-		blas64.Trmm(blas.Right, blas.Trans, 1,
-			blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: liRaw.Stride, Data: liRaw.Data}, vt)
+		vt := fk.blockV(sc, i0, i1, linv)
+		nb, kb := vt.Rows, vt.Data
 		va := blas64.General{Rows: nb, Cols: m, Stride: m, Data: sc.g[:nb*m]}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, vt, blas64.General{Rows: m, Cols: m, Stride: m, Data: ainv}, 0, va)
 		for i := 0; i < nb; i++ {
