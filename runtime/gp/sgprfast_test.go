@@ -139,7 +139,9 @@ func TestSGPRFastFewRows(t *testing.T) {
 }
 
 // TestSGPRFastCores checks that the matrix form gives the same bits on
-// one core as on several (its lanes are fixed by n alone).
+// one core as on several (its lanes are fixed by n alone), for the
+// bound, its gradient in the hyperparameters and in the inducing points,
+// and FITC's value and gradient.
 func TestSGPRFastCores(t *testing.T) {
 	defer func(b int) { sgprFastBlock = b }(sgprFastBlock)
 	sgprFastBlock = 16
@@ -149,11 +151,17 @@ func TestSGPRFastCores(t *testing.T) {
 	run := func(procs int) (float64, []float64) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		g := make([]float64, k.NumHyper()+1)
-		v, err := SGPRLogMarginal(k, x, z, y, 0.1, g)
+		gz := make([]float64, 20*3)
+		v, err := SGPRLogMarginalZ(k, x, z, y, 0.1, g, gz)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v, g
+		gf := make([]float64, k.NumHyper()+1)
+		vf, err := FITCLogMarginal(k, x, z, y, 0.1, gf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, append(append(append(g, gz...), vf), gf...)
 	}
 	v1, g1 := run(1)
 	v4, g4 := run(4)
@@ -162,7 +170,7 @@ func TestSGPRFastCores(t *testing.T) {
 	}
 	for i := range g1 {
 		if g1[i] != g4[i] {
-			t.Errorf("gradient %d: %.17g on one core, %.17g on four", i, g1[i], g4[i])
+			t.Errorf("gradient entry %d: %.17g on one core, %.17g on four", i, g1[i], g4[i])
 		}
 	}
 }
