@@ -1,12 +1,8 @@
 package gp
 
 import (
-	"runtime"
-
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kml-lang/kml/runtime/internal/par"
-	"github.com/kml-lang/kml/runtime/interrupt"
 	"github.com/kml-lang/kml/runtime/kernels"
 )
 
@@ -54,36 +50,29 @@ func contractSymDist(dst []float64, k kernels.Kernel, x *mat.Dense, w *mat.SymDe
 	}
 	n := fk.n
 	raw := w.RawSymmetric()
-	per := (n + sgprLanes - 1) / sgprLanes
-	nb := min(per, max(1, contractSymFloats/n))
 	sums := make([][]float64, sgprLanes)
-	par.Each(sgprLanes, 1, runtime.GOMAXPROCS(0), func() *fastScratch { return fk.scratch(nb) },
-		func(s *fastScratch, lane, _, _ int) {
-			acc := make([]float64, nh)
-			sums[lane] = acc
-			lo, hi := lane*per, min((lane+1)*per, n)
-			for i0 := lo; i0 < hi; i0 += nb {
-				interrupt.Check()
-				i1 := min(i0+nb, hi)
-				// Only the columns from i0 on: the pairs of the block's
-				// own rows both ways, with weight Wᵢⱼ, and those past it
-				// once, with weight 2Wᵢⱼ for the pair (j, i) left out.
-				fk.blockFrom(s, i0, i1, i0)
-				m := n - i0
-				g := s.g[:(i1-i0)*m]
-				for i := i0; i < i1; i++ {
-					gi := g[(i-i0)*m : (i-i0+1)*m]
-					for j := i0; j < i; j++ {
-						gi[j-i0] = raw.Data[j*raw.Stride+i]
-					}
-					copy(gi[i-i0:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-					for j := i1 - i0; j < m; j++ {
-						gi[j] *= 2
-					}
-				}
-				fk.contractFrom(acc, nil, s, i0, i1, i0)
+	fk.symLanes(func(lane int, s *fastScratch, i0, i1 int) {
+		if sums[lane] == nil {
+			sums[lane] = make([]float64, nh)
+		}
+		// Only the columns from i0 on: the pairs of the block's own rows
+		// both ways, with weight Wᵢⱼ, and those past it once, with weight
+		// 2Wᵢⱼ for the pair (j, i) left out.
+		fk.blockFrom(s, i0, i1, i0)
+		m := n - i0
+		g := s.g[:(i1-i0)*m]
+		for i := i0; i < i1; i++ {
+			gi := g[(i-i0)*m : (i-i0+1)*m]
+			for j := i0; j < i; j++ {
+				gi[j-i0] = raw.Data[j*raw.Stride+i]
 			}
-		})
+			copy(gi[i-i0:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+			for j := i1 - i0; j < m; j++ {
+				gi[j] *= 2
+			}
+		}
+		fk.contractFrom(sums[lane], nil, s, i0, i1, i0)
+	})
 	for _, acc := range sums {
 		for h, v := range acc {
 			dst[h] += 0.5 * v
@@ -106,20 +95,20 @@ func gramDist(K *mat.SymDense, k kernels.Kernel, x *mat.Dense, dist []float64) b
 	fk.dist = dist
 	n := fk.n
 	raw := K.RawSymmetric()
-	per := (n + sgprLanes - 1) / sgprLanes
-	nb := min(per, max(1, contractSymFloats/n))
-	par.Each(sgprLanes, 1, runtime.GOMAXPROCS(0), func() *fastScratch { return fk.scratch(nb) },
-		func(s *fastScratch, lane, _, _ int) {
-			lo, hi := lane*per, min((lane+1)*per, n)
-			for i0 := lo; i0 < hi; i0 += nb {
-				interrupt.Check()
-				i1 := min(i0+nb, hi)
-				fk.blockFrom(s, i0, i1, i0)
-				m := n - i0
-				for i := i0; i < i1; i++ {
-					copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], s.kb[(i-i0)*m+(i-i0):(i-i0+1)*m])
-				}
-			}
-		})
+	fk.symLanes(func(_ int, s *fastScratch, i0, i1 int) {
+		fk.blockFrom(s, i0, i1, i0)
+		m := n - i0
+		for i := i0; i < i1; i++ {
+			copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], s.kb[(i-i0)*m+(i-i0):(i-i0+1)*m])
+		}
+	})
 	return true
+}
+
+// symLanes runs body over the rows of an n × n symmetric matrix (z = x) in
+// fastKernel.lanes' lanes, in blocks of at most contractSymFloats/n rows,
+// whose columns run from the block's first row to n.
+func (fk *fastKernel) symLanes(body func(lane int, s *fastScratch, i0, i1 int)) {
+	per := (fk.n + sgprLanes - 1) / sgprLanes
+	fk.lanesOf(min(per, max(1, contractSymFloats/fk.n)), body)
 }

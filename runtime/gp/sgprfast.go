@@ -421,9 +421,14 @@ func (fk *fastKernel) contractFrom(acc []float64, za *zGradAcc, s *fastScratch, 
 // lanes runs body(lane, lo, hi) over sgprLanes contiguous row ranges on
 // the available cores, each range in blocks of at most sgprFastBlock rows.
 func (fk *fastKernel) lanes(body func(lane int, s *fastScratch, i0, i1 int)) {
+	per := (fk.n + sgprLanes - 1) / sgprLanes
+	fk.lanesOf(min(sgprFastBlock, max(per, 1)), body)
+}
+
+// lanesOf is lanes in blocks of at most nb rows.
+func (fk *fastKernel) lanesOf(nb int, body func(lane int, s *fastScratch, i0, i1 int)) {
 	n := fk.n
 	per := (n + sgprLanes - 1) / sgprLanes
-	nb := min(sgprFastBlock, max(per, 1))
 	par.Each(sgprLanes, 1, runtime.GOMAXPROCS(0), func() *fastScratch { return fk.scratch(nb) },
 		func(s *fastScratch, lane, _, _ int) {
 			lo, hi := lane*per, min((lane+1)*per, n)
